@@ -1,0 +1,9 @@
+/**
+ * Runs once per server process before it serves requests: applies migrations and bootstraps the administrator.
+ * `startService` stops the process on any failure; a server on an unmigrated database would only fail later.
+ */
+export async function register(): Promise<void> {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { startService } = await import("./lib/startup");
+  await startService();
+}

@@ -1,0 +1,83 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { createContext, type Ctx } from "@/lib/context";
+import { getDatabase } from "@/lib/db";
+import { ApiError, InsufficientScopeError, UnauthorizedError } from "@/lib/errors";
+import { logger } from "@/lib/log";
+import { observeRequest } from "@/lib/metrics";
+import { json } from "./respond";
+import { authenticateToken, findPresentedToken } from "./authenticate";
+import type { Scope } from "./scopes";
+
+export interface ApiRouteOptions {
+  /** The route pattern, used for metrics and logs (`/projects/:id`). */
+  route: string;
+  /** A token must carry at least one of these. */
+  scopes: readonly Scope[];
+  /** Anonymous callers may use the endpoint (they still get 401 for a token we do not know). */
+  allowAnonymous?: boolean;
+}
+
+export interface ApiCall {
+  ctx: Ctx;
+  request: Request;
+  url: URL;
+  params: Record<string, string>;
+}
+
+type NextRouteContext = { params: Promise<Record<string, string | string[]>> };
+
+const requestIdPattern = /^[\w.:-]{1,128}$/;
+
+/**
+ * Wraps a `/api/v4` route: authenticates the token, enforces scopes, runs the handler, renders typed errors as
+ * GitLab bodies, and records the request in logs and metrics. The only place API errors become responses.
+ */
+export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Promise<Response>) {
+  return async (request: Request, routeContext: NextRouteContext): Promise<Response> => {
+    const startedAt = performance.now();
+    const incomingId = request.headers.get("x-request-id");
+    const requestId = incomingId && requestIdPattern.test(incomingId) ? incomingId : randomUUID();
+    const url = new URL(request.url);
+    let response: Response;
+    try {
+      const db = await getDatabase();
+      const now = new Date();
+      const actor = await authenticateToken(db, findPresentedToken(request, url), now);
+      if (actor.kind === "anonymous" && !options.allowAnonymous) throw new UnauthorizedError();
+      if (actor.kind === "user" && actor.scopes && !options.scopes.some((scope) => actor.scopes?.has(scope))) {
+        throw new InsufficientScopeError(options.scopes);
+      }
+      const params = flattenParams(await routeContext.params);
+      response = await handle({ ctx: { ...createContext(db, actor), now }, request, url, params });
+    } catch (error) {
+      response = renderError(error, requestId, options.route);
+    }
+    response.headers.set("X-Request-Id", requestId);
+    observeRequest(request.method, options.route, response.status, startedAt);
+    logger.info(
+      {
+        requestId,
+        method: request.method,
+        route: options.route,
+        status: response.status,
+        durationMs: Math.round(performance.now() - startedAt),
+      },
+      "api request",
+    );
+    return response;
+  };
+}
+
+function flattenParams(params: Record<string, string | string[]> | undefined): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params ?? {})) flat[name] = Array.isArray(value) ? value.join("/") : value;
+  return flat;
+}
+
+export function renderError(error: unknown, requestId: string, route: string): Response {
+  if (error instanceof ApiError) return json(error.body(), error.status, error.headers());
+  // Internal detail goes to the log with the request id; the client gets only the id to quote.
+  logger.error({ err: error, requestId, route }, "unhandled error in API route");
+  return json({ message: "500 Internal Server Error", request_id: requestId }, 500);
+}

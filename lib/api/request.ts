@@ -1,0 +1,101 @@
+import "server-only";
+import { z } from "zod";
+import { BadRequestError, ParameterError } from "@/lib/errors";
+
+export const maxApiBodyBytes = 1024 * 1024;
+
+/** Token parameters are read by the authentication step and may accompany any request. */
+const credentialParams = new Set(["private_token", "access_token"]);
+
+export type RawParams = Record<string, string | string[]>;
+
+/** Query parameters as a plain object: `name[]` is read as `name`, repeated names become arrays. */
+export function readQuery(url: URL): RawParams {
+  return collect(url.searchParams.entries());
+}
+
+function collect(entries: Iterable<[string, string]>): RawParams {
+  const params: RawParams = {};
+  for (const [rawName, value] of entries) {
+    const isList = rawName.endsWith("[]");
+    const name = isList ? rawName.slice(0, -2) : rawName;
+    if (credentialParams.has(name)) continue;
+    const existing = params[name];
+    if (existing === undefined) params[name] = isList ? [value] : value;
+    else params[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
+  }
+  return params;
+}
+
+async function readBodyText(request: Request): Promise<string> {
+  const declaredLength = Number(request.headers.get("content-length") ?? "0");
+  if (declaredLength > maxApiBodyBytes) throw bodyTooLarge();
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > maxApiBodyBytes) {
+      await reader.cancel();
+      throw bodyTooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function bodyTooLarge(): BadRequestError {
+  return new BadRequestError(`400 Bad request - the request body is larger than ${maxApiBodyBytes} bytes`);
+}
+
+/** The body's parameters: a JSON object, or URL-encoded / multipart form fields. An empty body is `{}`. */
+export async function readBody(request: Request): Promise<Record<string, unknown>> {
+  const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (contentType === "multipart/form-data") {
+    if (Number(request.headers.get("content-length") ?? "0") > maxApiBodyBytes) throw bodyTooLarge();
+    const form = await request.formData().catch(() => {
+      throw new BadRequestError("400 Bad request - the multipart form body could not be read");
+    });
+    return collect([...form.entries()].map(([name, value]) => [name, typeof value === "string" ? value : value.name]));
+  }
+  const text = await readBodyText(request);
+  if (text.trim() === "") return {};
+  if (contentType === "application/x-www-form-urlencoded") return collect(new URLSearchParams(text).entries());
+  if (contentType !== "application/json" && !contentType.endsWith("+json") && contentType !== "") {
+    throw new BadRequestError(
+      "400 Bad request - the body must be application/json, application/x-www-form-urlencoded or multipart/form-data",
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new BadRequestError("400 Bad request - the request body is not valid JSON");
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new BadRequestError("400 Bad request - the request body must be a JSON object");
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * Validates parameters against a strict schema and turns the first problem into GitLab's
+ * `{"error":"<param> <problem>"}`: unknown names are refused rather than silently ignored.
+ */
+export function parseParams<Shape extends z.ZodRawShape>(
+  shape: Shape,
+  input: Record<string, unknown>,
+): z.infer<z.ZodObject<Shape>> {
+  const result = z.strictObject(shape).safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  if (issue.code === "unrecognized_keys") throw new ParameterError(issue.keys[0]!, "is not a known parameter");
+  // GitLab names the parameter, not the element: `scopes does not have a valid value`.
+  const param = String(issue.path[0] ?? "body");
+  if (input[param] === undefined) throw new ParameterError(param, "is missing");
+  if (issue.code === "invalid_value") throw new ParameterError(param, "does not have a valid value");
+  throw new ParameterError(param, "is invalid");
+}

@@ -1,0 +1,22 @@
+/** Every scope a token can carry (CONTRACT §2). */
+export const knownScopes = [
+  "api",
+  "read_api",
+  "read_user",
+  "read_repository",
+  "write_repository",
+  "sudo",
+  "openid",
+  "profile",
+  "email",
+] as const;
+export type Scope = (typeof knownScopes)[number];
+
+export function isKnownScope(value: string): value is Scope {
+  return (knownScopes as readonly string[]).includes(value);
+}
+
+/** Scopes an endpoint accepts; a token needs at least one of them. */
+export const readUserScopes = ["read_user", "read_api", "api"] as const satisfies readonly Scope[];
+export const readApiScopes = ["read_api", "api"] as const satisfies readonly Scope[];
+export const writeApiScopes = ["api"] as const satisfies readonly Scope[];

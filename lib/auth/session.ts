@@ -1,0 +1,35 @@
+import "server-only";
+import { getServerSession } from "next-auth";
+import { redirect } from "next/navigation";
+import { connection } from "next/server";
+import { createContext, type Ctx } from "@/lib/context";
+import { getDatabase } from "@/lib/db";
+import type { UserRow } from "@/lib/db/schema";
+import { findUserById } from "@/lib/users/users";
+import { getAuthOptions } from "./options";
+
+/**
+ * The signed-in user of the browser session, re-read from the database on every request so that blocking or
+ * deleting an account takes effect at once, whatever the session cookie says.
+ */
+export async function getSessionUser(): Promise<UserRow | null> {
+  // Sessions belong to requests: this also keeps pages that read them out of build-time prerendering.
+  await connection();
+  const session = await getServerSession(await getAuthOptions());
+  if (!session?.user?.id) return null;
+  const user = await findUserById(await getDatabase(), session.user.id);
+  return user && user.state === "active" ? user : null;
+}
+
+/** A context for the signed-in user of a page or server action; sends anonymous visitors to sign in. */
+export async function requireSessionContext(returnTo?: string): Promise<Ctx> {
+  const user = await getSessionUser();
+  if (!user) redirect(`/users/sign_in${returnTo ? `?callbackUrl=${encodeURIComponent(returnTo)}` : ""}`);
+  return createContext(await getDatabase(), { kind: "user", user, scopes: null });
+}
+
+/** A context for whoever is visiting: the signed-in user or anonymous. */
+export async function sessionContext(): Promise<Ctx> {
+  const user = await getSessionUser();
+  return createContext(await getDatabase(), user ? { kind: "user", user, scopes: null } : { kind: "anonymous" });
+}

@@ -1,0 +1,76 @@
+import "server-only";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import * as schema from "./schema";
+
+/** The one database type every domain verb takes; both drivers produce it. */
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
+/** A verb that must run inside its caller's transaction takes this. */
+export type Executor = Database | Transaction;
+
+export interface DatabaseHandle {
+  db: Database;
+  driver: "postgres" | "pglite";
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** postgres:// URL; when absent the embedded PGlite is used. */
+  url?: string;
+  /** PGlite data directory, or "memory://" for a throwaway database. */
+  dataDir: string;
+  poolSize?: number;
+}
+
+const migrationsFolder = path.join(process.cwd(), "drizzle");
+// Any fixed number works; it only has to be the same for every replica so migrations run one at a time.
+const migrationLockKey = 727_001;
+
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  return options.url ? openPostgres(options.url, options.poolSize ?? 10) : openPglite(options.dataDir);
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
+  const { default: postgres } = await import("postgres");
+  const { drizzle } = await import("drizzle-orm/postgres-js");
+  const client = postgres(url, { max: poolSize, onnotice: () => {} });
+  const db = drizzle({ client, schema });
+  return {
+    db,
+    driver: "postgres",
+    async migrate() {
+      // The driver's docs require a single connection for migrations; the advisory lock makes replicas take turns.
+      const { migrate } = await import("drizzle-orm/postgres-js/migrator");
+      const migrationClient = postgres(url, { max: 1, onnotice: () => {} });
+      try {
+        await migrationClient`select pg_advisory_lock(${migrationLockKey})`;
+        await migrate(drizzle({ client: migrationClient }), { migrationsFolder });
+        await migrationClient`select pg_advisory_unlock(${migrationLockKey})`;
+      } finally {
+        await migrationClient.end();
+      }
+    },
+    close: () => client.end(),
+  };
+}
+
+async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { drizzle } = await import("drizzle-orm/pglite");
+  const inMemory = dataDir.startsWith("memory://");
+  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  const client = new PGlite(inMemory ? undefined : path.resolve(dataDir));
+  const db = drizzle({ client, schema });
+  return {
+    db,
+    driver: "pglite",
+    async migrate() {
+      const { migrate } = await import("drizzle-orm/pglite/migrator");
+      await migrate(db, { migrationsFolder });
+    },
+    close: () => client.close(),
+  };
+}

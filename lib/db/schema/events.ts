@@ -1,0 +1,49 @@
+import { bigint, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { createdAt } from "./columns";
+import { projects } from "./projects";
+import { users } from "./users";
+
+export const eventActions = [
+  "created",
+  "updated",
+  "closed",
+  "reopened",
+  "pushed",
+  "commented",
+  "merged",
+  "joined",
+  "left",
+  "destroyed",
+  "expired",
+  "approved",
+] as const;
+export type EventAction = (typeof eventActions)[number];
+
+export const eventTargetTypes = ["Issue", "Milestone", "MergeRequest", "Note", "Project", "Snippet", "User"] as const;
+export type EventTargetType = (typeof eventTargetTypes)[number];
+
+export const events = pgTable(
+  "events",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    projectId: integer("project_id").references(() => projects.id, { onDelete: "cascade" }),
+    authorId: integer("author_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    action: text("action", { enum: eventActions }).notNull(),
+    targetType: text("target_type", { enum: eventTargetTypes }),
+    targetId: integer("target_id"),
+    targetIid: integer("target_iid"),
+    targetTitle: text("target_title"),
+    // Action-specific detail kept with the event (push data, note snapshot) so reads need no joins into history.
+    data: jsonb("data"),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    index("events_project_created_id_idx").on(table.projectId, table.createdAt, table.id),
+    index("events_author_created_id_idx").on(table.authorId, table.createdAt, table.id),
+    index("events_created_id_idx").on(table.createdAt, table.id),
+  ],
+);
+
+export type EventRow = typeof events.$inferSelect;

@@ -1,0 +1,5 @@
+export * from "./users";
+export * from "./personal-access-tokens";
+export * from "./projects";
+export * from "./events";
+export * from "./instance";

@@ -1,0 +1,77 @@
+import { sql } from "drizzle-orm";
+import { date, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { createdAt, updatedAt } from "./columns";
+import { users } from "./users";
+
+export const namespaceKinds = ["user"] as const;
+
+// Every user owns one namespace with the same path; projects live in namespaces, as in GitLab.
+export const namespaces = pgTable(
+  "namespaces",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    path: text("path").notNull(),
+    name: text("name").notNull(),
+    kind: text("kind", { enum: namespaceKinds }).notNull().default("user"),
+    ownerId: integer("owner_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    uniqueIndex("namespaces_path_lower_key").on(sql`lower(${table.path})`),
+    uniqueIndex("namespaces_owner_id_key").on(table.ownerId),
+  ],
+);
+
+export const projectVisibilities = ["private", "internal", "public"] as const;
+export type ProjectVisibility = (typeof projectVisibilities)[number];
+
+export const projects = pgTable(
+  "projects",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    namespaceId: integer("namespace_id")
+      .notNull()
+      .references(() => namespaces.id, { onDelete: "cascade" }),
+    creatorId: integer("creator_id").references(() => users.id, { onDelete: "set null" }),
+    name: text("name").notNull(),
+    path: text("path").notNull(),
+    description: text("description"),
+    visibility: text("visibility", { enum: projectVisibilities }).notNull().default("private"),
+    lastActivityAt: timestamp("last_activity_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    uniqueIndex("projects_namespace_path_lower_key").on(table.namespaceId, sql`lower(${table.path})`),
+    index("projects_visibility_idx").on(table.visibility, table.id),
+  ],
+);
+
+export const accessLevels = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
+export type AccessLevel = (typeof accessLevels)[keyof typeof accessLevels];
+
+export const projectMembers = pgTable(
+  "project_members",
+  {
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    accessLevel: integer("access_level").notNull(),
+    expiresAt: date("expires_at", { mode: "string" }),
+    createdById: integer("created_by_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.projectId, table.userId] }),
+    index("project_members_user_id_idx").on(table.userId, table.projectId),
+  ],
+);
+
+export type NamespaceRow = typeof namespaces.$inferSelect;
+export type ProjectRow = typeof projects.$inferSelect;
+export type ProjectMemberRow = typeof projectMembers.$inferSelect;

@@ -1,0 +1,127 @@
+/**
+ * Errors that are the GitLab REST wire format: each carries its HTTP status and the exact JSON body GitLab sends.
+ * Domain verbs throw them; `lib/api/handler.ts` renders them for the API and our UI shows `message`.
+ */
+export abstract class ApiError extends Error {
+  abstract readonly status: number;
+  abstract body(): Record<string, unknown>;
+  headers(): Record<string, string> {
+    return {};
+  }
+}
+
+/** 401 `{"message":"401 Unauthorized"}`: no credentials, or credentials we do not recognise. */
+export class UnauthorizedError extends ApiError {
+  readonly status = 401;
+  constructor() {
+    super("401 Unauthorized");
+  }
+  body() {
+    return { message: this.message };
+  }
+}
+
+/** 401 for a token we know but that can no longer be used (expired or revoked). */
+export class InvalidTokenError extends ApiError {
+  readonly status = 401;
+  constructor(readonly description: string) {
+    super(description);
+  }
+  body() {
+    return { error: "invalid_token", error_description: this.description };
+  }
+  headers(): Record<string, string> {
+    return {
+      "WWW-Authenticate": `Bearer realm="GitLab", error="invalid_token", error_description="${this.description}"`,
+    };
+  }
+}
+
+/** 403 for a token that is valid but was not granted any scope this endpoint accepts. */
+export class InsufficientScopeError extends ApiError {
+  readonly status = 403;
+  constructor(readonly acceptedScopes: readonly string[]) {
+    super("The request requires higher privileges than provided by the access token.");
+  }
+  body() {
+    return { error: "insufficient_scope", error_description: this.message, scope: this.acceptedScopes.join(" ") };
+  }
+}
+
+/** 403 `{"message":"403 Forbidden"}` (optionally with GitLab's " - reason" suffix). */
+export class ForbiddenError extends ApiError {
+  readonly status = 403;
+  constructor(reason?: string) {
+    super(reason ? `403 Forbidden - ${reason}` : "403 Forbidden");
+  }
+  body() {
+    return { message: this.message };
+  }
+}
+
+/** 404 `{"message":"404 <Thing> Not Found"}`. */
+export class NotFoundError extends ApiError {
+  readonly status = 404;
+  constructor(readonly thing: string) {
+    super(`404 ${thing} Not Found`);
+  }
+  body() {
+    return { message: this.message };
+  }
+}
+
+/** 404 `{"error":"404 Not Found"}` for a path no endpoint serves. */
+export class RouteNotFoundError extends ApiError {
+  readonly status = 404;
+  constructor() {
+    super("404 Not Found");
+  }
+  body() {
+    return { error: this.message };
+  }
+}
+
+/** 409 `{"message":"…"}`, e.g. "Email has already been taken". */
+export class ConflictError extends ApiError {
+  readonly status = 409;
+  body() {
+    return { message: this.message };
+  }
+}
+
+/** 400 `{"error":"<param> <problem>"}`: a request parameter that is missing, malformed or not allowed. */
+export class ParameterError extends ApiError {
+  readonly status = 400;
+  constructor(
+    readonly param: string,
+    readonly problem: string,
+  ) {
+    super(`${param} ${problem}`);
+  }
+  body() {
+    return { error: this.message };
+  }
+}
+
+/** 400 `{"message":{"<attribute>":["<problem>"]}}`: well-formed input the model rejects (GitLab's validation errors). */
+export class ValidationError extends ApiError {
+  readonly status = 400;
+  constructor(readonly errors: Record<string, string[]>) {
+    super(
+      Object.entries(errors)
+        .map(([attribute, problems]) => `${attribute} ${problems.join(", ")}`)
+        .join("; "),
+    );
+  }
+  body() {
+    return { message: this.errors };
+  }
+}
+
+/** 400 `{"message":"…"}` for a request the server cannot read at all (bad JSON, oversize body). */
+export class BadRequestError extends ApiError {
+  readonly status = 400;
+  body() {
+    return { message: this.message };
+  }
+}

@@ -1,0 +1,37 @@
+import "server-only";
+import { eq } from "drizzle-orm";
+import type { Executor } from "@/lib/db";
+import { events, projects, type EventAction, type EventTargetType } from "@/lib/db/schema";
+
+export interface NewEvent {
+  projectId: number | null;
+  authorId: number;
+  action: EventAction;
+  targetType?: EventTargetType | null;
+  targetId?: number | null;
+  targetIid?: number | null;
+  targetTitle?: string | null;
+  data?: unknown;
+  createdAt: Date;
+}
+
+/**
+ * Records an event. Call it with the transaction that makes the change, so the event exists exactly when the change
+ * does. A project event also moves the project's last activity time.
+ */
+export async function recordEvent(tx: Executor, event: NewEvent): Promise<void> {
+  await tx.insert(events).values({
+    projectId: event.projectId,
+    authorId: event.authorId,
+    action: event.action,
+    targetType: event.targetType ?? null,
+    targetId: event.targetId ?? null,
+    targetIid: event.targetIid ?? null,
+    targetTitle: event.targetTitle ?? null,
+    data: event.data ?? null,
+    createdAt: event.createdAt,
+  });
+  if (event.projectId !== null) {
+    await tx.update(projects).set({ lastActivityAt: event.createdAt }).where(eq(projects.id, event.projectId));
+  }
+}

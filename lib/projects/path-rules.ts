@@ -1,0 +1,33 @@
+/** GitLab's project path rules; the path is the last URL segment of the project ({base}/:namespace/:path). */
+const projectPathPattern = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]*$/;
+
+export function projectPathProblem(path: string): string | undefined {
+  if (path.length < 1 || path.length > 255) return "must be 1 to 255 characters";
+  if (!projectPathPattern.test(path)) {
+    return "can contain only letters, digits, '_', '-' and '.', and cannot start with '-' or '.'";
+  }
+  if (path.endsWith(".")) return "cannot end with '.'";
+  if (/\.(git|atom)$/i.test(path)) return "cannot end in '.git' or '.atom'";
+  if (path === "-") return "is reserved";
+  return undefined;
+}
+
+export function projectNameProblem(name: string): string | undefined {
+  if (name.trim().length < 1 || name.length > 255) return "must be 1 to 255 characters";
+  if (!/^[\p{L}\p{N}_]/u.test(name)) return "must start with a letter, digit or '_'";
+  if (!/^[\p{L}\p{N}\p{Emoji_Presentation}_.+\- ]+$/u.test(name)) {
+    return "can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces";
+  }
+  return undefined;
+}
+
+/** The path GitLab derives from a name: "My Project" → "my-project". */
+export function pathFromName(name: string): string {
+  return name
+    .trim()
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[^a-z0-9_.-]+/g, "-")
+    .replace(/^[-.]+|[-.]+$/g, "")
+    .replace(/-{2,}/g, "-");
+}

@@ -1,0 +1,25 @@
+import "server-only";
+import { getDatabaseHandle } from "@/lib/db";
+import { env } from "@/lib/env";
+import { logger } from "@/lib/log";
+import { bootstrapRoot } from "@/lib/users/bootstrap";
+
+export async function startService(): Promise<void> {
+  try {
+    await prepare();
+  } catch (error) {
+    console.error("Start-up failed:", error);
+    process.exit(1);
+  }
+}
+
+async function prepare(): Promise<void> {
+  const handle = await getDatabaseHandle();
+  await handle.migrate();
+  await bootstrapRoot(handle.db, new Date());
+  logger.info(
+    { database: handle.driver === "pglite" ? `embedded PGlite in ${env.DATA_DIR}` : "PostgreSQL" },
+    "database ready",
+  );
+  console.log(`Sign in at ${env.EXTERNAL_URL}/users/sign_in`);
+}

@@ -1,0 +1,32 @@
+import { randomBytes } from "node:crypto";
+import { createContext, type Ctx } from "@/lib/context";
+import type { Database } from "@/lib/db";
+import type { UserRow } from "@/lib/db/schema";
+import { insertUser } from "@/lib/users/users";
+
+/** A short random suffix so each test's users and projects have names of their own. */
+export function uniqueSuffix(): string {
+  return randomBytes(4).toString("hex");
+}
+
+export const testPassword = "correct horse battery staple";
+
+export async function createTestUser(db: Database, overrides: { isAdmin?: boolean; username?: string } = {}): Promise<UserRow> {
+  const username = overrides.username ?? `user_${uniqueSuffix()}`;
+  return insertUser(db, {
+    username,
+    email: `${username}@example.com`,
+    name: `Test ${username}`,
+    password: testPassword,
+    isAdmin: overrides.isAdmin ?? false,
+  });
+}
+
+/** A context acting as `user` with a browser session's full rights. */
+export function userContext(db: Database, user: UserRow): Ctx {
+  return createContext(db, { kind: "user", user, scopes: null });
+}
+
+export function anonymousTestContext(db: Database): Ctx {
+  return createContext(db, { kind: "anonymous" });
+}

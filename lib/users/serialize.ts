@@ -1,0 +1,30 @@
+import "server-only";
+import { env } from "@/lib/env";
+import type { UserRow } from "@/lib/db/schema";
+
+export function userWebUrl(user: Pick<UserRow, "username">): string {
+  return `${env.EXTERNAL_URL}/${encodeURIComponent(user.username)}`;
+}
+
+export function userAvatarUrl(user: Pick<UserRow, "id">): string {
+  return `${env.EXTERNAL_URL}/-/avatars/${user.id}`;
+}
+
+/** GitLab's UserBasic: how a user appears inside other resources (event authors, members). */
+export function serializeUserBasic(user: UserRow) {
+  return {
+    id: user.id,
+    username: user.username,
+    name: user.name,
+    state: user.state,
+    avatar_url: userAvatarUrl(user),
+    web_url: userWebUrl(user),
+  };
+}
+
+/** A user as `GET /users/:id` shows it; the account owner and admins also see email, admin flag and 2FA state. */
+export function serializeUser(user: UserRow, { includePrivate }: { includePrivate: boolean }) {
+  const base = { ...serializeUserBasic(user), created_at: user.createdAt.toISOString() };
+  if (!includePrivate) return base;
+  return { ...base, email: user.email, is_admin: user.isAdmin, two_factor_enabled: user.otpEnabledAt !== null };
+}

@@ -1,0 +1,87 @@
+import { existsSync } from "node:fs";
+import { defineConfig, type PlaywrightTestConfig } from "@playwright/test";
+import { rootPassword, rootToken } from "./e2e/support/constants";
+
+/**
+ * E2E runs against the production build (`next build` happens in `npm run test:e2e` first) on fresh databases:
+ * an embedded PGlite always, and PostgreSQL too when TEST_DATABASE_URL is set. Each database gets its own server.
+ */
+const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+if (!existsSync(chromiumPath)) {
+  throw new Error(
+    `E2E tests need Debian's Chromium at ${chromiumPath} (Playwright cannot download browsers here). ` +
+      "Install it with `apt-get install -y chromium`, or point CHROMIUM_PATH at another Chromium binary.",
+  );
+}
+
+// Workers re-load this file; the run id set by the main process keeps their database names the same.
+process.env.E2E_RUN_ID ??= String(Date.now());
+const runId = process.env.E2E_RUN_ID;
+
+
+const serverEnv = {
+  NODE_ENV: "production",
+  INITIAL_ROOT_PASSWORD: rootPassword,
+  INITIAL_ROOT_TOKEN: rootToken,
+  SIGN_IN_MAX_ATTEMPTS: "5",
+  LOG_LEVEL: "info",
+};
+
+interface Target {
+  name: string;
+  port: number;
+  env: Record<string, string>;
+  prepare?: string;
+}
+
+const targets: Target[] = [{ name: "pglite", port: 3210, env: { DATA_DIR: `.e2e-data/pglite-${runId}` } }];
+const postgresServerUrl = process.env.TEST_DATABASE_URL;
+if (postgresServerUrl) {
+  const url = new URL(postgresServerUrl);
+  url.pathname = `/e2e_${runId}`;
+  targets.push({
+    name: "postgres",
+    port: 3211,
+    env: { DATABASE_URL: url.toString() },
+    prepare: `node e2e/support/create-database.mjs "${url.toString()}" && `,
+  });
+}
+
+const launchOptions = {
+  executablePath: chromiumPath,
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
+};
+
+const config: PlaywrightTestConfig = {
+  testDir: "./e2e",
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  fullyParallel: true,
+  workers: 2,
+  forbidOnly: !!process.env.CI,
+  reporter: [["list"]],
+  use: { trace: "retain-on-failure", launchOptions },
+  projects: targets.map((target) => ({
+    name: target.name,
+    use: { baseURL: `http://localhost:${target.port}`, launchOptions },
+  })),
+  webServer: targets.map((target) => ({
+    command: `${target.prepare ?? ""}npx next start -p ${target.port}`,
+    url: `http://localhost:${target.port}/-/readiness`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...serverEnv, ...target.env, EXTERNAL_URL: `http://localhost:${target.port}`, PORT: String(target.port) },
+  })),
+};
+
+export default defineConfig(config);
