@@ -34,14 +34,17 @@ interface Target {
   prepare?: string;
 }
 
-const targets: Target[] = [{ name: "pglite", port: 3210, env: { DATA_DIR: `.e2e-data/pglite-${runId}` } }];
+// Several checkouts on one machine can run their suites side by side on different port bases.
+const portBase = Number(process.env.E2E_PORT_BASE ?? 3210);
+
+const targets: Target[] = [{ name: "pglite", port: portBase, env: { DATA_DIR: `.e2e-data/pglite-${runId}` } }];
 const postgresServerUrl = process.env.TEST_DATABASE_URL;
 if (postgresServerUrl) {
   const url = new URL(postgresServerUrl);
   url.pathname = `/e2e_${runId}`;
   targets.push({
     name: "postgres",
-    port: 3211,
+    port: portBase + 1,
     env: { DATABASE_URL: url.toString() },
     prepare: `node e2e/support/create-database.mjs "${url.toString()}" && `,
   });
