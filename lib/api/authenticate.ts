@@ -5,6 +5,7 @@ import type { Database } from "@/lib/db";
 import { personalAccessTokens } from "@/lib/db/schema";
 import { ForbiddenError, InvalidTokenError, UnauthorizedError } from "@/lib/errors";
 import { logger } from "@/lib/log";
+import { resolveOAuthAccessToken } from "@/lib/oauth/api-token";
 import { findPersonalAccessTokenByValue, isTokenExpired } from "@/lib/users/personal-access-tokens";
 
 /** Where a request carried its token (CONTRACT §2). */
@@ -57,7 +58,7 @@ export const resolvePersonalAccessToken: TokenResolver = async (db, value, now) 
 };
 
 /** Bearer values are tried as OAuth access tokens first, then as personal access tokens (CONTRACT §2). */
-const bearerResolvers: TokenResolver[] = [resolvePersonalAccessToken];
+const bearerResolvers: TokenResolver[] = [resolveOAuthAccessToken, resolvePersonalAccessToken];
 const privateTokenResolvers: TokenResolver[] = [resolvePersonalAccessToken];
 
 /** The actor behind a request's token: anonymous without one, 401 for a token nobody issued. */

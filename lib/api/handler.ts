@@ -12,7 +12,7 @@ import type { Scope } from "./scopes";
 export interface ApiRouteOptions {
   /** The route pattern, used for metrics and logs (`/projects/:id`). */
   route: string;
-  /** A token must carry at least one of these. */
+  /** A token must carry at least one of these (an empty list: any token will do). */
   scopes: readonly Scope[];
   /** Anonymous callers may use the endpoint (they still get 401 for a token we do not know). */
   allowAnonymous?: boolean;
@@ -45,7 +45,8 @@ export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Pr
       const now = new Date();
       const actor = await authenticateToken(db, findPresentedToken(request, url), now);
       if (actor.kind === "anonymous" && !options.allowAnonymous) throw new UnauthorizedError();
-      if (actor.kind === "user" && actor.scopes && !options.scopes.some((scope) => actor.scopes?.has(scope))) {
+      const scopeRequired = options.scopes.length > 0;
+      if (scopeRequired && actor.kind === "user" && actor.scopes && !options.scopes.some((scope) => actor.scopes?.has(scope))) {
         throw new InsufficientScopeError(options.scopes);
       }
       const params = flattenParams(await routeContext.params);

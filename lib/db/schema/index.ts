@@ -3,3 +3,4 @@ export * from "./personal-access-tokens";
 export * from "./projects";
 export * from "./events";
 export * from "./instance";
+export * from "./oauth";

@@ -1,0 +1,154 @@
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { createdAt, updatedAt } from "./columns";
+import { users } from "./users";
+
+const instant = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+
+/** A registered OAuth client. Its secret is stored only as a SHA-256 digest, so it can be shown once. */
+export const oauthApplications = pgTable(
+  "oauth_applications",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    uid: text("uid").notNull(),
+    name: text("name").notNull(),
+    secretDigest: text("secret_digest").notNull(),
+    redirectUris: text("redirect_uris").array().notNull(),
+    scopes: text("scopes").array().notNull(),
+    confidential: boolean("confidential").notNull().default(true),
+    /** Admin-marked: the consent screen is skipped. */
+    trusted: boolean("trusted").notNull().default(false),
+    /** Admin-enabled, deprecated `response_type=token`; never on for new applications. */
+    implicitGrantEnabled: boolean("implicit_grant_enabled").notNull().default(false),
+    ownerId: integer("owner_id").references(() => users.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [uniqueIndex("oauth_applications_uid_key").on(table.uid), index("oauth_applications_owner_idx").on(table.ownerId)],
+);
+
+/**
+ * One authorization: everything issued from one code, one password exchange or one device approval, and every
+ * refresh after it, belongs to the same grant. Reuse of a spent code or refresh token revokes the whole grant.
+ */
+export const oauthGrants = pgTable(
+  "oauth_grants",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    applicationId: integer("application_id").references(() => oauthApplications.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    scopes: text("scopes").array().notNull(),
+    /** When the person last authenticated before approving: the ID token's `auth_time`. */
+    authTime: instant("auth_time"),
+    revokedAt: instant("revoked_at"),
+    createdAt: createdAt(),
+  },
+  (table) => [index("oauth_grants_user_app_idx").on(table.userId, table.applicationId)],
+);
+
+export const oauthAuthorizationCodes = pgTable(
+  "oauth_authorization_codes",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    codeDigest: text("code_digest").notNull(),
+    grantId: integer("grant_id")
+      .notNull()
+      .references(() => oauthGrants.id, { onDelete: "cascade" }),
+    applicationId: integer("application_id")
+      .notNull()
+      .references(() => oauthApplications.id, { onDelete: "cascade" }),
+    redirectUri: text("redirect_uri").notNull(),
+    codeChallenge: text("code_challenge"),
+    codeChallengeMethod: text("code_challenge_method", { enum: ["plain", "S256"] }),
+    nonce: text("nonce"),
+    expiresAt: instant("expires_at").notNull(),
+    usedAt: instant("used_at"),
+    createdAt: createdAt(),
+  },
+  (table) => [uniqueIndex("oauth_authorization_codes_digest_key").on(table.codeDigest)],
+);
+
+/** An access token and the refresh token issued with it (one row, as both are revoked together). */
+export const oauthAccessTokens = pgTable(
+  "oauth_access_tokens",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    tokenDigest: text("token_digest").notNull(),
+    refreshTokenDigest: text("refresh_token_digest"),
+    grantId: integer("grant_id")
+      .notNull()
+      .references(() => oauthGrants.id, { onDelete: "cascade" }),
+    applicationId: integer("application_id").references(() => oauthApplications.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    scopes: text("scopes").array().notNull(),
+    expiresAt: instant("expires_at").notNull(),
+    revokedAt: instant("revoked_at"),
+    /** Set when the refresh token was exchanged; presenting it again is reuse. */
+    refreshedAt: instant("refreshed_at"),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    uniqueIndex("oauth_access_tokens_digest_key").on(table.tokenDigest),
+    uniqueIndex("oauth_access_tokens_refresh_digest_key").on(table.refreshTokenDigest),
+    index("oauth_access_tokens_grant_idx").on(table.grantId),
+    index("oauth_access_tokens_user_app_idx").on(table.userId, table.applicationId),
+  ],
+);
+
+/** RFC 8628: a device waiting for a person to approve its user code. */
+export const oauthDeviceAuthorizations = pgTable(
+  "oauth_device_authorizations",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    deviceCodeDigest: text("device_code_digest").notNull(),
+    userCode: text("user_code").notNull(),
+    applicationId: integer("application_id")
+      .notNull()
+      .references(() => oauthApplications.id, { onDelete: "cascade" }),
+    scopes: text("scopes").array().notNull(),
+    expiresAt: instant("expires_at").notNull(),
+    lastPolledAt: instant("last_polled_at"),
+    decidedById: integer("decided_by_id").references(() => users.id, { onDelete: "cascade" }),
+    decision: text("decision", { enum: ["approved", "denied"] }),
+    authTime: instant("auth_time"),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    uniqueIndex("oauth_device_authorizations_digest_key").on(table.deviceCodeDigest),
+    uniqueIndex("oauth_device_authorizations_user_code_key").on(table.userCode),
+  ],
+);
+
+/** Scopes a user has approved for an application; a later request within them skips the consent screen. */
+export const oauthConsents = pgTable(
+  "oauth_consents",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    applicationId: integer("application_id")
+      .notNull()
+      .references(() => oauthApplications.id, { onDelete: "cascade" }),
+    scopes: text("scopes").array().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.applicationId] })],
+);
+
+/** The OpenID Connect signing key, created on first start and shared by every replica. */
+export const oauthSigningKeys = pgTable("oauth_signing_keys", {
+  kid: text("kid").primaryKey(),
+  privateJwk: jsonb("private_jwk").notNull(),
+  publicJwk: jsonb("public_jwk").notNull(),
+  createdAt: createdAt(),
+});
+
+export type OAuthApplicationRow = typeof oauthApplications.$inferSelect;
+export type OAuthGrantRow = typeof oauthGrants.$inferSelect;
+export type OAuthAuthorizationCodeRow = typeof oauthAuthorizationCodes.$inferSelect;
+export type OAuthAccessTokenRow = typeof oauthAccessTokens.$inferSelect;
+export type OAuthDeviceAuthorizationRow = typeof oauthDeviceAuthorizations.$inferSelect;

@@ -1,0 +1,17 @@
+import "server-only";
+import type { TokenResolver } from "@/lib/api/authenticate";
+import { ForbiddenError, InvalidTokenError } from "@/lib/errors";
+import { accessTokenState, findAccessToken } from "./tokens";
+
+/** Lets `/api/v4` accept OAuth access tokens with their scopes, answering as GitLab does when one is spent. */
+export const resolveOAuthAccessToken: TokenResolver = async (db, value, now) => {
+  const found = await findAccessToken(db, value);
+  if (!found) return undefined;
+  const state = accessTokenState(found.token, found.grant, now);
+  if (state === "revoked") throw new InvalidTokenError("Token was revoked. You have to re-authorize from the user.");
+  if (state === "expired") {
+    throw new InvalidTokenError("Token is expired. You can either do re-authorization or token refresh.");
+  }
+  if (found.user.state === "blocked") throw new ForbiddenError("Your account has been blocked.");
+  return { kind: "user", user: found.user, scopes: new Set(found.token.scopes) };
+};

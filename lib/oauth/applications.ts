@@ -1,0 +1,220 @@
+import "server-only";
+import { randomBytes } from "node:crypto";
+import { and, asc, desc, eq, isNull } from "drizzle-orm";
+import { actingUser, type Ctx } from "@/lib/context";
+import { sha256Hex } from "@/lib/crypto";
+import { oauthAccessTokens, oauthApplications, oauthConsents, oauthGrants, type OAuthApplicationRow } from "@/lib/db/schema";
+import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
+import { isKnownScope } from "@/lib/api/scopes";
+import { requireAdmin } from "@/lib/users/users";
+
+export const clientSecretPrefix = "gloas-";
+
+export interface NewApplication {
+  name: string;
+  /** One URI per line (or separated by whitespace), as the registration form and GitLab's API take them. */
+  redirectUri: string;
+  scopes: string[];
+  confidential?: boolean;
+}
+
+export interface ApplicationWithSecret {
+  application: OAuthApplicationRow;
+  /** The client secret in clear: returned on creation and renewal only. */
+  secret: string;
+}
+
+const forbiddenSchemes = new Set(["javascript:", "data:", "vbscript:"]);
+
+/** GitLab's (Doorkeeper's) redirect URI rules; returns the problem with one URI, or undefined. */
+export function redirectUriProblem(uri: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(uri);
+  } catch {
+    return "must be an absolute URI.";
+  }
+  if (forbiddenSchemes.has(parsed.protocol)) return "is forbidden by the server.";
+  if (uri.includes("#")) return "cannot contain a fragment.";
+  if ((parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.hostname === "") return "must be an absolute URI.";
+  return undefined;
+}
+
+function splitRedirectUris(value: string): string[] {
+  return [...new Set(value.split(/\s+/).filter((uri) => uri !== ""))];
+}
+
+function validateApplication(input: NewApplication): string[] {
+  const errors: Record<string, string[]> = {};
+  if (input.name.trim() === "" || input.name.length > 255) errors.name = ["can't be blank"];
+  const redirectUris = splitRedirectUris(input.redirectUri);
+  if (redirectUris.length === 0) errors.redirect_uri = ["can't be blank"];
+  const uriProblems = redirectUris.map(redirectUriProblem).filter((problem): problem is string => problem !== undefined);
+  if (uriProblems.length > 0) errors.redirect_uri = [...new Set(uriProblems)];
+  if (input.scopes.length === 0) errors.scopes = ["can't be blank"];
+  else if (!input.scopes.every(isKnownScope)) errors.scopes = ["doesn't match those configured on the server."];
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return redirectUris;
+}
+
+function newClientSecret(): string {
+  return clientSecretPrefix + randomBytes(32).toString("hex");
+}
+
+async function insertApplication(ctx: Ctx, input: NewApplication, ownerId: number | null): Promise<ApplicationWithSecret> {
+  const redirectUris = validateApplication(input);
+  const secret = newClientSecret();
+  const [application] = await ctx.db
+    .insert(oauthApplications)
+    .values({
+      uid: randomBytes(32).toString("hex"),
+      name: input.name.trim(),
+      secretDigest: sha256Hex(secret),
+      redirectUris,
+      scopes: [...new Set(input.scopes)],
+      confidential: input.confidential ?? true,
+      ownerId,
+    })
+    .returning();
+  if (!application) throw new Error("insert into oauth_applications returned no row");
+  return { application, secret };
+}
+
+/** `POST /api/v4/applications`: an instance-wide application, owned by nobody. */
+export async function createApplicationAsAdmin(ctx: Ctx, input: NewApplication): Promise<ApplicationWithSecret> {
+  requireAdmin(ctx);
+  return insertApplication(ctx, input, null);
+}
+
+/** A signed-in user registers an application of their own (`/profile/applications`). */
+export async function createOwnApplication(ctx: Ctx, input: NewApplication): Promise<ApplicationWithSecret> {
+  const user = actingUser(ctx);
+  if (!user) throw new UnauthorizedError();
+  return insertApplication(ctx, input, user.id);
+}
+
+/** `GET /api/v4/applications` (admin): every application on the instance. */
+export async function listAllApplications(ctx: Ctx): Promise<OAuthApplicationRow[]> {
+  requireAdmin(ctx);
+  return ctx.db.select().from(oauthApplications).orderBy(asc(oauthApplications.id));
+}
+
+/** The applications the caller registered (`/profile/applications`). */
+export async function listOwnApplications(ctx: Ctx): Promise<OAuthApplicationRow[]> {
+  const user = actingUser(ctx);
+  if (!user) throw new UnauthorizedError();
+  return ctx.db.select().from(oauthApplications).where(eq(oauthApplications.ownerId, user.id)).orderBy(asc(oauthApplications.id));
+}
+
+/** An application the caller may manage: its owner, or an admin. Others get 404, not a hint that it exists. */
+export async function getManageableApplication(ctx: Ctx, id: number): Promise<OAuthApplicationRow> {
+  const user = actingUser(ctx);
+  if (!user) throw new UnauthorizedError();
+  const [application] = await ctx.db.select().from(oauthApplications).where(eq(oauthApplications.id, id));
+  if (!application || (!user.isAdmin && application.ownerId !== user.id)) throw new NotFoundError("Application");
+  return application;
+}
+
+/** Deletes an application; its grants and tokens go with it (foreign keys cascade). */
+export async function deleteApplication(ctx: Ctx, id: number): Promise<void> {
+  const application = await getManageableApplication(ctx, id);
+  await ctx.db.delete(oauthApplications).where(eq(oauthApplications.id, application.id));
+}
+
+/** `DELETE /api/v4/applications/:id` (admin). */
+export async function deleteApplicationAsAdmin(ctx: Ctx, id: number): Promise<void> {
+  requireAdmin(ctx);
+  await deleteApplication(ctx, id);
+}
+
+/** `POST /api/v4/applications/:id/renew-secret` (admin). */
+export async function renewApplicationSecretAsAdmin(ctx: Ctx, id: number): Promise<ApplicationWithSecret> {
+  requireAdmin(ctx);
+  return renewApplicationSecret(ctx, id);
+}
+
+/** Replaces the client secret; the old one stops working at once. */
+export async function renewApplicationSecret(ctx: Ctx, id: number): Promise<ApplicationWithSecret> {
+  const application = await getManageableApplication(ctx, id);
+  const secret = newClientSecret();
+  const [renewed] = await ctx.db
+    .update(oauthApplications)
+    .set({ secretDigest: sha256Hex(secret) })
+    .where(eq(oauthApplications.id, application.id))
+    .returning();
+  if (!renewed) throw new NotFoundError("Application");
+  return { application: renewed, secret };
+}
+
+/** Admin-only switches: `trusted` skips the consent screen; `implicit_grant_enabled` allows the deprecated flow. */
+export async function updateApplicationSettings(
+  ctx: Ctx,
+  id: number,
+  settings: { trusted?: boolean; implicitGrantEnabled?: boolean },
+): Promise<OAuthApplicationRow> {
+  requireAdmin(ctx);
+  const application = await getManageableApplication(ctx, id);
+  const [updated] = await ctx.db
+    .update(oauthApplications)
+    .set({
+      trusted: settings.trusted ?? application.trusted,
+      implicitGrantEnabled: settings.implicitGrantEnabled ?? application.implicitGrantEnabled,
+    })
+    .where(eq(oauthApplications.id, application.id))
+    .returning();
+  if (!updated) throw new NotFoundError("Application");
+  return updated;
+}
+
+export async function findApplicationByUid(ctx: Pick<Ctx, "db">, uid: string): Promise<OAuthApplicationRow | undefined> {
+  const [application] = await ctx.db.select().from(oauthApplications).where(eq(oauthApplications.uid, uid));
+  return application;
+}
+
+export interface AuthorizedApplication {
+  application: Pick<OAuthApplicationRow, "id" | "name" | "uid">;
+  scopes: string[];
+  lastAuthorizedAt: Date;
+}
+
+/** Applications the caller has authorized and not revoked: what `/profile/applications` lists with Revoke. */
+export async function listAuthorizedApplications(ctx: Ctx): Promise<AuthorizedApplication[]> {
+  const user = actingUser(ctx);
+  if (!user) throw new UnauthorizedError();
+  const grants = await ctx.db
+    .select({ application: oauthApplications, scopes: oauthGrants.scopes, createdAt: oauthGrants.createdAt })
+    .from(oauthGrants)
+    .innerJoin(oauthApplications, eq(oauthApplications.id, oauthGrants.applicationId))
+    .where(and(eq(oauthGrants.userId, user.id), isNull(oauthGrants.revokedAt)))
+    .orderBy(desc(oauthGrants.createdAt));
+  const byApplication = new Map<number, AuthorizedApplication>();
+  for (const grant of grants) {
+    const existing = byApplication.get(grant.application.id);
+    if (existing) existing.scopes = [...new Set([...existing.scopes, ...grant.scopes])];
+    else {
+      const { id, name, uid } = grant.application;
+      byApplication.set(id, { application: { id, name, uid }, scopes: grant.scopes, lastAuthorizedAt: grant.createdAt });
+    }
+  }
+  return [...byApplication.values()];
+}
+
+/** Revokes every grant and token the caller gave an application (the consent is forgotten too). */
+export async function revokeApplicationAuthorization(ctx: Ctx, applicationId: number): Promise<void> {
+  const user = actingUser(ctx);
+  if (!user) throw new UnauthorizedError();
+  if (ctx.actor.kind === "user" && ctx.actor.scopes !== null) throw new ForbiddenError();
+  await ctx.db.transaction(async (tx) => {
+    await tx
+      .update(oauthGrants)
+      .set({ revokedAt: ctx.now })
+      .where(and(eq(oauthGrants.userId, user.id), eq(oauthGrants.applicationId, applicationId), isNull(oauthGrants.revokedAt)));
+    await tx
+      .update(oauthAccessTokens)
+      .set({ revokedAt: ctx.now })
+      .where(
+        and(eq(oauthAccessTokens.userId, user.id), eq(oauthAccessTokens.applicationId, applicationId), isNull(oauthAccessTokens.revokedAt)),
+      );
+    await tx.delete(oauthConsents).where(and(eq(oauthConsents.userId, user.id), eq(oauthConsents.applicationId, applicationId)));
+  });
+}

@@ -1,0 +1,70 @@
+import "server-only";
+import { constantTimeEqual, sha256Hex } from "@/lib/crypto";
+import type { Executor } from "@/lib/db";
+import { oauthApplications, type OAuthApplicationRow } from "@/lib/db/schema";
+import { eq } from "drizzle-orm";
+import { invalidClient, invalidRequest } from "./errors";
+
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret?: string;
+}
+
+/**
+ * Client credentials from HTTP Basic (`client_secret_basic`) or the body (`client_secret_post`). Using both
+ * at once is refused (RFC 6749 §2.3.1: one method per request).
+ */
+export function readClientCredentials(request: Request, params: Record<string, string | undefined>): ClientCredentials | null {
+  const authorization = request.headers.get("authorization");
+  const basic = authorization?.match(/^Basic\s+([A-Za-z0-9+/=]+)\s*$/i)?.[1];
+  if (basic) {
+    if (params.client_secret !== undefined) throw invalidRequest("Use only one client authentication method.");
+    const decoded = Buffer.from(basic, "base64").toString("utf8");
+    const separator = decoded.indexOf(":");
+    if (separator < 0) throw invalidClient();
+    const clientId = safeDecode(decoded.slice(0, separator));
+    const clientSecret = safeDecode(decoded.slice(separator + 1));
+    if (params.client_id !== undefined && params.client_id !== clientId) throw invalidClient();
+    return { clientId, clientSecret: clientSecret === "" ? undefined : clientSecret };
+  }
+  if (params.client_id === undefined || params.client_id === "") return null;
+  return { clientId: params.client_id, clientSecret: params.client_secret || undefined };
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, " "));
+  } catch {
+    throw invalidClient();
+  }
+}
+
+/**
+ * The application the credentials prove, or `invalid_client` (401). Public applications identify themselves by
+ * client_id alone; confidential ones must present their secret. A wrong secret is refused whatever the type.
+ */
+export async function authenticateClient(db: Executor, credentials: ClientCredentials): Promise<OAuthApplicationRow> {
+  const [application] = await db.select().from(oauthApplications).where(eq(oauthApplications.uid, credentials.clientId));
+  if (!application) throw invalidClient();
+  if (credentials.clientSecret === undefined) {
+    if (application.confidential) throw invalidClient();
+    return application;
+  }
+  if (!constantTimeEqual(sha256Hex(credentials.clientSecret), application.secretDigest)) throw invalidClient();
+  return application;
+}
+
+/** Authenticates the client when the request names one; `required` makes its absence an error too. */
+export async function authenticateClientIfPresent(
+  db: Executor,
+  request: Request,
+  params: Record<string, string | undefined>,
+  { required }: { required: boolean },
+): Promise<OAuthApplicationRow | null> {
+  const credentials = readClientCredentials(request, params);
+  if (!credentials) {
+    if (required) throw invalidClient();
+    return null;
+  }
+  return authenticateClient(db, credentials);
+}

@@ -1,0 +1,65 @@
+import "server-only";
+import { and, eq, isNull } from "drizzle-orm";
+import { oauthAccessTokens, oauthApplications, oauthGrants, users } from "@/lib/db/schema";
+import { authenticateClientIfPresent } from "../client-auth";
+import { invalidGrant, missingParameter, oauthError } from "../errors";
+import { parseScopeString } from "../scopes";
+import { issueTokens, revokeGrant, tokenDigest, tokenResponseBody } from "../tokens";
+import type { GrantHandler } from "./types";
+
+/**
+ * `grant_type=refresh_token` (RFC 6749 §6) with rotation:
+ * - a token issued to an application can only be refreshed by that application;
+ * - every refresh issues a new pair and revokes the old one at once;
+ * - presenting an already-rotated refresh token revokes every token of the grant (RFC 9700 reuse detection);
+ * - `scope` may narrow the grant's scopes, never widen them.
+ */
+export const refreshTokenGrant: GrantHandler = {
+  parameters: new Set(["refresh_token", "scope", "client_id", "client_secret"]),
+  async handle({ db, request, params, now }) {
+    if (!params.refresh_token) throw missingParameter("refresh_token");
+    const client = await authenticateClientIfPresent(db, request, params, { required: false });
+
+    const [found] = await db
+      .select({ token: oauthAccessTokens, grant: oauthGrants, user: users, application: oauthApplications })
+      .from(oauthAccessTokens)
+      .innerJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId))
+      .innerJoin(users, eq(users.id, oauthAccessTokens.userId))
+      .leftJoin(oauthApplications, eq(oauthApplications.id, oauthAccessTokens.applicationId))
+      .where(eq(oauthAccessTokens.refreshTokenDigest, tokenDigest(params.refresh_token)));
+    if (!found) throw invalidGrant();
+    const { token, grant, user, application } = found;
+
+    if (token.refreshedAt) {
+      await db.transaction((tx) => revokeGrant(tx, grant.id, now));
+      throw invalidGrant();
+    }
+    if ((token.applicationId ?? null) !== (client?.id ?? null)) throw invalidGrant();
+    if (token.revokedAt || grant.revokedAt || user.state !== "active") throw invalidGrant();
+
+    let scopes = token.scopes;
+    if (params.scope !== undefined) {
+      const requested = parseScopeString(params.scope);
+      if (!requested || requested.length === 0 || !requested.every((scope) => token.scopes.includes(scope))) {
+        throw oauthError("invalid_scope");
+      }
+      scopes = requested;
+    }
+
+    const issued = await db.transaction(async (tx) => {
+      const rotated = await tx
+        .update(oauthAccessTokens)
+        .set({ refreshedAt: now, revokedAt: now })
+        .where(and(eq(oauthAccessTokens.id, token.id), isNull(oauthAccessTokens.refreshedAt), isNull(oauthAccessTokens.revokedAt)))
+        .returning({ id: oauthAccessTokens.id });
+      if (rotated.length === 0) return null;
+      return issueTokens(tx, grant, { scopes, now, withRefreshToken: true });
+    });
+    if (!issued) {
+      // A concurrent request rotated this refresh token first: this presentation is a reuse.
+      await db.transaction((tx) => revokeGrant(tx, grant.id, now));
+      throw invalidGrant();
+    }
+    return tokenResponseBody(issued, { db, user, application, grant, now });
+  },
+};

@@ -1,0 +1,112 @@
+import "server-only";
+import { and, eq, isNull, or } from "drizzle-orm";
+import type { Database } from "@/lib/db";
+import { oauthAccessTokens, oauthApplications, type OAuthApplicationRow } from "@/lib/db/schema";
+import { formatScopes } from "./scopes";
+import { authenticateClientIfPresent, readClientCredentials } from "./client-auth";
+import { invalidRequest, OAuthError } from "./errors";
+import { accessTokenState, findAccessToken, tokenDigest, type FoundAccessToken } from "./tokens";
+import { issuer, userClaims } from "./id-token";
+
+const invalidTokenDescription = "The access token is invalid";
+
+/** 401 `invalid_token` as `/oauth/token/info` and userinfo send it, whatever made the token unusable. */
+export function invalidTokenError(): OAuthError {
+  return new OAuthError("invalid_token", invalidTokenDescription, 401, { state: "unauthorized" });
+}
+
+async function findActiveToken(db: Database, token: string | null, now: Date): Promise<FoundAccessToken> {
+  const found = token ? await findAccessToken(db, token) : undefined;
+  if (!found || accessTokenState(found.token, found.grant, now) !== "active" || found.user.state !== "active") {
+    throw invalidTokenError();
+  }
+  return found;
+}
+
+function remainingSeconds(found: FoundAccessToken, now: Date): number {
+  return Math.max(0, Math.floor((found.token.expiresAt.getTime() - now.getTime()) / 1000));
+}
+
+/** `GET /oauth/token/info`: GitLab's body, with its deprecated aliases `scopes` and `expires_in_seconds`. */
+export async function getTokenInfo(db: Database, token: string | null, now: Date) {
+  const found = await findActiveToken(db, token, now);
+  const expiresIn = remainingSeconds(found, now);
+  return {
+    resource_owner_id: found.user.id,
+    scope: found.token.scopes,
+    expires_in: expiresIn,
+    application: { uid: found.application?.uid ?? null },
+    created_at: Math.floor(found.token.createdAt.getTime() / 1000),
+    scopes: found.token.scopes,
+    expires_in_seconds: expiresIn,
+  };
+}
+
+/** `GET|POST /oauth/userinfo` (OpenID Connect Core §5.3): needs a token with `openid`. */
+export async function getUserInfo(db: Database, token: string | null, now: Date) {
+  const found = await findActiveToken(db, token, now);
+  if (!found.token.scopes.includes("openid")) {
+    throw new OAuthError("insufficient_scope", 'Access to this resource requires scope "openid".', 403, { state: "forbidden" });
+  }
+  return userClaims(found.user, found.token.scopes);
+}
+
+/**
+ * `POST /oauth/revoke` (RFC 7009). Unknown tokens answer 200 like revoked ones, so the endpoint reveals nothing.
+ * A token issued to a confidential application can only be revoked by that application; revoking either half of a
+ * pair revokes both.
+ */
+export async function revokeToken(db: Database, request: Request, params: Record<string, string | undefined>, now: Date): Promise<void> {
+  if (!params.token) throw invalidRequest("Missing required parameter: token.");
+  const client = await authenticateClientIfPresent(db, request, params, { required: false });
+  const digest = tokenDigest(params.token);
+  const byAccess = eq(oauthAccessTokens.tokenDigest, digest);
+  const byRefresh = eq(oauthAccessTokens.refreshTokenDigest, digest);
+  const lookup = params.token_type_hint === "refresh_token" ? or(byRefresh, byAccess) : or(byAccess, byRefresh);
+  const [row] = await db.select().from(oauthAccessTokens).where(lookup);
+  if (!row) return;
+  if (row.applicationId !== null) {
+    const [application] = await db.select().from(oauthApplications).where(eq(oauthApplications.id, row.applicationId));
+    const mustBeThatClient = application?.confidential || client !== null;
+    if (mustBeThatClient && client?.id !== row.applicationId) {
+      throw new OAuthError("unauthorized_client", "You are not authorized to revoke this token", 403);
+    }
+  }
+  await db
+    .update(oauthAccessTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(oauthAccessTokens.id, row.id), isNull(oauthAccessTokens.revokedAt)));
+}
+
+/**
+ * `POST /oauth/introspect` (RFC 7662). The caller authenticates as a client (or with a bearer token of its own);
+ * a client learns only about tokens issued to it. Anything else is `{"active":false}`.
+ */
+export async function introspectToken(db: Database, request: Request, params: Record<string, string | undefined>, now: Date) {
+  let caller: OAuthApplicationRow | null = null;
+  if (readClientCredentials(request, params)) {
+    caller = await authenticateClientIfPresent(db, request, params, { required: true });
+  } else {
+    const bearer = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+    if (!bearer) throw invalidRequest("Request needs to be authorized. Required parameter for authorizing the request is missing or invalid.");
+    if (bearer === params.token) throw invalidTokenError();
+    caller = (await findActiveToken(db, bearer, now)).application;
+  }
+  if (!params.token) throw invalidRequest("Missing required parameter: token.");
+  const found = await findAccessToken(db, params.token);
+  if (!found || accessTokenState(found.token, found.grant, now) !== "active" || found.user.state !== "active") {
+    return { active: false };
+  }
+  if (found.token.applicationId !== null && found.token.applicationId !== caller?.id) return { active: false };
+  return {
+    active: true,
+    scope: formatScopes(found.token.scopes),
+    client_id: found.application?.uid ?? null,
+    username: found.user.username,
+    token_type: "Bearer",
+    exp: Math.floor(found.token.expiresAt.getTime() / 1000),
+    iat: Math.floor(found.token.createdAt.getTime() / 1000),
+    sub: String(found.user.id),
+    iss: issuer(),
+  };
+}
