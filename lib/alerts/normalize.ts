@@ -1,0 +1,201 @@
+import {
+  alertSeverities,
+  type AlertFieldName,
+  type AlertSeverity,
+  type PayloadAttributeMapping,
+  type PayloadPath,
+} from "./fields";
+import { isBlank, isPlainObject } from "./json-values";
+import { valueAtPath } from "./payload-fields";
+
+/** An alert as a payload describes it, before it meets the database. */
+export interface NormalizedAlert {
+  title: string;
+  description: string | null;
+  startedAt: Date;
+  endedAt: Date | null;
+  service: string | null;
+  monitoringTool: string | null;
+  hosts: string[];
+  severity: AlertSeverity;
+  environmentName: string | null;
+  /** A resolving payload closes the open alert it matches instead of opening one. */
+  resolving: boolean;
+  /** What the fingerprint is the SHA-1 of; null when the alert cannot be grouped. */
+  fingerprintSource: unknown;
+}
+
+export const defaultAlertTitle = "New: Alert";
+const limits = { title: 200, description: 1000, service: 100, monitoringTool: 100, hosts: 255 } as const;
+
+/** ActiveSupport's `String#truncate`: at most `limit` characters, ending in "..." when cut. */
+export function truncate(text: string, limit: number, omission = "..."): string {
+  if (text.length <= limit) return text;
+  return text.slice(0, Math.max(0, limit - omission.length)) + omission;
+}
+
+function text(value: unknown): string | null {
+  if (isBlank(value)) return null;
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return JSON.stringify(value);
+}
+
+function parseTime(value: unknown): Date | null {
+  if (typeof value !== "string" || value.trim() === "") return null;
+  const time = new Date(value);
+  return Number.isNaN(time.getTime()) ? null : time;
+}
+
+/** `end_time` also accepts epoch milliseconds: an integer of exactly 13 digits. */
+function parseTimeWithEpochMillis(value: unknown): Date | null {
+  if (typeof value === "number" && Number.isInteger(value) && String(Math.abs(value)).length === 13) return new Date(value);
+  return parseTime(value);
+}
+
+/** GitLab keeps whole hosts while they fit in 255 characters, then cuts the last one to fit, without "...". */
+export function truncateHosts(hosts: string[]): string[] {
+  if (hosts.join("").length <= limits.hosts) return hosts;
+  const kept: string[] = [];
+  for (const host of hosts) {
+    const remaining = limits.hosts - kept.join("").length;
+    if (remaining <= 0) break;
+    kept.push(truncate(host, remaining, ""));
+  }
+  return kept;
+}
+
+function hostList(value: unknown): string[] {
+  if (isBlank(value)) return [];
+  const list = (Array.isArray(value) ? value.flat(Infinity) : [value]).filter((host) => !isBlank(host)).map((host) => text(host)!);
+  return truncateHosts(list);
+}
+
+/** Generic payloads: the six documented severities in any case; anything else is critical. */
+export function genericSeverity(value: unknown): AlertSeverity {
+  const normalized = typeof value === "string" ? value.trim().toLowerCase() : "";
+  return (alertSeverities as readonly string[]).includes(normalized) ? (normalized as AlertSeverity) : "critical";
+}
+
+const prometheusSeverities: Record<string, AlertSeverity> = {};
+for (const [severity, aliases] of Object.entries({
+  critical: ["critical", "s1", "p1", "emergency", "fatal"],
+  high: ["high", "s2", "p2", "major", "page"],
+  medium: ["medium", "s3", "p3", "error", "alert"],
+  low: ["low", "s4", "p4", "warn", "warning", "minor"],
+  info: ["info", "s5", "p5", "debug", "information", "notice"],
+})) {
+  for (const alias of aliases) prometheusSeverities[alias] = severity as AlertSeverity;
+}
+
+/** Prometheus labels: GitLab's synonym table (`warning` is low, `page` is high); anything else is critical. */
+export function prometheusSeverity(value: unknown): AlertSeverity {
+  return (typeof value === "string" && prometheusSeverities[value.trim().toLowerCase()]) || "critical";
+}
+
+const defaultPaths: Record<AlertFieldName, PayloadPath> = {
+  title: ["title"],
+  description: ["description"],
+  start_time: ["start_time"],
+  end_time: ["end_time"],
+  service: ["service"],
+  monitoring_tool: ["monitoring_tool"],
+  hosts: ["hosts"],
+  severity: ["severity"],
+  fingerprint: ["fingerprint"],
+  gitlab_environment_name: ["gitlab_environment_name"],
+};
+
+/** Fields excluded from the automatic fingerprint because they change between repeats of one alert. */
+const volatileFields = new Set(["start_time", "end_time", "hosts"]);
+
+/**
+ * A generic (HTTP endpoint) payload, read through the integration's custom mapping when it has one. A mapped field
+ * whose value is blank falls back to the field's standard key, then to the default.
+ */
+export function normalizeGenericPayload(
+  payload: Record<string, unknown>,
+  mapping: PayloadAttributeMapping | null,
+  now: Date,
+): NormalizedAlert {
+  const read = (field: AlertFieldName): unknown => {
+    const mapped = mapping?.[field];
+    if (mapped) {
+      const value = valueAtPath(payload, mapped.path);
+      if (!isBlank(value)) return value;
+    }
+    return valueAtPath(payload, defaultPaths[field]);
+  };
+
+  const endedAt = parseTimeWithEpochMillis(read("end_time"));
+  const explicitFingerprint = read("fingerprint");
+  const automaticSource = Object.fromEntries(Object.entries(payload).filter(([key]) => !volatileFields.has(key)));
+  return {
+    title: truncate(text(read("title")) ?? defaultAlertTitle, limits.title),
+    description: nullableTruncate(read("description"), limits.description),
+    startedAt: parseTime(read("start_time")) ?? now,
+    endedAt,
+    service: nullableTruncate(read("service"), limits.service),
+    monitoringTool: nullableTruncate(read("monitoring_tool"), limits.monitoringTool),
+    hosts: hostList(read("hosts")),
+    severity: genericSeverity(read("severity")),
+    environmentName: text(read("gitlab_environment_name")),
+    resolving: endedAt !== null,
+    fingerprintSource: !isBlank(explicitFingerprint) ? explicitFingerprint : isBlank(automaticSource) ? null : automaticSource,
+  };
+}
+
+function nullableTruncate(value: unknown, limit: number): string | null {
+  const asText = text(value);
+  return asText === null ? null : truncate(asText, limit);
+}
+
+const alertmanagerKeys = [
+  "version",
+  "groupKey",
+  "status",
+  "receiver",
+  "groupLabels",
+  "commonLabels",
+  "commonAnnotations",
+  "externalURL",
+  "alerts",
+] as const;
+
+/** An Alertmanager webhook body (version "4" with all nine top-level keys): one alert per element of `alerts`. */
+export function isAlertmanagerPayload(body: Record<string, unknown>): boolean {
+  return alertmanagerKeys.every((key) => key in body) && body.version === "4" && Array.isArray(body.alerts);
+}
+
+function prometheusQuery(generatorUrl: unknown): string {
+  if (typeof generatorUrl !== "string") return "";
+  try {
+    return new URL(generatorUrl).searchParams.get("g0.expr") ?? "";
+  } catch {
+    return "";
+  }
+}
+
+/** One element of an Alertmanager webhook's `alerts`, or null when it lacks a title or `startsAt`. */
+export function normalizePrometheusAlert(alert: unknown, now: Date): NormalizedAlert | null {
+  if (!isPlainObject(alert)) return null;
+  const labels = isPlainObject(alert.labels) ? alert.labels : {};
+  const annotations = isPlainObject(alert.annotations) ? alert.annotations : {};
+  const title = text(annotations.title) ?? text(annotations.summary) ?? text(labels.alertname);
+  const startsAt = text(alert.startsAt);
+  if (!title || !startsAt) return null;
+  const resolving = alert.status === "resolved";
+  return {
+    title: truncate(title, limits.title),
+    description: nullableTruncate(annotations.description, limits.description),
+    startedAt: parseTime(startsAt) ?? now,
+    endedAt: resolving ? (parseTime(alert.endsAt) ?? now) : null,
+    service: null,
+    monitoringTool: "Prometheus",
+    hosts: [],
+    severity: prometheusSeverity(labels.severity),
+    environmentName: text(labels.gitlab_environment_name),
+    resolving,
+    fingerprintSource: `${startsAt}/${title}/${prometheusQuery(alert.generatorURL)}`,
+  };
+}
