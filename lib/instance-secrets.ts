@@ -1,4 +1,5 @@
 import "server-only";
+import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { generateSecret } from "@/lib/crypto";
 import type { Database } from "@/lib/db";
@@ -13,4 +14,17 @@ export async function getOrCreateInstanceSecret(db: Database, name: string): Pro
   const [row] = await db.select().from(instanceSecrets).where(eq(instanceSecrets.name, name));
   if (!row) throw new Error(`instance secret ${name} could not be created`);
   return row.value;
+}
+
+const encryptionKeys = new WeakMap<Database, Promise<Buffer>>();
+
+/** The key that encrypts secrets kept for display (32 bytes), created on first use and shared by all replicas. */
+export function getEncryptionKey(db: Database): Promise<Buffer> {
+  let key = encryptionKeys.get(db);
+  if (!key) {
+    key = getOrCreateInstanceSecret(db, "encryption_key").then((secret) => createHash("sha256").update(secret).digest());
+    key.catch(() => encryptionKeys.delete(db));
+    encryptionKeys.set(db, key);
+  }
+  return key;
 }

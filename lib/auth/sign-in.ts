@@ -33,7 +33,7 @@ export interface SignInAttempt {
 export async function verifySignIn(db: Database, attempt: SignInAttempt, now: Date): Promise<SignInResult> {
   const user = await findUserByLogin(db, attempt.login.trim());
   const passwordMatches = await verifyPassword(user?.passwordHash, attempt.password);
-  if (!user) return { ok: false, reason: "invalid_credentials" };
+  if (!user || user.userType !== "human") return { ok: false, reason: "invalid_credentials" };
   if (user.lockedUntil && user.lockedUntil > now) return { ok: false, reason: "locked" };
   if (!passwordMatches) return recordFailure(db, user, now, "invalid_credentials");
   if (user.state === "blocked") return { ok: false, reason: "blocked" };

@@ -10,18 +10,20 @@ export interface SigningKey {
   publicJwk: JWK;
 }
 
-const globalForKeys = globalThis as unknown as { oidcSigningKey?: Promise<SigningKey> };
+const signingKeys = new WeakMap<Database, Promise<SigningKey>>();
 
 /**
  * The RS256 key that signs ID tokens. The first process to need it generates it; the oldest key in the database wins,
  * so concurrent first starts of several replicas still agree on one key.
  */
 export function getSigningKey(db: Database): Promise<SigningKey> {
-  globalForKeys.oidcSigningKey ??= loadOrCreateSigningKey(db).catch((error: unknown) => {
-    globalForKeys.oidcSigningKey = undefined;
-    throw error;
-  });
-  return globalForKeys.oidcSigningKey;
+  let key = signingKeys.get(db);
+  if (!key) {
+    key = loadOrCreateSigningKey(db);
+    key.catch(() => signingKeys.delete(db));
+    signingKeys.set(db, key);
+  }
+  return key;
 }
 
 async function loadOrCreateSigningKey(db: Database): Promise<SigningKey> {

@@ -5,6 +5,7 @@
 export const reservedUsernames = new Set([
   "-",
   "admin",
+  "alert-bot",
   "api",
   "assets",
   "dashboard",

@@ -4,3 +4,5 @@ export * from "./projects";
 export * from "./events";
 export * from "./instance";
 export * from "./oauth";
+export * from "./internal-ids";
+export * from "./alerts";

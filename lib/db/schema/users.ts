@@ -5,6 +5,8 @@ import { createdAt, updatedAt } from "./columns";
 export const userStates = ["active", "blocked"] as const;
 export type UserState = (typeof userStates)[number];
 
+export const userTypes = ["human", "alert_bot"] as const;
+
 export const users = pgTable(
   "users",
   {
@@ -15,6 +17,8 @@ export const users = pgTable(
     passwordHash: text("password_hash").notNull(),
     state: text("state", { enum: userStates }).notNull().default("active"),
     isAdmin: boolean("is_admin").notNull().default(false),
+    /** Bots act inside the service (the alert bot opens incidents); they never sign in. */
+    userType: text("user_type", { enum: userTypes }).notNull().default("human"),
     // TOTP: the secret is needed in clear to verify codes; recovery codes are stored as SHA-256 digests.
     otpSecret: text("otp_secret"),
     otpPendingSecret: text("otp_pending_secret"),

@@ -1,0 +1,166 @@
+import "server-only";
+import { and, asc, count, desc, eq, ilike, inArray, ne, or, sql, type SQL } from "drizzle-orm";
+import { actingUser, type Ctx } from "@/lib/context";
+import { containsPattern } from "@/lib/db/like";
+import { accessLevels, alertNotes, alerts, users, type AlertNoteRow, type AlertRow } from "@/lib/db/schema";
+import { env } from "@/lib/env";
+import { ConflictError, NotFoundError } from "@/lib/errors";
+import type { PageRequest } from "@/lib/api/pagination";
+import { getProjectWithAccess, type ProjectView } from "@/lib/projects/projects";
+import { projectFullPath } from "@/lib/projects/serialize";
+import { alertStatuses, type AlertStatus } from "./fields";
+import { addSystemNote } from "./process";
+
+export const alertSorts = ["started_at_desc", "started_at_asc", "severity_desc", "event_count_desc"] as const;
+export type AlertSort = (typeof alertSorts)[number];
+
+export interface AlertListFilters {
+  status?: AlertStatus[];
+  search?: string;
+  sort?: AlertSort;
+}
+
+// Severity order for sorting: critical first.
+const severityRank = sql`case ${alerts.severity} when 'critical' then 0 when 'high' then 1 when 'medium' then 2 when 'low' then 3 when 'info' then 4 else 5 end`;
+
+const orderings: Record<AlertSort, SQL[]> = {
+  started_at_desc: [desc(alerts.startedAt), desc(alerts.id)],
+  started_at_asc: [asc(alerts.startedAt), asc(alerts.id)],
+  severity_desc: [asc(severityRank), desc(alerts.startedAt), desc(alerts.id)],
+  event_count_desc: [desc(alerts.eventCount), desc(alerts.startedAt), desc(alerts.id)],
+};
+
+/** `GET …/alert_management/alerts` (Reporter+). */
+export async function listAlerts(
+  ctx: Ctx,
+  projectReference: string,
+  filters: AlertListFilters,
+  page: PageRequest,
+): Promise<{ view: ProjectView; items: AlertRow[]; total: number }> {
+  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.reporter);
+  const conditions: SQL[] = [eq(alerts.projectId, view.project.id)];
+  if (filters.status && filters.status.length > 0) conditions.push(inArray(alerts.status, filters.status));
+  if (filters.search) {
+    const pattern = containsPattern(filters.search);
+    conditions.push(
+      or(ilike(alerts.title, pattern), ilike(alerts.description, pattern), ilike(alerts.monitoringTool, pattern), ilike(alerts.service, pattern))!,
+    );
+  }
+  const where = and(...conditions);
+  const [items, [totals]] = await Promise.all([
+    ctx.db
+      .select()
+      .from(alerts)
+      .where(where)
+      .orderBy(...orderings[filters.sort ?? "started_at_desc"])
+      .limit(page.perPage)
+      .offset(page.offset),
+    ctx.db.select({ total: count() }).from(alerts).where(where),
+  ]);
+  return { view, items, total: totals?.total ?? 0 };
+}
+
+export interface AlertDetails {
+  view: ProjectView;
+  alert: AlertRow;
+  notes: (AlertNoteRow & { authorUsername: string | null; authorName: string | null })[];
+}
+
+async function findAlert(ctx: Ctx, view: ProjectView, iid: number): Promise<AlertRow> {
+  const [alert] = await ctx.db.select().from(alerts).where(and(eq(alerts.projectId, view.project.id), eq(alerts.iid, iid)));
+  if (!alert) throw new NotFoundError("Alert");
+  return alert;
+}
+
+/** `GET …/alerts/:alert_iid` (Reporter+), with the alert's history. */
+export async function getAlert(ctx: Ctx, projectReference: string, iid: number): Promise<AlertDetails> {
+  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.reporter);
+  const alert = await findAlert(ctx, view, iid);
+  const notes = await ctx.db
+    .select({ note: alertNotes, authorUsername: users.username, authorName: users.name })
+    .from(alertNotes)
+    .leftJoin(users, eq(users.id, alertNotes.authorId))
+    .where(eq(alertNotes.alertId, alert.id))
+    .orderBy(asc(alertNotes.id));
+  return {
+    view,
+    alert,
+    notes: notes.map((row) => ({ ...row.note, authorUsername: row.authorUsername, authorName: row.authorName })),
+  };
+}
+
+const statusLabels: Record<AlertStatus, string> = {
+  triggered: "Triggered",
+  acknowledged: "Acknowledged",
+  resolved: "Resolved",
+  ignored: "Ignored",
+};
+
+/**
+ * `PUT …/alerts/:alert_iid` (Developer+): triage. Resolving stamps the end time; any other status clears it. An alert
+ * cannot be reopened while another open alert has its fingerprint (GitLab's rule).
+ */
+export async function updateAlertStatus(
+  ctx: Ctx,
+  projectReference: string,
+  iid: number,
+  status: AlertStatus,
+): Promise<{ view: ProjectView; alert: AlertRow }> {
+  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.developer);
+  const alert = await findAlert(ctx, view, iid);
+  if (alert.status === status) return { view, alert };
+  if (alert.status === "resolved" && alert.fingerprint) {
+    const [openTwin] = await ctx.db
+      .select({ id: alerts.id })
+      .from(alerts)
+      .where(and(eq(alerts.projectId, view.project.id), eq(alerts.fingerprint, alert.fingerprint), ne(alerts.status, "resolved")));
+    if (openTwin) {
+      throw new ConflictError(
+        "An alert with the same fingerprint is already open. To change the status of this alert, resolve the linked alert.",
+      );
+    }
+  }
+  const actor = actingUser(ctx);
+  return ctx.db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(alerts)
+      .set({ status, endedAt: status === "resolved" ? ctx.now : null, updatedAt: ctx.now })
+      .where(eq(alerts.id, alert.id))
+      .returning();
+    if (!updated) throw new NotFoundError("Alert");
+    await addSystemNote(tx, alert.id, `changed the status to **${statusLabels[status]}**`, ctx.now, actor?.id);
+    return { view, alert: updated };
+  });
+}
+
+export function alertDetailsUrl(view: ProjectView, alert: AlertRow): string {
+  return `${env.EXTERNAL_URL}/${projectFullPath(view)}/-/alert_management/${alert.iid}/details`;
+}
+
+export function serializeAlert(view: ProjectView, alert: AlertRow, issueIid: number | null = null) {
+  return {
+    id: alert.id,
+    iid: alert.iid,
+    project_id: alert.projectId,
+    integration_id: alert.integrationId,
+    title: alert.title,
+    description: alert.description,
+    severity: alert.severity,
+    status: alert.status,
+    started_at: alert.startedAt.toISOString(),
+    ended_at: alert.endedAt?.toISOString() ?? null,
+    monitoring_tool: alert.monitoringTool,
+    service: alert.service,
+    hosts: alert.hosts,
+    environment: alert.environment,
+    fingerprint: alert.fingerprint,
+    event_count: alert.eventCount,
+    payload: alert.payload,
+    issue_iid: issueIid,
+    details_url: alertDetailsUrl(view, alert),
+    created_at: alert.createdAt.toISOString(),
+    updated_at: alert.updatedAt.toISOString(),
+  };
+}
+
+export { alertStatuses };

@@ -1,0 +1,205 @@
+import "server-only";
+import { randomBytes } from "node:crypto";
+import { and, asc, eq } from "drizzle-orm";
+import type { Ctx } from "@/lib/context";
+import { decryptSecret, encryptSecret, sha256Hex } from "@/lib/crypto";
+import { alertIntegrations, accessLevels, integrationTypes, type AlertIntegrationRow } from "@/lib/db/schema";
+import { env } from "@/lib/env";
+import { NotFoundError, ValidationError } from "@/lib/errors";
+import { getEncryptionKey } from "@/lib/instance-secrets";
+import { getProjectWithAccess, type ProjectView } from "@/lib/projects/projects";
+import { projectFullPath } from "@/lib/projects/serialize";
+import { alertFields, type PayloadAttributeMapping } from "./fields";
+import { isPlainObject, jsonDepth } from "./json-values";
+import { extractPayloadFields, type PayloadField } from "./payload-fields";
+
+export { integrationTypes };
+export type IntegrationType = (typeof integrationTypes)[number];
+
+export const maxPayloadBytes = 1024 * 1024;
+export const maxPayloadDepth = 100;
+
+export interface IntegrationInput {
+  name?: string;
+  type?: IntegrationType;
+  active?: boolean;
+  payloadExample?: string;
+  payloadAttributeMapping?: PayloadAttributeMapping;
+  rateLimitPerMinute?: number | null;
+}
+
+function newToken(): string {
+  return randomBytes(16).toString("hex");
+}
+
+/** Parses a sample payload: valid JSON, an object, within the receiver's size and depth limits. */
+export function parsePayloadExample(text: string): Record<string, unknown> {
+  if (Buffer.byteLength(text, "utf8") > maxPayloadBytes) throw new ValidationError({ payload_example: ["is too big"] });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ValidationError({ payload_example: ["is not valid JSON"] });
+  }
+  if (!isPlainObject(parsed)) throw new ValidationError({ payload_example: ["must be a JSON object"] });
+  if (jsonDepth(parsed) > maxPayloadDepth) throw new ValidationError({ payload_example: ["is nested too deeply"] });
+  return parsed;
+}
+
+/** A mapping may name only known alert fields, each with a non-empty path and a type that field accepts. */
+function validateMapping(mapping: PayloadAttributeMapping): void {
+  for (const [field, mapped] of Object.entries(mapping)) {
+    const definition = alertFields.find((candidate) => candidate.name === field);
+    if (!definition) throw new ValidationError({ payload_attribute_mapping: [`names an unknown alert field: ${field}`] });
+    if (!mapped || mapped.path.length === 0) throw new ValidationError({ payload_attribute_mapping: [`${field} needs a path`] });
+    if (!(definition.types as readonly string[]).includes(mapped.type)) {
+      throw new ValidationError({ payload_attribute_mapping: [`${field} cannot take a value of type ${mapped.type}`] });
+    }
+  }
+}
+
+function validateName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed === "" || trimmed.length > 255) throw new ValidationError({ name: ["can't be blank"] });
+  return trimmed;
+}
+
+/** Integrations are configured by Maintainers and above. */
+function projectForIntegrations(ctx: Ctx, projectReference: string): Promise<ProjectView> {
+  return getProjectWithAccess(ctx, projectReference, accessLevels.maintainer);
+}
+
+export async function createIntegration(ctx: Ctx, projectReference: string, input: IntegrationInput): Promise<IntegrationView> {
+  const view = await projectForIntegrations(ctx, projectReference);
+  const name = validateName(input.name ?? "");
+  if (input.payloadExample !== undefined) parsePayloadExample(input.payloadExample);
+  if (input.payloadAttributeMapping) validateMapping(input.payloadAttributeMapping);
+  const token = newToken();
+  const [integration] = await ctx.db
+    .insert(alertIntegrations)
+    .values({
+      projectId: view.project.id,
+      name,
+      type: input.type ?? "http",
+      active: input.active ?? false,
+      endpointIdentifier: randomBytes(8).toString("hex"),
+      tokenDigest: sha256Hex(token),
+      tokenCiphertext: encryptSecret(token, await getEncryptionKey(ctx.db)),
+      payloadExample: input.payloadExample ?? "{}",
+      payloadAttributeMapping: input.payloadAttributeMapping ?? {},
+      rateLimitPerMinute: input.rateLimitPerMinute ?? null,
+    })
+    .returning();
+  if (!integration) throw new Error("insert into alert_integrations returned no row");
+  return { view, integration };
+}
+
+export interface IntegrationView {
+  view: ProjectView;
+  integration: AlertIntegrationRow;
+}
+
+export async function listIntegrations(ctx: Ctx, projectReference: string): Promise<IntegrationView[]> {
+  const view = await projectForIntegrations(ctx, projectReference);
+  const rows = await ctx.db
+    .select()
+    .from(alertIntegrations)
+    .where(eq(alertIntegrations.projectId, view.project.id))
+    .orderBy(asc(alertIntegrations.id));
+  return rows.map((integration) => ({ view, integration }));
+}
+
+export async function getIntegration(ctx: Ctx, projectReference: string, integrationId: number): Promise<IntegrationView> {
+  const view = await projectForIntegrations(ctx, projectReference);
+  return { view, integration: await findIntegration(ctx, view, integrationId) };
+}
+
+async function findIntegration(ctx: Ctx, view: ProjectView, integrationId: number): Promise<AlertIntegrationRow> {
+  const [integration] = await ctx.db
+    .select()
+    .from(alertIntegrations)
+    .where(and(eq(alertIntegrations.projectId, view.project.id), eq(alertIntegrations.id, integrationId)));
+  if (!integration) throw new NotFoundError("Integration");
+  return integration;
+}
+
+/** Changing the sample payload clears the mapping, unless a new mapping comes with it (it was made for the old one). */
+export async function updateIntegration(
+  ctx: Ctx,
+  projectReference: string,
+  integrationId: number,
+  input: Omit<IntegrationInput, "type">,
+): Promise<IntegrationView> {
+  const view = await projectForIntegrations(ctx, projectReference);
+  const existing = await findIntegration(ctx, view, integrationId);
+  if (input.payloadExample !== undefined) parsePayloadExample(input.payloadExample);
+  if (input.payloadAttributeMapping) validateMapping(input.payloadAttributeMapping);
+  const exampleChanged = input.payloadExample !== undefined && input.payloadExample !== existing.payloadExample;
+  const mapping = input.payloadAttributeMapping ?? (exampleChanged ? {} : existing.payloadAttributeMapping);
+  const [integration] = await ctx.db
+    .update(alertIntegrations)
+    .set({
+      name: input.name === undefined ? existing.name : validateName(input.name),
+      active: input.active ?? existing.active,
+      payloadExample: input.payloadExample ?? existing.payloadExample,
+      payloadAttributeMapping: mapping,
+      rateLimitPerMinute: input.rateLimitPerMinute === undefined ? existing.rateLimitPerMinute : input.rateLimitPerMinute,
+    })
+    .where(eq(alertIntegrations.id, existing.id))
+    .returning();
+  if (!integration) throw new NotFoundError("Integration");
+  return { view, integration };
+}
+
+export async function deleteIntegration(ctx: Ctx, projectReference: string, integrationId: number): Promise<void> {
+  const view = await projectForIntegrations(ctx, projectReference);
+  const existing = await findIntegration(ctx, view, integrationId);
+  await ctx.db.delete(alertIntegrations).where(eq(alertIntegrations.id, existing.id));
+}
+
+/** A new key; the old one stops working with this statement. */
+export async function resetIntegrationToken(ctx: Ctx, projectReference: string, integrationId: number): Promise<IntegrationView> {
+  const view = await projectForIntegrations(ctx, projectReference);
+  const existing = await findIntegration(ctx, view, integrationId);
+  const token = newToken();
+  const [integration] = await ctx.db
+    .update(alertIntegrations)
+    .set({ tokenDigest: sha256Hex(token), tokenCiphertext: encryptSecret(token, await getEncryptionKey(ctx.db)) })
+    .where(eq(alertIntegrations.id, existing.id))
+    .returning();
+  if (!integration) throw new NotFoundError("Integration");
+  return { view, integration };
+}
+
+/** `POST …/alert_management/payload_fields`: the fields of a sample payload that a mapping can use. */
+export async function listPayloadFields(ctx: Ctx, projectReference: string, payloadExample: string): Promise<PayloadField[]> {
+  await projectForIntegrations(ctx, projectReference);
+  return extractPayloadFields(parsePayloadExample(payloadExample));
+}
+
+/**
+ * The URL an external tool posts to (GitLab's routes); the name segment is for people and is not checked. Every
+ * integration has its own; `/prometheus/alerts/notify.json` also reaches the project's oldest active Prometheus one.
+ */
+export function integrationUrl(view: ProjectView, integration: AlertIntegrationRow): string {
+  const project = `${env.EXTERNAL_URL}/${projectFullPath(view)}`;
+  if (integration.endpointIdentifier === "legacy") return `${project}/alerts/notify.json`;
+  const slug = integration.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || `${integration.type}-endpoint`;
+  return `${project}/alerts/notify/${slug}/${integration.endpointIdentifier}.json`;
+}
+
+export async function serializeIntegration(ctx: Ctx, { view, integration }: IntegrationView) {
+  return {
+    id: integration.id,
+    name: integration.name,
+    type: integration.type,
+    active: integration.active,
+    endpoint_identifier: integration.endpointIdentifier,
+    url: integrationUrl(view, integration),
+    token: decryptSecret(integration.tokenCiphertext, await getEncryptionKey(ctx.db)),
+    payload_example: integration.payloadExample,
+    payload_attribute_mapping: integration.payloadAttributeMapping,
+    created_at: integration.createdAt.toISOString(),
+    updated_at: integration.updatedAt.toISOString(),
+  };
+}

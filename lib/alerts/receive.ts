@@ -1,0 +1,178 @@
+import "server-only";
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { Database } from "@/lib/db";
+import { constantTimeEqual, sha256Hex } from "@/lib/crypto";
+import { alertIntegrations, alertRateWindows, namespaces, projects, type AlertIntegrationRow, type AlertRow } from "@/lib/db/schema";
+import { isPlainObject, jsonDepth } from "./json-values";
+import { maxPayloadBytes, maxPayloadDepth } from "./integrations";
+import { isAlertmanagerPayload, normalizeGenericPayload, normalizePrometheusAlert, type NormalizedAlert } from "./normalize";
+import { processAlert } from "./process";
+
+/** Which integration a receiver URL names (CONTRACT §5). */
+export type ReceiverEndpoint =
+  | { kind: "identifier"; identifier: string }
+  /** `/alerts/notify.json`: the integration whose identifier is `legacy`. */
+  | { kind: "legacy" }
+  /** `/prometheus/alerts/notify.json`: the project's oldest active Prometheus integration. */
+  | { kind: "prometheus" };
+
+export interface ReceiverTarget {
+  projectPath: string;
+  endpoint: ReceiverEndpoint;
+}
+
+export interface ReceiverAnswer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+const unauthorized: ReceiverAnswer = { status: 401, body: { message: "401 Unauthorized" } };
+const forbidden: ReceiverAnswer = { status: 403, body: { message: "403 Forbidden" } };
+
+function badRequest(message: string): ReceiverAnswer {
+  return { status: 400, body: { message } };
+}
+
+/** The key from `Authorization: Bearer <key>`, or the password of HTTP Basic (any user name). */
+export function presentedKey(authorization: string | null): string | null {
+  if (!authorization) return null;
+  const bearer = authorization.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  if (bearer) return bearer;
+  const basic = authorization.match(/^Basic\s+([A-Za-z0-9+/=]+)\s*$/i)?.[1];
+  if (!basic) return null;
+  const decoded = Buffer.from(basic, "base64").toString("utf8");
+  const separator = decoded.indexOf(":");
+  return separator >= 0 && separator < decoded.length - 1 ? decoded.slice(separator + 1) : null;
+}
+
+/** Reads the body up to the limit; null when it is larger (the receiver then answers 413 before anything else). */
+export async function readLimitedBody(request: Request): Promise<string | null> {
+  if (Number(request.headers.get("content-length") ?? "0") > maxPayloadBytes) return null;
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxPayloadBytes) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+type ParsedPayload = { ok: true; payload: Record<string, unknown> } | { ok: false; answer: ReceiverAnswer };
+
+function parsePayload(text: string): ParsedPayload {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { ok: false, answer: badRequest("The payload is not valid JSON.") };
+  }
+  if (!isPlainObject(parsed)) return { ok: false, answer: badRequest("The payload must be a JSON object.") };
+  if (jsonDepth(parsed) > maxPayloadDepth) {
+    return { ok: false, answer: badRequest(`The payload is nested deeper than ${maxPayloadDepth} levels.`) };
+  }
+  return { ok: true, payload: parsed };
+}
+
+async function findIntegration(db: Database, target: ReceiverTarget): Promise<AlertIntegrationRow | undefined> {
+  const separator = target.projectPath.lastIndexOf("/");
+  if (separator <= 0) return undefined;
+  const inProject = and(
+    sql`lower(${namespaces.path}) = lower(${target.projectPath.slice(0, separator)})`,
+    sql`lower(${projects.path}) = lower(${target.projectPath.slice(separator + 1)})`,
+  );
+  const endpoint = target.endpoint;
+  const which =
+    endpoint.kind === "identifier"
+      ? eq(alertIntegrations.endpointIdentifier, endpoint.identifier)
+      : endpoint.kind === "legacy"
+        ? eq(alertIntegrations.endpointIdentifier, "legacy")
+        : and(eq(alertIntegrations.type, "prometheus"), eq(alertIntegrations.active, true));
+  const [row] = await db
+    .select({ integration: alertIntegrations })
+    .from(alertIntegrations)
+    .innerJoin(projects, eq(projects.id, alertIntegrations.projectId))
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(and(inProject, which))
+    .orderBy(asc(alertIntegrations.id))
+    .limit(1);
+  return row?.integration;
+}
+
+/** Counts this request in the integration's current minute; the answer when it is over the limit. */
+async function checkRateLimit(db: Database, integration: AlertIntegrationRow, now: Date): Promise<ReceiverAnswer | null> {
+  if (integration.rateLimitPerMinute === null) return null;
+  const windowStart = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+  const [window] = await db
+    .insert(alertRateWindows)
+    .values({ integrationId: integration.id, windowStart, requestCount: 1 })
+    .onConflictDoUpdate({
+      target: [alertRateWindows.integrationId, alertRateWindows.windowStart],
+      set: { requestCount: sql`${alertRateWindows.requestCount} + 1` },
+    })
+    .returning({ requestCount: alertRateWindows.requestCount });
+  if ((window?.requestCount ?? 0) <= integration.rateLimitPerMinute) return null;
+  const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + 60_000 - now.getTime()) / 1000));
+  return {
+    status: 429,
+    body: { message: "This endpoint has been requested too many times. Try again later." },
+    headers: { "Retry-After": String(retryAfter) },
+  };
+}
+
+/**
+ * The alert receiver, in GitLab's order of checks: size (413, before anything else), JSON (400), integration
+ * (403; 401 for an Alertmanager body), key (401, constant time), rate limit (429), then the alerts. Every 2xx answer
+ * is sent after the alerts are committed.
+ */
+export async function receiveAlert(db: Database, target: ReceiverTarget, request: Request, now: Date): Promise<ReceiverAnswer> {
+  const text = await readLimitedBody(request);
+  if (text === null) return { status: 413, body: { message: `The payload is larger than ${maxPayloadBytes} bytes.` } };
+  const parsed = parsePayload(text);
+  if (!parsed.ok) return parsed.answer;
+  const body = parsed.payload;
+  const alertmanager = isAlertmanagerPayload(body);
+
+  const integration = await findIntegration(db, target);
+  if (!integration || !integration.active) return alertmanager ? unauthorized : forbidden;
+  const key = presentedKey(request.headers.get("authorization"));
+  if (!key || !constantTimeEqual(sha256Hex(key), integration.tokenDigest)) return unauthorized;
+  const limited = await checkRateLimit(db, integration, now);
+  if (limited) return limited;
+
+  return applyPayload(db, integration, body, now);
+}
+
+/** Turns an accepted payload into alerts; shared by the receiver and the integration's test alert. */
+export async function applyPayload(
+  db: Database,
+  integration: AlertIntegrationRow,
+  body: Record<string, unknown>,
+  now: Date,
+): Promise<ReceiverAnswer> {
+  if (isAlertmanagerPayload(body)) {
+    const processed: AlertRow[] = [];
+    for (const element of body.alerts as unknown[]) {
+      const normalized = normalizePrometheusAlert(element, now);
+      if (!normalized) continue;
+      const alert = await processAlert(db, { projectId: integration.projectId, integration, normalized, payload: element, now });
+      if (alert) processed.push(alert);
+    }
+    return { status: 201, body: processed.map(summary) };
+  }
+  const normalized: NormalizedAlert = normalizeGenericPayload(body, integration.payloadAttributeMapping, now);
+  const alert = await processAlert(db, { projectId: integration.projectId, integration, normalized, payload: body, now });
+  return { status: 200, body: alert ? [summary(alert)] : [] };
+}
+
+function summary(alert: AlertRow) {
+  return { iid: alert.iid, title: alert.title };
+}

@@ -1,0 +1,29 @@
+import "server-only";
+import type { Ctx } from "@/lib/context";
+import { accessLevels, alertIntegrations } from "@/lib/db/schema";
+import { and, eq } from "drizzle-orm";
+import { NotFoundError } from "@/lib/errors";
+import { getProjectWithAccess } from "@/lib/projects/projects";
+import { applyPayload, type ReceiverAnswer } from "./receive";
+
+/**
+ * `POST …/integrations/:id/test_alert` (Developer+): the payload goes through the same processing as the receiver
+ * and gets the same answer; an inactive integration refuses it with 403, as GitLab's UI reports.
+ */
+export async function sendTestAlert(
+  ctx: Ctx,
+  projectReference: string,
+  integrationId: number,
+  payload: Record<string, unknown>,
+): Promise<ReceiverAnswer> {
+  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.developer);
+  const [integration] = await ctx.db
+    .select()
+    .from(alertIntegrations)
+    .where(and(eq(alertIntegrations.projectId, view.project.id), eq(alertIntegrations.id, integrationId)));
+  if (!integration) throw new NotFoundError("Integration");
+  if (!integration.active) {
+    return { status: 403, body: { message: "The integration is currently inactive. Enable the integration to send the test alert." } };
+  }
+  return applyPayload(ctx.db, integration, payload, ctx.now);
+}

@@ -1,0 +1,115 @@
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import type { PayloadAttributeMapping } from "@/lib/alerts/fields";
+import { createdAt, updatedAt } from "./columns";
+import { projects } from "./projects";
+import { users } from "./users";
+
+const instant = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+
+export const integrationTypes = ["http", "prometheus"] as const;
+
+/** Where a project receives alerts. The key is kept as a digest (to check) and encrypted (to show Maintainers). */
+export const alertIntegrations = pgTable(
+  "alert_integrations",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    type: text("type", { enum: integrationTypes }).notNull(),
+    active: boolean("active").notNull().default(false),
+    endpointIdentifier: text("endpoint_identifier").notNull(),
+    tokenDigest: text("token_digest").notNull(),
+    tokenCiphertext: text("token_ciphertext").notNull(),
+    /** The sample payload exactly as the Maintainer pasted it. */
+    payloadExample: text("payload_example").notNull().default("{}"),
+    payloadAttributeMapping: jsonb("payload_attribute_mapping").$type<PayloadAttributeMapping>().notNull().default({}),
+    /** Requests per minute this integration accepts; null means no limit (the default). */
+    rateLimitPerMinute: integer("rate_limit_per_minute"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [uniqueIndex("alert_integrations_endpoint_key").on(table.projectId, table.endpointIdentifier)],
+);
+
+export const alerts = pgTable(
+  "alerts",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    integrationId: integer("integration_id").references(() => alertIntegrations.id, { onDelete: "set null" }),
+    iid: integer("iid").notNull(),
+    title: text("title").notNull(),
+    description: text("description"),
+    severity: text("severity", { enum: ["critical", "high", "medium", "low", "info", "unknown"] }).notNull(),
+    status: text("status", { enum: ["triggered", "acknowledged", "resolved", "ignored"] }).notNull().default("triggered"),
+    startedAt: instant("started_at").notNull(),
+    endedAt: instant("ended_at"),
+    monitoringTool: text("monitoring_tool"),
+    service: text("service"),
+    hosts: text("hosts").array().notNull().default(sql`'{}'::text[]`),
+    environment: text("environment"),
+    fingerprint: text("fingerprint"),
+    eventCount: integer("event_count").notNull().default(1),
+    payload: jsonb("payload").notNull(),
+    issueId: integer("issue_id"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    uniqueIndex("alerts_project_iid_key").on(table.projectId, table.iid),
+    // At most one unresolved alert per fingerprint: repeats group into it, whatever the concurrency.
+    uniqueIndex("alerts_open_fingerprint_key")
+      .on(table.projectId, table.fingerprint)
+      .where(sql`${table.status} <> 'resolved' and ${table.fingerprint} is not null`),
+    index("alerts_project_started_idx").on(table.projectId, table.startedAt, table.id),
+    index("alerts_project_status_idx").on(table.projectId, table.status, table.startedAt),
+  ],
+);
+
+/** The alert's history: system notes ("logged an alert from …", "changed the status to …"). */
+export const alertNotes = pgTable(
+  "alert_notes",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    alertId: integer("alert_id")
+      .notNull()
+      .references(() => alerts.id, { onDelete: "cascade" }),
+    authorId: integer("author_id").references(() => users.id, { onDelete: "set null" }),
+    body: text("body").notNull(),
+    system: boolean("system").notNull().default(true),
+    createdAt: createdAt(),
+  },
+  (table) => [index("alert_notes_alert_idx").on(table.alertId, table.id)],
+);
+
+/** A project's alert settings (CONTRACT §5): incident creation and auto-close. */
+export const projectAlertSettings = pgTable("project_alert_settings", {
+  projectId: integer("project_id")
+    .primaryKey()
+    .references(() => projects.id, { onDelete: "cascade" }),
+  createIncident: boolean("create_incident").notNull().default(false),
+  autoCloseIncident: boolean("auto_close_incident").notNull().default(true),
+  updatedAt: updatedAt(),
+});
+
+export type AlertIntegrationRow = typeof alertIntegrations.$inferSelect;
+export type AlertRow = typeof alerts.$inferSelect;
+export type AlertNoteRow = typeof alertNotes.$inferSelect;
+
+/** Requests counted per integration per minute, for integrations with a rate limit (shared by all replicas). */
+export const alertRateWindows = pgTable(
+  "alert_rate_windows",
+  {
+    integrationId: integer("integration_id")
+      .notNull()
+      .references(() => alertIntegrations.id, { onDelete: "cascade" }),
+    windowStart: instant("window_start").notNull(),
+    requestCount: integer("request_count").notNull().default(0),
+  },
+  (table) => [uniqueIndex("alert_rate_windows_key").on(table.integrationId, table.windowStart)],
+);
