@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { and, eq } from "drizzle-orm";
+import type { DatabaseHandle } from "@/lib/db/drivers";
+import { alertNotes, alerts } from "@/lib/db/schema";
+import { createProject } from "@/lib/projects/projects";
+import { testDatabases } from "@/lib/testing/databases";
+import { createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
+import { createIntegration } from "./integrations";
+import { applyPayload } from "./receive";
+
+describe.each(testDatabases())("alert processing on $name", ({ open }) => {
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    handle = await open();
+  });
+  afterAll(async () => {
+    await handle.close();
+  });
+
+  async function newIntegration() {
+    const owner = await createTestUser(handle.db);
+    const ctx = userContext(handle.db, owner);
+    const { project } = await createProject(ctx, { name: `Alerts ${uniqueSuffix()}` });
+    const { integration } = await createIntegration(ctx, String(project.id), { name: "Monitor", type: "http", active: true });
+    return { integration, projectId: project.id };
+  }
+
+  const now = new Date("2026-03-01T12:00:00Z");
+
+  it("groups repeats of a fingerprint into one open alert and counts them", async () => {
+    const { integration, projectId } = await newIntegration();
+    const first = await applyPayload(handle.db, integration, { title: "Disk", fingerprint: "disk" }, now);
+    const second = await applyPayload(handle.db, integration, { title: "Disk", fingerprint: "disk" }, now);
+    expect(first).toEqual({ status: 200, body: [{ iid: 1, title: "Disk" }] });
+    expect(second).toEqual({ status: 200, body: [{ iid: 1, title: "Disk" }] });
+    const rows = await handle.db.select().from(alerts).where(eq(alerts.projectId, projectId));
+    expect(rows).toMatchObject([{ iid: 1, eventCount: 2, status: "triggered" }]);
+  });
+
+  it("groups identical payloads without a fingerprint, ignoring start_time and hosts", async () => {
+    const { integration, projectId } = await newIntegration();
+    await applyPayload(handle.db, integration, { title: "CPU", start_time: "2026-01-01T00:00:00Z", hosts: ["a"] }, now);
+    await applyPayload(handle.db, integration, { title: "CPU", start_time: "2026-01-02T00:00:00Z", hosts: ["b"] }, now);
+    await applyPayload(handle.db, integration, { title: "CPU", service: "other" }, now);
+    const rows = await handle.db.select().from(alerts).where(eq(alerts.projectId, projectId)).orderBy(alerts.iid);
+    expect(rows.map((row) => [row.iid, row.eventCount])).toEqual([
+      [1, 2],
+      [2, 1],
+    ]);
+  });
+
+  it("resolves the open alert on recovery, then opens a new one when the problem comes back", async () => {
+    const { integration, projectId } = await newIntegration();
+    await applyPayload(handle.db, integration, { title: "Down", fingerprint: "svc" }, now);
+    const recovery = await applyPayload(handle.db, integration, { fingerprint: "svc", end_time: "2026-03-01T12:30:00Z" }, now);
+    expect(recovery).toEqual({ status: 200, body: [{ iid: 1, title: "Down" }] });
+    const again = await applyPayload(handle.db, integration, { title: "Down", fingerprint: "svc" }, now);
+    expect(again).toEqual({ status: 200, body: [{ iid: 2, title: "Down" }] });
+    const rows = await handle.db.select().from(alerts).where(eq(alerts.projectId, projectId)).orderBy(alerts.iid);
+    expect(rows.map((row) => [row.iid, row.status, row.endedAt?.toISOString() ?? null])).toEqual([
+      [1, "resolved", "2026-03-01T12:30:00.000Z"],
+      [2, "triggered", null],
+    ]);
+    const notes = await handle.db.select().from(alertNotes).where(eq(alertNotes.alertId, rows[0]!.id)).orderBy(alertNotes.id);
+    expect(notes.map((note) => note.body)).toEqual([
+      "logged an alert from **Monitor**",
+      "logged a recovery alert from **Monitor**",
+      "changed the status to **Resolved**",
+    ]);
+  });
+
+  it("answers a recovery with nothing to resolve with an empty list and creates nothing", async () => {
+    const { integration, projectId } = await newIntegration();
+    expect(await applyPayload(handle.db, integration, { fingerprint: "none", end_time: "2026-03-01T12:30:00Z" }, now)).toEqual({
+      status: 200,
+      body: [],
+    });
+    expect(await handle.db.select().from(alerts).where(eq(alerts.projectId, projectId))).toEqual([]);
+  });
+
+  it("turns 100 concurrent posts of one fingerprinted payload into exactly one alert with 100 events", async () => {
+    const { integration, projectId } = await newIntegration();
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, () => applyPayload(handle.db, integration, { title: "Storm", fingerprint: "storm" }, now)),
+    );
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    const rows = await handle.db
+      .select()
+      .from(alerts)
+      .where(and(eq(alerts.projectId, projectId), eq(alerts.title, "Storm")));
+    expect(rows).toMatchObject([{ iid: 1, eventCount: 100 }]);
+  });
+
+  it("creates one alert per Alertmanager alert and resolves them with the resolved notification (201)", async () => {
+    const { integration, projectId } = await newIntegration();
+    const webhook = (status: "firing" | "resolved") => ({
+      version: "4",
+      groupKey: "g",
+      status,
+      receiver: "r",
+      groupLabels: {},
+      commonLabels: {},
+      commonAnnotations: {},
+      externalURL: "http://alertmanager",
+      alerts: ["A", "B"].map((name) => ({
+        status,
+        labels: { alertname: name, severity: "warning" },
+        annotations: {},
+        startsAt: "2026-03-01T11:00:00Z",
+        endsAt: status === "resolved" ? "2026-03-01T11:30:00Z" : "0001-01-01T00:00:00Z",
+        generatorURL: "http://prometheus/graph?g0.expr=up",
+      })),
+    });
+    expect(await applyPayload(handle.db, integration, webhook("firing"), now)).toEqual({
+      status: 201,
+      body: [
+        { iid: 1, title: "A" },
+        { iid: 2, title: "B" },
+      ],
+    });
+    await applyPayload(handle.db, integration, webhook("resolved"), now);
+    const rows = await handle.db.select().from(alerts).where(eq(alerts.projectId, projectId)).orderBy(alerts.iid);
+    expect(rows.map((row) => [row.title, row.severity, row.status, row.monitoringTool])).toEqual([
+      ["A", "low", "resolved", "Prometheus"],
+      ["B", "low", "resolved", "Prometheus"],
+    ]);
+  });
+});
