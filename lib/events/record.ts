@@ -11,6 +11,8 @@ export interface NewEvent {
   targetId?: number | null;
   targetIid?: number | null;
   targetTitle?: string | null;
+  /** For Issue and Note events: the issue, whose confidentiality decides who may see the event. */
+  issueId?: number | null;
   data?: unknown;
   createdAt: Date;
 }
@@ -28,6 +30,7 @@ export async function recordEvent(tx: Executor, event: NewEvent): Promise<void> 
     targetId: event.targetId ?? null,
     targetIid: event.targetIid ?? null,
     targetTitle: event.targetTitle ?? null,
+    issueId: event.issueId ?? null,
     data: event.data ?? null,
     createdAt: event.createdAt,
   });

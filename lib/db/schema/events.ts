@@ -1,5 +1,6 @@
 import { bigint, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAt } from "./columns";
+import { issues } from "./issues";
 import { projects } from "./projects";
 import { users } from "./users";
 
@@ -35,6 +36,8 @@ export const events = pgTable(
     targetId: integer("target_id"),
     targetIid: integer("target_iid"),
     targetTitle: text("target_title"),
+    /** The issue an Issue or Note event is about: its confidentiality decides who sees the event. */
+    issueId: integer("issue_id").references(() => issues.id, { onDelete: "cascade" }),
     // Action-specific detail kept with the event (push data, note snapshot) so reads need no joins into history.
     data: jsonb("data"),
     createdAt: createdAt(),

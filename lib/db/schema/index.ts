@@ -6,3 +6,4 @@ export * from "./instance";
 export * from "./oauth";
 export * from "./internal-ids";
 export * from "./alerts";
+export * from "./issues";

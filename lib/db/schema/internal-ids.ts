@@ -11,7 +11,7 @@ export const internalIds = pgTable(
     projectId: integer("project_id")
       .notNull()
       .references(() => projects.id, { onDelete: "cascade" }),
-    usage: text("usage", { enum: ["alerts", "issues"] }).notNull(),
+    usage: text("usage", { enum: ["alerts", "issues", "milestones"] }).notNull(),
     lastValue: integer("last_value").notNull().default(0),
   },
   (table) => [primaryKey({ columns: [table.projectId, table.usage] })],

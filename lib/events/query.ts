@@ -1,0 +1,136 @@
+import "server-only";
+import { and, asc, count, desc, eq, lt, or, sql, type SQL } from "drizzle-orm";
+import { actingUser, type Ctx } from "@/lib/context";
+import { accessLevels, eventActions, events, projectMembers, projects, users, type EventAction } from "@/lib/db/schema";
+import { UnauthorizedError } from "@/lib/errors";
+import type { PageRequest } from "@/lib/api/pagination";
+import { isMemberOf, projectVisibleTo } from "@/lib/projects/access";
+import { getVisibleProject } from "@/lib/projects/projects";
+import { getUserByIdOrUsername } from "@/lib/users/users";
+import type { EventView } from "./serialize";
+
+/** Filter values clients send (lower case) and the stored target types they match. */
+export const eventTargetTypeFilters = {
+  issue: "Issue",
+  milestone: "Milestone",
+  merge_request: "MergeRequest",
+  note: "Note",
+  project: "Project",
+  snippet: "Snippet",
+  user: "User",
+} as const;
+export type EventTargetTypeFilter = keyof typeof eventTargetTypeFilters;
+export { eventActions };
+
+export interface EventFilters {
+  action?: EventAction;
+  targetType?: EventTargetTypeFilter;
+  /** YYYY-MM-DD: only events before the start of that day (UTC). */
+  before?: string;
+  /** YYYY-MM-DD: only events after the end of that day (UTC). */
+  after?: string;
+  sort?: "asc" | "desc";
+}
+
+/** Offset pages (`page`/`per_page`) or keyset pages (`id_before`/`id_after` relative to an event). */
+export type EventPage = { kind: "offset"; page: PageRequest } | { kind: "keyset"; perPage: number; idBefore?: number; idAfter?: number };
+
+export interface EventList {
+  items: EventView[];
+  /** Total matching events for offset pages; null for keyset pages, which never count. */
+  total: number | null;
+  /** For keyset pages: whether another page follows in the requested order. */
+  hasMore: boolean;
+}
+
+/**
+ * Which events an actor may see, as SQL (so pages are full and totals exact): events of projects they can see;
+ * pushes only where they may read the code; events about confidential issues only for the issue's author and
+ * Reporters and above.
+ */
+function eventVisibleTo(ctx: Ctx): SQL {
+  const user = actingUser(ctx);
+  if (ctx.actor.kind === "system" || user?.isAdmin) return sql`true`;
+  const memberLevel = user
+    ? sql`coalesce((select ${projectMembers.accessLevel} from ${projectMembers} where ${projectMembers.projectId} = ${events.projectId} and ${projectMembers.userId} = ${user.id}), 0)`
+    : sql`0`;
+  const codeReadable = or(sql`${projects.visibility} <> 'private'`, sql`${memberLevel} >= ${accessLevels.reporter}`)!;
+  const issueReadable = sql`(${events.issueId} is null or exists (select 1 from issues i where i.id = ${events.issueId} and (not i.confidential${
+    user ? sql` or i.author_id = ${user.id}` : sql``
+  } or ${memberLevel} >= ${accessLevels.reporter})))`;
+  return and(projectVisibleTo(ctx.actor), or(sql`${events.action} <> 'pushed'`, codeReadable), issueReadable)!;
+}
+
+function dayStart(day: string, offsetDays = 0): Date {
+  const start = new Date(`${day}T00:00:00.000Z`);
+  start.setUTCDate(start.getUTCDate() + offsetDays);
+  return start;
+}
+
+function filterConditions(filters: EventFilters): SQL[] {
+  const conditions: SQL[] = [];
+  if (filters.action) conditions.push(eq(events.action, filters.action));
+  if (filters.targetType) conditions.push(eq(events.targetType, eventTargetTypeFilters[filters.targetType]));
+  if (filters.before) conditions.push(lt(events.createdAt, dayStart(filters.before)));
+  if (filters.after) conditions.push(sql`${events.createdAt} >= ${dayStart(filters.after, 1)}`);
+  return conditions;
+}
+
+async function queryEvents(ctx: Ctx, scope: SQL, filters: EventFilters, page: EventPage): Promise<EventList> {
+  const base = [scope, eventVisibleTo(ctx), ...filterConditions(filters)];
+  const ascending = filters.sort === "asc";
+  const order = ascending ? [asc(events.createdAt), asc(events.id)] : [desc(events.createdAt), desc(events.id)];
+  const select = () =>
+    ctx.db
+      .select({ event: events, author: users })
+      .from(events)
+      .innerJoin(projects, eq(projects.id, events.projectId))
+      .innerJoin(users, eq(users.id, events.authorId));
+
+  if (page.kind === "keyset") {
+    const cursorId = page.idAfter ?? page.idBefore;
+    const conditions = [...base];
+    if (cursorId !== undefined) {
+      // Rows after the cursor event in (created_at, id) order; id_after walks up, id_before walks down.
+      const cursor = sql`(select created_at, id from ${events} where id = ${cursorId})`;
+      conditions.push(page.idAfter !== undefined ? sql`(${events.createdAt}, ${events.id}) > ${cursor}` : sql`(${events.createdAt}, ${events.id}) < ${cursor}`);
+    }
+    const rows = await select()
+      .where(and(...conditions))
+      .orderBy(...order)
+      .limit(page.perPage + 1);
+    return { items: rows.slice(0, page.perPage), total: null, hasMore: rows.length > page.perPage };
+  }
+
+  const where = and(...base);
+  const [rows, [totals]] = await Promise.all([
+    select().where(where).orderBy(...order).limit(page.page.perPage).offset(page.page.offset),
+    ctx.db
+      .select({ total: count() })
+      .from(events)
+      .innerJoin(projects, eq(projects.id, events.projectId))
+      .where(where),
+  ]);
+  const total = totals?.total ?? 0;
+  return { items: rows, total, hasMore: page.page.offset + rows.length < total };
+}
+
+/** `GET /events`: the caller's own events, or with `scope=all` everything in the projects they are a member of. */
+export async function listOwnEvents(ctx: Ctx, scopeAll: boolean, filters: EventFilters, page: EventPage): Promise<EventList> {
+  const user = actingUser(ctx);
+  if (!user) throw new UnauthorizedError();
+  return queryEvents(ctx, scopeAll ? isMemberOf(user.id) : eq(events.authorId, user.id), filters, page);
+}
+
+/** `GET /users/:id/events`: what a user did, as far as the caller may see. */
+export async function listUserEvents(ctx: Ctx, userReference: string, filters: EventFilters, page: EventPage): Promise<EventList> {
+  const user = await getUserByIdOrUsername(ctx, userReference);
+  return queryEvents(ctx, eq(events.authorId, user.id), filters, page);
+}
+
+/** `GET /projects/:id/events`. */
+export async function listProjectEvents(ctx: Ctx, projectReference: string, filters: EventFilters, page: EventPage): Promise<EventList> {
+  const view = await getVisibleProject(ctx, projectReference);
+  return queryEvents(ctx, eq(events.projectId, view.project.id), filters, page);
+}
+

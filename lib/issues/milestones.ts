@@ -1,0 +1,126 @@
+import "server-only";
+import { and, eq } from "drizzle-orm";
+import { actingUser, type Ctx } from "@/lib/context";
+import type { Executor } from "@/lib/db";
+import { violatedUniqueConstraint } from "@/lib/db/errors";
+import { nextInternalId } from "@/lib/db/internal-ids";
+import { accessLevels, milestones, type MilestoneRow } from "@/lib/db/schema";
+import { NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
+import { recordEvent, type NewEvent } from "@/lib/events/record";
+import { getProjectWithAccess, getVisibleProject, type ProjectView } from "@/lib/projects/projects";
+
+export interface MilestoneView {
+  view: ProjectView;
+  milestone: MilestoneRow;
+}
+
+export interface MilestoneInput {
+  title?: string;
+  description?: string | null;
+  dueDate?: string | null;
+  startDate?: string | null;
+  stateEvent?: "close" | "activate";
+}
+
+function validateTitle(title: string): string {
+  const trimmed = title.trim();
+  if (trimmed === "" || trimmed.length > 255) throw new ValidationError({ title: ["must be 1 to 255 characters"] });
+  return trimmed;
+}
+
+function milestoneEvent(view: ProjectView, milestone: MilestoneRow, authorId: number, action: NewEvent["action"], now: Date): NewEvent {
+  return {
+    projectId: view.project.id,
+    authorId,
+    action,
+    targetType: "Milestone",
+    targetId: milestone.id,
+    targetIid: milestone.iid,
+    targetTitle: milestone.title,
+    createdAt: now,
+  };
+}
+
+function rethrowDuplicateTitle(error: unknown): never {
+  if (violatedUniqueConstraint(error) === "milestones_project_title_key") {
+    throw new ValidationError({ title: ["already being used for another group or project milestone."] });
+  }
+  throw error;
+}
+
+/** `POST /projects/:id/milestones` (Reporter+), recorded as `created`. */
+export async function createMilestone(ctx: Ctx, projectReference: string, input: MilestoneInput): Promise<MilestoneView> {
+  const actor = actingUser(ctx);
+  if (!actor) throw new UnauthorizedError();
+  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.reporter);
+  const title = validateTitle(input.title ?? "");
+  try {
+    const milestone = await ctx.db.transaction(async (tx: Executor) => {
+      const [inserted] = await tx
+        .insert(milestones)
+        .values({
+          projectId: view.project.id,
+          iid: await nextInternalId(tx, view.project.id, "milestones"),
+          title,
+          description: input.description ?? null,
+          dueDate: input.dueDate ?? null,
+          startDate: input.startDate ?? null,
+          createdAt: ctx.now,
+          updatedAt: ctx.now,
+        })
+        .returning();
+      if (!inserted) throw new Error("insert into milestones returned no row");
+      await recordEvent(tx, milestoneEvent(view, inserted, actor.id, "created", ctx.now));
+      return inserted;
+    });
+    return { view, milestone };
+  } catch (error) {
+    rethrowDuplicateTitle(error);
+  }
+}
+
+async function findMilestone(ctx: Ctx, view: ProjectView, milestoneId: number): Promise<MilestoneRow> {
+  const [milestone] = await ctx.db
+    .select()
+    .from(milestones)
+    .where(and(eq(milestones.projectId, view.project.id), eq(milestones.id, milestoneId)));
+  if (!milestone) throw new NotFoundError("Milestone");
+  return milestone;
+}
+
+export async function getMilestone(ctx: Ctx, projectReference: string, milestoneId: number): Promise<MilestoneView> {
+  const view = await getVisibleProject(ctx, projectReference);
+  return { view, milestone: await findMilestone(ctx, view, milestoneId) };
+}
+
+/** `PUT /projects/:id/milestones/:milestone_id` (Reporter+): edits, and `close` / `activate` recorded as events. */
+export async function updateMilestone(ctx: Ctx, projectReference: string, milestoneId: number, input: MilestoneInput): Promise<MilestoneView> {
+  const actor = actingUser(ctx);
+  if (!actor) throw new UnauthorizedError();
+  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.reporter);
+  const current = await findMilestone(ctx, view, milestoneId);
+  const closing = input.stateEvent === "close" && current.state === "active";
+  const reopening = input.stateEvent === "activate" && current.state === "closed";
+  try {
+    const milestone = await ctx.db.transaction(async (tx: Executor) => {
+      const [updated] = await tx
+        .update(milestones)
+        .set({
+          title: input.title === undefined ? current.title : validateTitle(input.title),
+          description: input.description === undefined ? current.description : input.description,
+          dueDate: input.dueDate === undefined ? current.dueDate : input.dueDate,
+          startDate: input.startDate === undefined ? current.startDate : input.startDate,
+          state: closing ? "closed" : reopening ? "active" : current.state,
+          updatedAt: ctx.now,
+        })
+        .where(eq(milestones.id, current.id))
+        .returning();
+      if (!updated) throw new NotFoundError("Milestone");
+      if (closing || reopening) await recordEvent(tx, milestoneEvent(view, updated, actor.id, closing ? "closed" : "reopened", ctx.now));
+      return updated;
+    });
+    return { view, milestone };
+  } catch (error) {
+    rethrowDuplicateTitle(error);
+  }
+}
