@@ -1,8 +1,8 @@
 import { expect, test } from "@playwright/test";
 import { createUser, expectJson, uniqueName } from "../support/api";
-import { signIn } from "../support/browser";
+import { signIn, withFreshApi } from "../support/browser";
 
-test("create a read_api token, use it, revoke it", async ({ page, request }) => {
+test("create a read_api token, use it, revoke it", async ({ page, request, playwright, baseURL }) => {
   const user = await createUser(request);
   await signIn(page, user.username, user.password);
   await page.goto("/profile");
@@ -20,9 +20,11 @@ test("create a read_api token, use it, revoke it", async ({ page, request }) => 
   await expect(row).toContainText("read_api");
   await expect(row).toContainText("Active");
 
-  const me = await request.get("/api/v4/user", { headers: { "PRIVATE-TOKEN": token } });
-  expect(me.status()).toBe(200);
-  expect((await me.json()).username).toBe(user.username);
+  await withFreshApi(playwright, baseURL, async (api) => {
+    const me = await api.get("/api/v4/user", { headers: { "PRIVATE-TOKEN": token } });
+    expect(me.status()).toBe(200);
+    expect((await me.json()).username).toBe(user.username);
+  });
 
   // Shown once: after a reload only the table remains.
   await page.reload();
@@ -33,10 +35,12 @@ test("create a read_api token, use it, revoke it", async ({ page, request }) => 
   await expect(row).toContainText("Revoked");
   await expect(row.getByRole("button", { name: `Revoke ${name}` })).toHaveCount(0);
 
-  await expectJson(await request.get("/api/v4/user", { headers: { "PRIVATE-TOKEN": token } }), 401, {
-    error: "invalid_token",
-    error_description: "Token was revoked. You have to re-authorize from the user.",
-  });
+  await withFreshApi(playwright, baseURL, async (api) =>
+    expectJson(await api.get("/api/v4/user", { headers: { "PRIVATE-TOKEN": token } }), 401, {
+      error: "invalid_token",
+      error_description: "Token was revoked. You have to re-authorize from the user.",
+    }),
+  );
 });
 
 test("a token needs a name and a scope", async ({ page, request }) => {

@@ -1,8 +1,8 @@
 import { expect, test } from "@playwright/test";
 import { asToken, createUser, uniqueName } from "../support/api";
-import { signIn } from "../support/browser";
+import { signIn, withFreshApi } from "../support/browser";
 
-test("create a project, add a Developer by username, remove them", async ({ page, request, baseURL }) => {
+test("create a project, add a Developer by username, remove them", async ({ page, request, baseURL, playwright }) => {
   const owner = await createUser(request);
   const colleague = await createUser(request);
   await signIn(page, owner.username, owner.password);
@@ -38,11 +38,14 @@ test("create a project, add a Developer by username, remove them", async ({ page
   const memberRow = page.getByRole("row").filter({ hasText: `@${colleague.username}` });
   await expect(memberRow).toContainText("Developer");
 
-  const project = await request.get(`/api/v4/projects/${encodeURIComponent(`${owner.username}/${path}`)}`, { headers: asToken(owner.token) });
-  const { id } = (await project.json()) as { id: number };
-  const members = await request.get(`/api/v4/projects/${id}/members`, { headers: asToken(owner.token) });
-  expect(members.status()).toBe(200);
-  expect(await members.json()).toContainEqual(expect.objectContaining({ username: colleague.username, access_level: 30 }));
+  const id = await withFreshApi(playwright, baseURL, async (api) => {
+    const project = await api.get(`/api/v4/projects/${encodeURIComponent(`${owner.username}/${path}`)}`, { headers: asToken(owner.token) });
+    const { id: projectId } = (await project.json()) as { id: number };
+    const members = await api.get(`/api/v4/projects/${projectId}/members`, { headers: asToken(owner.token) });
+    expect(members.status()).toBe(200);
+    expect(await members.json()).toContainEqual(expect.objectContaining({ username: colleague.username, access_level: 30 }));
+    return projectId;
+  });
 
   // Adding them again, or someone who does not exist, is reported next to the form.
   await page.getByLabel("Username").fill(colleague.username);
@@ -55,8 +58,10 @@ test("create a project, add a Developer by username, remove them", async ({ page
   page.once("dialog", (dialog) => void dialog.accept());
   await memberRow.getByRole("button", { name: `Remove @${colleague.username}` }).click();
   await expect(memberRow).toHaveCount(0);
-  const after = await request.get(`/api/v4/projects/${id}/members`, { headers: asToken(owner.token) });
-  expect((await after.json()) as { username: string }[]).not.toContainEqual(expect.objectContaining({ username: colleague.username }));
+  await withFreshApi(playwright, baseURL, async (api) => {
+    const after = await api.get(`/api/v4/projects/${id}/members`, { headers: asToken(owner.token) });
+    expect(await after.json()).not.toContainEqual(expect.objectContaining({ username: colleague.username }));
+  });
 });
 
 test("a Developer sees the members but cannot manage them", async ({ page, request }) => {

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { Secret, TOTP } from "otpauth";
 import { createUser, type CreatedUser } from "../support/api";
-import { signIn, signOut, submitSignIn } from "../support/browser";
+import { signIn, signOut, submitSignIn, withFreshApi } from "../support/browser";
 
 function codeFor(secret: string, at: number): string {
   return new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: at });
@@ -28,7 +28,7 @@ async function startSignIn(page: Page, user: CreatedUser): Promise<void> {
   await expect(page.getByLabel("Two-factor code")).toBeVisible();
 }
 
-test("enable two-factor authentication, then sign in with a code and with a recovery code", async ({ page, request }) => {
+test("enable two-factor authentication, then sign in with a code and with a recovery code", async ({ page, request, playwright, baseURL }) => {
   const user = await createUser(request);
   await signIn(page, user.username, user.password);
 
@@ -56,8 +56,10 @@ test("enable two-factor authentication, then sign in with a code and with a reco
   await page.goto("/profile");
   await expect(page.getByRole("definition").filter({ hasText: "Enabled" })).toBeVisible();
 
-  const apiUser = await request.get("/api/v4/user", { headers: { "PRIVATE-TOKEN": user.token } });
-  expect((await apiUser.json()).two_factor_enabled).toBe(true);
+  await withFreshApi(playwright, baseURL, async (api) => {
+    const apiUser = await api.get("/api/v4/user", { headers: { "PRIVATE-TOKEN": user.token } });
+    expect((await apiUser.json()).two_factor_enabled).toBe(true);
+  });
 
   await signOut(page);
 

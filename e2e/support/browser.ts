@@ -1,4 +1,4 @@
-import { expect, type Page } from "@playwright/test";
+import { expect, type APIRequestContext, type Page } from "@playwright/test";
 
 /** Fills the sign-in form and submits it; resolves once the server has answered the attempt. */
 export async function submitSignIn(page: Page, login: string, password: string): Promise<void> {
@@ -26,4 +26,21 @@ export async function signOut(page: Page): Promise<void> {
 /** The navigation shows who is signed in. */
 export async function expectSignedInAs(page: Page, username: string): Promise<void> {
   await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: new RegExp(`@${username}$`) })).toBeVisible();
+}
+
+/**
+ * Runs API calls on fresh connections. The `request` fixture keeps connections alive; after a long stretch of
+ * browser steps the server may be closing an idle one just as the next call reuses it (ECONNRESET).
+ */
+export async function withFreshApi<T>(
+  playwright: { request: { newContext(options: { baseURL?: string }): Promise<APIRequestContext> } },
+  baseURL: string | undefined,
+  run: (api: APIRequestContext) => Promise<T>,
+): Promise<T> {
+  const api = await playwright.request.newContext({ baseURL });
+  try {
+    return await run(api);
+  } finally {
+    await api.dispose();
+  }
 }
