@@ -6,7 +6,7 @@ import { accessLevels, projectMembers, users, type ProjectMemberRow, type UserRo
 import { ConflictError, ForbiddenError, NotFoundError, ParameterError, UnauthorizedError } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/record";
 import type { PageRequest } from "@/lib/api/pagination";
-import { findUserById } from "@/lib/users/users";
+import { findUserById, findUserByUsername } from "@/lib/users/users";
 import { isAccessLevel } from "./access";
 import { getProjectWithAccess, getVisibleProject, type ProjectView } from "./projects";
 
@@ -146,4 +146,17 @@ async function checkNotLastOwner(ctx: Ctx, view: ProjectView, userId: number): P
   if ((owners?.total ?? 0) <= 1) {
     throw new ForbiddenError(`the last Owner (user ${userId}) cannot be removed or demoted`);
   }
+}
+
+/** The members page adds people by username, as GitLab's invite form does; unknown usernames are "User not found". */
+export async function addMemberByUsername(
+  ctx: Ctx,
+  projectReference: string,
+  input: { username: string; accessLevel: number },
+): Promise<MemberView> {
+  // Check the caller's rights first, so the answer does not reveal which usernames exist to non-maintainers.
+  await getProjectWithAccess(ctx, projectReference, accessLevels.maintainer);
+  const user = await findUserByUsername(ctx.db, input.username.trim());
+  if (!user) throw new NotFoundError("User");
+  return addMember(ctx, projectReference, { userId: user.id, accessLevel: input.accessLevel });
 }

@@ -11,9 +11,11 @@ import {
   type NamespaceRow,
   type ProjectRow,
   type ProjectVisibility,
+  type UserRow,
 } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/record";
+import { getUserByUsername } from "@/lib/users/users";
 import type { PageRequest } from "@/lib/api/pagination";
 import { isMemberOf, projectVisibleTo } from "./access";
 import { pathFromName, projectNameProblem, projectPathProblem } from "./path-rules";
@@ -173,4 +175,26 @@ export async function listProjects(
       .where(where),
   ]);
   return { items, total: totals?.total ?? 0 };
+}
+
+/** A user page (`/:username`): the user and those of their projects the caller can see, newest first. */
+export async function listUserProjects(
+  ctx: Ctx,
+  username: string,
+  page: PageRequest,
+): Promise<{ user: UserRow; items: ProjectView[]; total: number }> {
+  const user = await getUserByUsername(ctx, username);
+  const where = and(eq(namespaces.ownerId, user.id), projectVisibleTo(ctx.actor));
+  const [items, [totals]] = await Promise.all([
+    ctx.db
+      .select({ project: projects, namespace: namespaces, accessLevel: accessLevelColumn(ctx) })
+      .from(projects)
+      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+      .where(where)
+      .orderBy(desc(projects.createdAt), desc(projects.id))
+      .limit(page.perPage)
+      .offset(page.offset),
+    ctx.db.select({ total: count() }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(where),
+  ]);
+  return { user, items, total: totals?.total ?? 0 };
 }

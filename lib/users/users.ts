@@ -145,3 +145,10 @@ export async function listUsers(
 export function canSeePrivateFields(ctx: Ctx, user: UserRow): boolean {
   return ctx.actor.kind === "user" && (ctx.actor.user.isAdmin || ctx.actor.user.id === user.id);
 }
+
+/** A user page (`/:username`): the user with that username, or 404. Usernames may be all digits, so no id lookup. */
+export async function getUserByUsername(ctx: Ctx, username: string): Promise<UserRow> {
+  const user = await findUserByUsername(ctx.db, username);
+  if (!user) throw new NotFoundError("User");
+  return user;
+}

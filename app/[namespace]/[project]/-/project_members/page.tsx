@@ -1,0 +1,62 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { AddMemberForm } from "@/components/projects/add-member-form";
+import { MemberTable } from "@/components/projects/member-table";
+import { ProjectHeader } from "@/components/projects/project-header";
+import { pageRequest } from "@/lib/api/pagination";
+import { sessionContext } from "@/lib/auth/session";
+import { actingUser } from "@/lib/context";
+import { NotFoundError } from "@/lib/errors";
+import { accessLevelNames } from "@/lib/projects/access";
+import { roleOptions } from "@/lib/projects/form-schemas";
+import { listMembers } from "@/lib/projects/members";
+import { projectFullPath } from "@/lib/projects/serialize";
+import { addMemberAction, removeMemberAction } from "./actions";
+
+export const metadata: Metadata = { title: "Members" };
+
+const maintainerLevel = 40;
+const ownerLevel = 50;
+
+export default async function ProjectMembersPage({ params }: { params: Promise<{ namespace: string; project: string }> }) {
+  const { namespace, project } = await params;
+  const ctx = await sessionContext();
+  const reference = `${namespace}/${project}`;
+  let members: Awaited<ReturnType<typeof listMembers>>;
+  try {
+    members = await listMembers(ctx, reference, pageRequest({ per_page: 100 }));
+  } catch (error) {
+    if (error instanceof NotFoundError) notFound();
+    throw error;
+  }
+  const { view, items, total } = members;
+  const fullPath = projectFullPath(view);
+  const viewerLevel = view.accessLevel ?? 0;
+  const canManage = viewerLevel >= maintainerLevel;
+  return (
+    <>
+      <ProjectHeader name={view.project.name} fullPath={fullPath} namespacePath={view.namespace.path} visibility={view.project.visibility} current="members" />
+      {canManage ? (
+        <AddMemberForm
+          add={addMemberAction.bind(null, fullPath)}
+          roles={roleOptions.filter((role) => role.accessLevel < ownerLevel || viewerLevel >= ownerLevel)}
+        />
+      ) : null}
+      <section aria-labelledby="members-heading">
+        <h2 id="members-heading">Members ({total})</h2>
+        <MemberTable
+          viewerId={actingUser(ctx)?.id ?? null}
+          remove={canManage ? removeMemberAction.bind(null, fullPath) : undefined}
+          members={items.map(({ user, member }) => ({
+            userId: user.id,
+            name: user.name,
+            username: user.username,
+            role: accessLevelNames[member.accessLevel] ?? String(member.accessLevel),
+            since: member.createdAt.toISOString(),
+          }))}
+        />
+        {total > items.length ? <p className="muted">Showing the first {items.length} members.</p> : null}
+      </section>
+    </>
+  );
+}

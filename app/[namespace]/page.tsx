@@ -1,0 +1,75 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { cache } from "react";
+import { ProjectTable } from "@/components/projects/project-table";
+import { DateText } from "@/components/ui/date-text";
+import { Pagination } from "@/components/ui/pagination";
+import { pageRequest } from "@/lib/api/pagination";
+import { sessionContext } from "@/lib/auth/session";
+import { NotFoundError } from "@/lib/errors";
+import { accessLevelNames } from "@/lib/projects/access";
+import { listUserProjects } from "@/lib/projects/projects";
+import { projectFullPath } from "@/lib/projects/serialize";
+
+interface UserPageProps {
+  params: Promise<{ namespace: string }>;
+  searchParams: Promise<{ page?: string | string[] }>;
+}
+
+const loadUserPage = cache(async (username: string, pageNumber: number) => {
+  try {
+    return await listUserProjects(await sessionContext(), username, pageRequest({ page: pageNumber, per_page: 20 }));
+  } catch (error) {
+    if (error instanceof NotFoundError) notFound();
+    throw error;
+  }
+});
+
+function pageNumberOf(value: string | string[] | undefined): number {
+  return Math.max(1, Number(value) || 1);
+}
+
+export async function generateMetadata({ params, searchParams }: UserPageProps): Promise<Metadata> {
+  const { user } = await loadUserPage((await params).namespace, pageNumberOf((await searchParams).page));
+  return { title: `${user.name} (@${user.username})` };
+}
+
+export default async function UserPage({ params, searchParams }: UserPageProps) {
+  const pageNumber = pageNumberOf((await searchParams).page);
+  const { user, items, total } = await loadUserPage((await params).namespace, pageNumber);
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <h1>{user.name}</h1>
+          <p className="muted">
+            @{user.username} · Member since <DateText value={user.createdAt} />
+          </p>
+        </div>
+      </div>
+      <section aria-labelledby="user-projects-heading">
+        <h2 id="user-projects-heading">Projects</h2>
+        {items.length === 0 ? (
+          <p className="empty">No projects to show.</p>
+        ) : (
+          <ProjectTable
+            projects={items.map((view) => ({
+              id: view.project.id,
+              name: view.project.name,
+              fullPath: projectFullPath(view),
+              visibility: view.project.visibility,
+              description: view.project.description,
+              role: view.accessLevel === null ? null : (accessLevelNames[view.accessLevel] ?? null),
+              createdAt: view.project.createdAt,
+            }))}
+          />
+        )}
+        <Pagination basePath={`/${user.username}`} page={pageNumber} perPage={20} total={total} />
+      </section>
+      <p>
+        <Link href="/projects">← Your projects</Link>
+      </p>
+    </>
+  );
+}

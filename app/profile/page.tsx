@@ -1,0 +1,54 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { DateText } from "@/components/ui/date-text";
+import { requireSessionContext } from "@/lib/auth/session";
+import { currentUser } from "@/lib/users/users";
+
+export const metadata: Metadata = { title: "Profile" };
+
+export default async function ProfilePage() {
+  const user = currentUser(await requireSessionContext("/profile"));
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <h1>{user.name}</h1>
+          <p className="muted">@{user.username}</p>
+        </div>
+        <Link className="button button-secondary" href={`/${user.username}`}>
+          View public page
+        </Link>
+      </div>
+      <section aria-labelledby="account-heading">
+        <h2 id="account-heading">Account</h2>
+        <dl className="details">
+          <dt>Username</dt>
+          <dd>{user.username}</dd>
+          <dt>Email</dt>
+          <dd>{user.email}</dd>
+          <dt>Name</dt>
+          <dd>{user.name}</dd>
+          <dt>Member since</dt>
+          <dd>
+            <DateText value={user.createdAt} />
+          </dd>
+          <dt>Two-factor authentication</dt>
+          <dd>
+            {user.otpEnabledAt ? <span className="badge badge-success">Enabled</span> : <span className="badge">Disabled</span>}
+          </dd>
+        </dl>
+      </section>
+      <section aria-labelledby="settings-heading">
+        <h2 id="settings-heading">Settings</h2>
+        <ul>
+          <li>
+            <Link href="/profile/two_factor_auth">Two-factor authentication</Link>
+          </li>
+          <li>
+            <Link href="/profile/personal_access_tokens">Personal access tokens</Link>
+          </li>
+        </ul>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,43 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { PersonalAccessTokenForm } from "@/components/profile/personal-access-token-form";
+import { PersonalAccessTokenTable, type TokenListItem } from "@/components/profile/personal-access-token-table";
+import { requireSessionContext } from "@/lib/auth/session";
+import { isTokenExpired, listOwnPersonalAccessTokens } from "@/lib/users/personal-access-tokens";
+import { createPersonalAccessTokenAction, revokePersonalAccessTokenAction } from "./actions";
+
+export const metadata: Metadata = { title: "Personal access tokens" };
+
+export default async function PersonalAccessTokensPage() {
+  const ctx = await requireSessionContext("/profile/personal_access_tokens");
+  const tokens: TokenListItem[] = (await listOwnPersonalAccessTokens(ctx)).map((token) => ({
+    id: token.id,
+    name: token.name,
+    scopes: token.scopes,
+    createdAt: token.createdAt.toISOString(),
+    lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
+    expiresAt: token.expiresAt,
+    status: token.revoked ? "revoked" : isTokenExpired(token, ctx.now) ? "expired" : "active",
+  }));
+  return (
+    <>
+      <div className="breadcrumbs">
+        <Link href="/profile">Profile</Link> / Personal access tokens
+      </div>
+      <div className="page-header">
+        <div>
+          <h1>Personal access tokens</h1>
+          <p className="muted">
+            Tokens let tools use the API and Git over HTTP as you. Give each tool its own token with only the scopes it
+            needs.
+          </p>
+        </div>
+      </div>
+      <PersonalAccessTokenForm create={createPersonalAccessTokenAction} today={ctx.now.toISOString().slice(0, 10)} />
+      <section aria-labelledby="tokens-heading">
+        <h2 id="tokens-heading">Your tokens ({tokens.length})</h2>
+        <PersonalAccessTokenTable tokens={tokens} revoke={revokePersonalAccessTokenAction} />
+      </section>
+    </>
+  );
+}

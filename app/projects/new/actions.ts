@@ -1,0 +1,26 @@
+"use server";
+
+import { requireSessionContext } from "@/lib/auth/session";
+import { actionSuccess, type ActionResult } from "@/lib/forms/action-result";
+import { parseActionInput, toActionFailure } from "@/lib/forms/run-action";
+import { newProjectFormSchema } from "@/lib/projects/form-schemas";
+import { createProject } from "@/lib/projects/projects";
+
+/** Creates a project in the signed-in user's namespace; answers with its path for the form to go to. */
+export async function createProjectAction(input: unknown): Promise<ActionResult<{ fullPath: string }>> {
+  const ctx = await requireSessionContext("/projects/new");
+  const parsed = parseActionInput(newProjectFormSchema, input);
+  if (!parsed.ok) return parsed.failure;
+  const { name, path, visibility, description } = parsed.data;
+  try {
+    const { project, namespace } = await createProject(ctx, {
+      name,
+      path: path || undefined,
+      visibility,
+      description: description?.trim() || undefined,
+    });
+    return actionSuccess({ fullPath: `${namespace.path}/${project.path}` });
+  } catch (error) {
+    return toActionFailure(error);
+  }
+}

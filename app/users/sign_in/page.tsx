@@ -1,0 +1,37 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { redirect } from "next/navigation";
+import { SignInForm } from "@/components/auth/sign-in-form";
+import { Notice } from "@/components/ui/notice";
+import { safeCallbackPath } from "@/lib/auth/form-schemas";
+import { getSessionUser } from "@/lib/auth/session";
+import { isSignUpEnabled } from "@/lib/auth/sign-up";
+
+export const metadata: Metadata = { title: "Sign in" };
+
+interface SignInPageProps {
+  searchParams: Promise<{ callbackUrl?: string | string[]; error?: string | string[] }>;
+}
+
+export default async function SignInPage({ searchParams }: SignInPageProps) {
+  const params = await searchParams;
+  const callbackPath = safeCallbackPath(typeof params.callbackUrl === "string" ? params.callbackUrl : null);
+  if (await getSessionUser()) redirect(callbackPath);
+  // next-auth sends people here with ?error= when a sign-in fails outside our form (e.g. an expired session).
+  const arrivedWithError = typeof params.error === "string";
+  return (
+    <div className="narrow">
+      <h1>Sign in</h1>
+      <p className="muted">Use your username or email address.</p>
+      <div className="card section">
+        {arrivedWithError ? <Notice tone="error">Please sign in again.</Notice> : null}
+        <SignInForm callbackPath={callbackPath} />
+      </div>
+      {isSignUpEnabled() ? (
+        <p>
+          Don&apos;t have an account yet? <Link href="/users/sign_up">Register now</Link>
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,63 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { signIn } from "next-auth/react";
+import { useState } from "react";
+import { useForm, type FieldPath } from "react-hook-form";
+import { Notice } from "@/components/ui/notice";
+import { TextField } from "@/components/ui/text-field";
+import { signUpFormSchema, type SignUpForm as SignUpValues } from "@/lib/auth/form-schemas";
+import type { ActionResult } from "@/lib/forms/action-result";
+import { applyFieldErrors } from "@/components/ui/apply-field-errors";
+
+/** `signUp` is a server action, passed in by the page. */
+export function SignUpForm({ signUp }: { signUp: (values: SignUpValues) => Promise<ActionResult<{ username: string }>> }) {
+  const { register, handleSubmit, formState, setError } = useForm<SignUpValues>({ resolver: zodResolver(signUpFormSchema) });
+  const [failure, setFailure] = useState<string | null>(null);
+
+  async function onSubmit(values: SignUpValues) {
+    setFailure(null);
+    const result = await signUp(values);
+    if (!result.ok) {
+      const unplaced = applyFieldErrors<SignUpValues>(result.fieldErrors, setError, ["name", "username", "email", "password"] as FieldPath<SignUpValues>[]);
+      setFailure(unplaced ? `${result.message} ${unplaced}` : result.message);
+      return;
+    }
+    const signedIn = await signIn("credentials", { redirect: false, login: values.username, password: values.password });
+    window.location.assign(signedIn?.error ? "/users/sign_in" : "/projects");
+  }
+
+  const { errors } = formState;
+  return (
+    <form className="stack" onSubmit={handleSubmit(onSubmit)} noValidate>
+      {failure ? <Notice tone="error">{failure}</Notice> : null}
+      <TextField label="Name" registration={register("name")} error={errors.name?.message} autoComplete="name" autoFocus />
+      <TextField
+        label="Username"
+        registration={register("username")}
+        error={errors.username?.message}
+        autoComplete="username"
+        hint="Letters, digits, '_', '-' and '.'. Your projects live under this name."
+      />
+      <TextField label="Email" type="email" registration={register("email")} error={errors.email?.message} autoComplete="email" />
+      <TextField
+        label="Password"
+        type="password"
+        registration={register("password")}
+        error={errors.password?.message}
+        autoComplete="new-password"
+        hint="At least 8 characters."
+      />
+      <TextField
+        label="Password confirmation"
+        type="password"
+        registration={register("passwordConfirmation")}
+        error={errors.passwordConfirmation?.message}
+        autoComplete="new-password"
+      />
+      <button type="submit" className="button" disabled={formState.isSubmitting}>
+        {formState.isSubmitting ? "Creating account…" : "Register"}
+      </button>
+    </form>
+  );
+}

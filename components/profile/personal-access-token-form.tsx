@@ -1,0 +1,90 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useRouter } from "next/navigation";
+import { useId, useState } from "react";
+import { useForm } from "react-hook-form";
+import { applyFieldErrors } from "@/components/ui/apply-field-errors";
+import { CopyField } from "@/components/ui/copy-field";
+import { FieldError, TextField } from "@/components/ui/text-field";
+import { Notice } from "@/components/ui/notice";
+import type { ActionResult } from "@/lib/forms/action-result";
+import {
+  personalAccessTokenFormSchema,
+  selectablePersonalAccessTokenScopes,
+  type PersonalAccessTokenForm as TokenValues,
+} from "@/lib/users/form-schemas";
+
+interface PersonalAccessTokenFormProps {
+  create: (values: TokenValues) => Promise<ActionResult<{ name: string; token: string }>>;
+  /** Today (UTC) as YYYY-MM-DD, from the server: the earliest expiry is tomorrow. */
+  today: string;
+}
+
+export function PersonalAccessTokenForm({ create, today }: PersonalAccessTokenFormProps) {
+  const router = useRouter();
+  const scopesErrorId = useId();
+  const { register, handleSubmit, formState, setError, reset } = useForm<TokenValues>({
+    resolver: zodResolver(personalAccessTokenFormSchema),
+    defaultValues: { name: "", scopes: [], expiresAt: "" },
+  });
+  const [failure, setFailure] = useState<string | null>(null);
+  const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
+
+  async function onSubmit(values: TokenValues) {
+    setFailure(null);
+    setCreated(null);
+    const result = await create(values);
+    if (!result.ok) {
+      setFailure(applyFieldErrors(result.fieldErrors, setError, ["name", "scopes", "expiresAt"]) || result.message);
+      return;
+    }
+    setCreated(result.data);
+    reset();
+    router.refresh();
+  }
+
+  const { errors } = formState;
+  return (
+    <>
+      {created ? (
+        <div className="card section stack" aria-live="polite">
+          <Notice tone="success" title={`Your new personal access token "${created.name}" has been created.`}>
+            <p>Copy it now: you will not be able to see it again.</p>
+          </Notice>
+          <CopyField label="Your new personal access token" value={created.token} />
+        </div>
+      ) : null}
+      <section aria-labelledby="new-token-heading">
+        <h2 id="new-token-heading">Add a personal access token</h2>
+        <form className="stack card" onSubmit={handleSubmit(onSubmit)} noValidate>
+          {failure ? <Notice tone="error">{failure}</Notice> : null}
+          <TextField label="Token name" registration={register("name")} error={errors.name?.message} hint="What the token is for, e.g. the tool that uses it." />
+          <TextField
+            label="Expiration date"
+            type="date"
+            registration={register("expiresAt")}
+            error={errors.expiresAt?.message}
+            hint={`Optional. The token stops working at the start of that day (UTC). Today is ${today}.`}
+          />
+          <fieldset aria-describedby={errors.scopes ? scopesErrorId : undefined}>
+            <legend>Scopes</legend>
+            {selectablePersonalAccessTokenScopes.map(({ scope, description }) => (
+              <label className="choice" key={scope}>
+                <input type="checkbox" value={scope} {...register("scopes")} />
+                <span className="choice-label">{scope}</span>
+                <span className="choice-description">{description}</span>
+              </label>
+            ))}
+            <FieldError id={scopesErrorId} message={errors.scopes?.message} />
+          </fieldset>
+          <div className="form-actions">
+            <button type="submit" className="button" disabled={formState.isSubmitting}>
+              Create personal access token
+            </button>
+          </div>
+        </form>
+      </section>
+    </>
+  );
+}

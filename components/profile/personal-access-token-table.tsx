@@ -1,0 +1,92 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { DateText } from "@/components/ui/date-text";
+import { Notice } from "@/components/ui/notice";
+import type { ActionResult } from "@/lib/forms/action-result";
+
+export interface TokenListItem {
+  id: number;
+  name: string;
+  scopes: string[];
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  status: "active" | "revoked" | "expired";
+}
+
+const statusBadges = {
+  active: <span className="badge badge-success">Active</span>,
+  revoked: <span className="badge badge-danger">Revoked</span>,
+  expired: <span className="badge">Expired</span>,
+};
+
+export function PersonalAccessTokenTable({ tokens, revoke }: { tokens: TokenListItem[]; revoke: (id: number) => Promise<ActionResult> }) {
+  const router = useRouter();
+  const [failure, setFailure] = useState<string | null>(null);
+  const [pendingId, setPendingId] = useState<number | null>(null);
+
+  async function onRevoke(token: TokenListItem) {
+    if (!window.confirm(`Revoke the token "${token.name}"? Anything using it stops working at once.`)) return;
+    setFailure(null);
+    setPendingId(token.id);
+    const result = await revoke(token.id);
+    setPendingId(null);
+    if (result.ok) router.refresh();
+    else setFailure(result.message);
+  }
+
+  if (tokens.length === 0) return <p className="empty">You have no personal access tokens yet.</p>;
+  return (
+    <>
+      {failure ? <Notice tone="error">{failure}</Notice> : null}
+      <table className="table">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Status</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {tokens.map((token) => (
+            <tr key={token.id}>
+              <td>{token.name}</td>
+              <td>{token.scopes.join(", ")}</td>
+              <td>
+                <DateText value={token.createdAt} />
+              </td>
+              <td>
+                <DateText value={token.lastUsedAt} />
+              </td>
+              <td>
+                <DateText value={token.expiresAt} />
+              </td>
+              <td>{statusBadges[token.status]}</td>
+              <td className="actions">
+                {token.status === "active" ? (
+                  <button
+                    type="button"
+                    className="button button-danger button-small"
+                    disabled={pendingId === token.id}
+                    aria-label={`Revoke ${token.name}`}
+                    onClick={() => onRevoke(token)}
+                  >
+                    Revoke
+                  </button>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}

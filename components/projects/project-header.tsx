@@ -1,0 +1,39 @@
+import Link from "next/link";
+
+export function ProjectHeader({
+  name,
+  fullPath,
+  namespacePath,
+  visibility,
+  current,
+}: {
+  name: string;
+  fullPath: string;
+  namespacePath: string;
+  visibility: string;
+  current: "overview" | "members";
+}) {
+  return (
+    <>
+      <div className="breadcrumbs">
+        <Link href={`/${namespacePath}`}>{namespacePath}</Link> / <Link href={`/${fullPath}`}>{name}</Link>
+      </div>
+      <div className="page-header">
+        <div>
+          <h1>{name}</h1>
+          <p className="muted">
+            <code>{fullPath}</code> · <span className="badge">{visibility}</span>
+          </p>
+        </div>
+      </div>
+      <nav className="tabs" aria-label="Project">
+        <Link href={`/${fullPath}`} aria-current={current === "overview" ? "page" : undefined}>
+          Overview
+        </Link>
+        <Link href={`/${fullPath}/-/project_members`} aria-current={current === "members" ? "page" : undefined}>
+          Members
+        </Link>
+      </nav>
+    </>
+  );
+}

@@ -1,0 +1,88 @@
+import { expect, test } from "@playwright/test";
+import { createUser, uniqueName } from "../support/api";
+import { expectSignedInAs, signIn, signOut, submitSignIn } from "../support/browser";
+
+test("sign up lands signed in; sign out; sign in again with username and with email", async ({ page }) => {
+  const username = uniqueName("signup");
+  const email = `${username}@example.com`;
+  const password = "a long enough password";
+
+  await page.goto("/users/sign_up");
+  await page.getByLabel("Name", { exact: true }).fill("Sign Up Person");
+  await page.getByLabel("Username").fill(username);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByLabel("Password confirmation").fill(password);
+  await page.getByRole("button", { name: "Register" }).click();
+
+  await expect(page).toHaveURL(/\/projects$/);
+  await expect(page.getByRole("heading", { name: "Projects", level: 1 })).toBeVisible();
+  await expectSignedInAs(page, username);
+
+  await signOut(page);
+  await page.goto("/projects");
+  await expect(page).toHaveURL(/\/users\/sign_in\?callbackUrl=%2Fprojects$/);
+
+  await signIn(page, username, password);
+  await expectSignedInAs(page, username);
+  await signOut(page);
+
+  await signIn(page, email.toUpperCase(), password);
+  await expectSignedInAs(page, username);
+
+  await page.goto("/profile");
+  await expect(page.getByRole("definition").filter({ hasText: email })).toBeVisible();
+});
+
+test("sign-up reports a taken username and mismatched passwords", async ({ page, request }) => {
+  const existing = await createUser(request);
+  await page.goto("/users/sign_up");
+  await page.getByLabel("Name", { exact: true }).fill("Someone");
+  await page.getByLabel("Username").fill(existing.username);
+  await page.getByLabel("Email").fill(`${uniqueName("other")}@example.com`);
+  await page.getByLabel("Password", { exact: true }).fill("a long enough password");
+  await page.getByLabel("Password confirmation").fill("something else entirely");
+  await page.getByRole("button", { name: "Register" }).click();
+  await expect(page.getByText("Passwords do not match.")).toBeVisible();
+
+  await page.getByLabel("Password confirmation").fill("a long enough password");
+  await page.getByRole("button", { name: "Register" }).click();
+  await expect(page.getByRole("main").getByRole("alert")).toHaveText("Username has already been taken");
+  await expect(page).toHaveURL(/\/users\/sign_up$/);
+});
+
+test("a wrong password is refused with a message", async ({ page, request }) => {
+  const user = await createUser(request);
+  await page.goto("/users/sign_in");
+  await submitSignIn(page, user.username, "not the password");
+  await expect(page.getByRole("main").getByRole("alert")).toHaveText("Invalid login or password.");
+  await expect(page).toHaveURL(/\/users\/sign_in$/);
+
+  await submitSignIn(page, "nobody-has-this-name", "whatever");
+  await expect(page.getByRole("main").getByRole("alert")).toHaveText("Invalid login or password.");
+});
+
+test("sign-in returns to a local callbackUrl and ignores foreign ones", async ({ page, request }) => {
+  const user = await createUser(request);
+  await page.goto(`/users/sign_in?callbackUrl=${encodeURIComponent("/profile/personal_access_tokens")}`);
+  await submitSignIn(page, user.username, user.password);
+  await expect(page).toHaveURL(/\/profile\/personal_access_tokens$/);
+  await signOut(page);
+
+  await page.goto(`/users/sign_in?callbackUrl=${encodeURIComponent("//evil.example/steal")}`);
+  await submitSignIn(page, user.username, user.password);
+  await expect(page).toHaveURL(/^http:\/\/localhost:\d+\/projects$/);
+});
+
+test("after five wrong passwords the account is locked, even for the right password", async ({ page, request }) => {
+  const user = await createUser(request);
+  await page.goto("/users/sign_in");
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    await submitSignIn(page, user.username, `wrong password ${attempt}`);
+    await expect(page.getByRole("main").getByRole("alert")).toHaveText("Invalid login or password.");
+  }
+  await submitSignIn(page, user.username, user.password);
+  await expect(page.getByRole("main").getByRole("alert")).toHaveText("Your account is locked. Try again later.");
+  await page.goto("/projects");
+  await expect(page).toHaveURL(/\/users\/sign_in/);
+});

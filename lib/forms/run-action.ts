@@ -1,0 +1,56 @@
+import "server-only";
+import { unstable_rethrow } from "next/navigation";
+import type { z } from "zod";
+import { ApiError, ForbiddenError, NotFoundError, ValidationError } from "@/lib/errors";
+import { logger } from "@/lib/log";
+import { invalidInput, type ActionResult } from "./action-result";
+
+/** "404 User Not Found" is the API's wording; people read "User not found". */
+function messageFor(error: ApiError): string {
+  if (error instanceof NotFoundError) return `${error.thing} not found`;
+  if (error instanceof ForbiddenError) {
+    const reason = error.message.replace(/^403 Forbidden( - )?/, "");
+    return reason ? reason.charAt(0).toUpperCase() + reason.slice(1) : "You are not allowed to do that.";
+  }
+  if (error instanceof ValidationError) return "Please correct the highlighted fields.";
+  return error.message;
+}
+
+/** The model's attribute names are snake_case; our form fields are camelCase. */
+function fieldName(attribute: string): string {
+  return attribute.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/** A typed domain error as a form error; anything else is a bug, logged here and shown as a generic failure. */
+export function toActionFailure(error: unknown): ActionResult<never> {
+  unstable_rethrow(error);
+  if (error instanceof ApiError) {
+    const fieldErrors =
+      error instanceof ValidationError
+        ? Object.fromEntries(Object.entries(error.errors).map(([attribute, problems]) => [fieldName(attribute), problems.map((problem) => `${humanAttribute(attribute)} ${problem}`)]))
+        : undefined;
+    return { ok: false, message: messageFor(error), fieldErrors };
+  }
+  logger.error({ err: error }, "server action failed");
+  return { ok: false, message: "Something went wrong. Please try again." };
+}
+
+function humanAttribute(attribute: string): string {
+  const words = attribute.replace(/_/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** Parses an action's input with its schema: server actions are public endpoints, whatever the form checked. */
+export function parseActionInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+): { ok: true; data: z.output<S> } | { ok: false; failure: ActionResult<never> } {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return { ok: true, data: parsed.data };
+  const fieldErrors: Record<string, string[]> = {};
+  for (const issue of parsed.error.issues) {
+    const key = issue.path.join(".") || "form";
+    (fieldErrors[key] ??= []).push(issue.message);
+  }
+  return { ok: false, failure: invalidInput(fieldErrors) };
+}

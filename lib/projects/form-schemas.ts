@@ -1,0 +1,36 @@
+import { z } from "zod";
+
+export const projectVisibilityOptions = [
+  { value: "private", label: "Private", description: "Only project members can see the project." },
+  { value: "internal", label: "Internal", description: "Any signed-in user can see the project." },
+  { value: "public", label: "Public", description: "Anyone, signed in or not, can see the project." },
+] as const;
+
+export const newProjectFormSchema = z.object({
+  name: z.string().trim().min(1, "Enter a project name.").max(255),
+  // Empty means "derive it from the name", as GitLab does.
+  path: z.string().trim().max(255).optional(),
+  visibility: z.enum(["private", "internal", "public"]),
+  description: z.string().max(2000).optional(),
+});
+export type NewProjectForm = z.infer<typeof newProjectFormSchema>;
+
+/** Roles in the order people choose them; the access levels are GitLab's (CONTRACT §2). */
+export const roleOptions = [
+  { accessLevel: 10, name: "Guest" },
+  { accessLevel: 20, name: "Reporter" },
+  { accessLevel: 30, name: "Developer" },
+  { accessLevel: 40, name: "Maintainer" },
+  { accessLevel: 50, name: "Owner" },
+] as const;
+
+// Select values are strings; the action turns the chosen one into the access level.
+export const addMemberFormSchema = z.object({
+  username: z
+    .string()
+    .trim()
+    .min(1, "Enter a username.")
+    .transform((username) => username.replace(/^@/, "")),
+  accessLevel: z.enum(["10", "20", "30", "40", "50"], "Choose a role."),
+});
+export type AddMemberForm = z.input<typeof addMemberFormSchema>;
