@@ -77,7 +77,8 @@ const config: PlaywrightTestConfig = {
     use: { baseURL: `http://localhost:${target.port}`, launchOptions },
   })),
   webServer: targets.map((target) => ({
-    command: `${target.prepare ?? ""}npx next start -p ${target.port}`,
+    // A keep-alive longer than the test client's, so the server never closes a connection the client is reusing.
+    command: `${target.prepare ?? ""}npx next start -p ${target.port} --keepAliveTimeout 70000`,
     url: `http://localhost:${target.port}/-/readiness`,
     reuseExistingServer: false,
     timeout: 120_000,

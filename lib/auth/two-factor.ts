@@ -29,6 +29,8 @@ function requireUser(ctx: Ctx): UserRow {
  */
 export async function beginTwoFactorEnrollment(ctx: Ctx): Promise<TwoFactorEnrollment> {
   const user = requireUser(ctx);
+  // Re-enrolling would silently replace the secret and the recovery codes: disable first.
+  if (user.otpSecret) throw new ValidationError({ two_factor: ["is already enabled"] });
   let secret = user.otpPendingSecret;
   if (!secret) {
     secret = generateTotpSecret();
@@ -41,6 +43,7 @@ export async function beginTwoFactorEnrollment(ctx: Ctx): Promise<TwoFactorEnrol
 /** Confirms enrollment with a code from the app; returns the recovery codes, which are shown this once. */
 export async function confirmTwoFactorEnrollment(ctx: Ctx, input: { code: string; password: string }): Promise<string[]> {
   const user = requireUser(ctx);
+  if (user.otpSecret) throw new ValidationError({ two_factor: ["is already enabled"] });
   if (!(await verifyPassword(user.passwordHash, input.password))) {
     throw new ValidationError({ password: ["is incorrect"] });
   }

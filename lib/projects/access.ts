@@ -1,19 +1,9 @@
 import "server-only";
 import { and, eq, or, sql, type SQL } from "drizzle-orm";
 import type { Actor } from "@/lib/context";
-import { accessLevels, projectMembers, projects } from "@/lib/db/schema";
+import { projectMembers, projects } from "@/lib/db/schema";
 
-export const accessLevelNames: Record<number, string> = {
-  [accessLevels.guest]: "Guest",
-  [accessLevels.reporter]: "Reporter",
-  [accessLevels.developer]: "Developer",
-  [accessLevels.maintainer]: "Maintainer",
-  [accessLevels.owner]: "Owner",
-};
-
-export function isAccessLevel(value: number): boolean {
-  return value in accessLevelNames;
-}
+export { accessLevelNames, isAccessLevel } from "./roles";
 
 /**
  * Which projects an actor may see, as a SQL predicate on `projects` (applied before paging so counts are exact):

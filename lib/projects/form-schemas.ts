@@ -15,14 +15,7 @@ export const newProjectFormSchema = z.object({
 });
 export type NewProjectForm = z.infer<typeof newProjectFormSchema>;
 
-/** Roles in the order people choose them; the access levels are GitLab's (CONTRACT §2). */
-export const roleOptions = [
-  { accessLevel: 10, name: "Guest" },
-  { accessLevel: 20, name: "Reporter" },
-  { accessLevel: 30, name: "Developer" },
-  { accessLevel: 40, name: "Maintainer" },
-  { accessLevel: 50, name: "Owner" },
-] as const;
+export { roleOptions } from "./roles";
 
 // Select values are strings; the action turns the chosen one into the access level.
 export const addMemberFormSchema = z.object({

@@ -102,7 +102,7 @@ export async function updateMember(ctx: Ctx, projectReference: string, userId: n
   const view = await getProjectWithAccess(ctx, projectReference, accessLevels.maintainer);
   checkGrantableLevel(view, accessLevel);
   const existing = await getMember(ctx, projectReference, userId);
-  if (existing.member.accessLevel === accessLevels.owner) await checkNotLastOwner(ctx, view, userId);
+  if (existing.member.accessLevel === accessLevels.owner) await checkNotLastOwner(ctx, view);
   const [member] = await ctx.db
     .update(projectMembers)
     .set({ accessLevel })
@@ -126,7 +126,7 @@ export async function removeMember(ctx: Ctx, projectReference: string, userId: n
   const { member } = await getMember(ctx, projectReference, userId);
   if (member.accessLevel === accessLevels.owner) {
     if (!leaving && (view.accessLevel ?? 0) < accessLevels.owner) throw new ForbiddenError();
-    await checkNotLastOwner(ctx, view, userId);
+    await checkNotLastOwner(ctx, view);
   }
   await ctx.db.transaction(async (tx) => {
     const removed = await tx
@@ -138,13 +138,13 @@ export async function removeMember(ctx: Ctx, projectReference: string, userId: n
   });
 }
 
-async function checkNotLastOwner(ctx: Ctx, view: ProjectView, userId: number): Promise<void> {
+async function checkNotLastOwner(ctx: Ctx, view: ProjectView): Promise<void> {
   const [owners] = await ctx.db
     .select({ total: count() })
     .from(projectMembers)
     .where(and(eq(projectMembers.projectId, view.project.id), eq(projectMembers.accessLevel, accessLevels.owner)));
   if ((owners?.total ?? 0) <= 1) {
-    throw new ForbiddenError(`the last Owner (user ${userId}) cannot be removed or demoted`);
+    throw new ForbiddenError("a project's last Owner cannot be removed or demoted");
   }
 }
 

@@ -79,7 +79,8 @@ export async function createProject(ctx: Ctx, input: NewProject): Promise<Projec
     });
   } catch (error) {
     if (violatedUniqueConstraint(error) === "projects_namespace_path_lower_key") {
-      throw new ValidationError({ name: ["has already been taken"], path: ["has already been taken"] });
+      // The path is what must be unique; a name only clashes through the path derived from it.
+      throw new ValidationError(input.path === undefined ? { name: ["has already been taken"] } : { path: ["has already been taken"] });
     }
     throw error;
   }

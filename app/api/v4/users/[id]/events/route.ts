@@ -1,0 +1,9 @@
+import { apiRoute } from "@/lib/api/handler";
+import { readUserScopes } from "@/lib/api/scopes";
+import { eventsResponse, parseEventQuery } from "@/lib/events/api";
+import { listUserEvents } from "@/lib/events/query";
+
+export const GET = apiRoute({ route: "/users/:id/events", scopes: readUserScopes, allowAnonymous: true }, async ({ ctx, request, url, params }) => {
+  const query = parseEventQuery(url, { allowScope: false });
+  return eventsResponse(request, url, await listUserEvents(ctx, params.id!, query.filters, query.page), query);
+});

@@ -1,0 +1,85 @@
+import "server-only";
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { maxPerPage, pageRequest, paginationHeaders } from "@/lib/api/pagination";
+import { dateParam, paginationParams, positiveIntegerParam } from "@/lib/api/param-types";
+import { parseParams, readQuery } from "@/lib/api/request";
+import { env } from "@/lib/env";
+import { eventActions, eventTargetTypeFilters, type EventFilters, type EventList, type EventPage } from "./query";
+import { serializeEvent } from "./serialize";
+
+const targetTypeFilterNames = Object.keys(eventTargetTypeFilters) as [keyof typeof eventTargetTypeFilters, ...(keyof typeof eventTargetTypeFilters)[]];
+
+export interface EventQuery {
+  filters: EventFilters;
+  page: EventPage;
+  scopeAll: boolean;
+}
+
+/** The Events API's parameters (CONTRACT §6); `scope` exists only on `/events`. */
+export function parseEventQuery(url: URL, { allowScope }: { allowScope: boolean }): EventQuery {
+  const params = parseParams(
+    {
+      action: z.enum(eventActions).optional(),
+      target_type: z.enum(targetTypeFilterNames).optional(),
+      before: dateParam.optional(),
+      after: dateParam.optional(),
+      sort: z.enum(["asc", "desc"]).optional(),
+      ...(allowScope ? { scope: z.string().optional() } : {}),
+      pagination: z.enum(["offset", "keyset"]).optional(),
+      id_before: positiveIntegerParam.optional(),
+      id_after: positiveIntegerParam.optional(),
+      order_by: z.enum(["id", "created_at"]).optional(),
+      ...paginationParams,
+    },
+    readQuery(url),
+  );
+  const filters: EventFilters = {
+    action: params.action,
+    targetType: params.target_type,
+    before: params.before,
+    after: params.after,
+    sort: params.sort ?? "desc",
+  };
+  const offset = pageRequest(params);
+  const page: EventPage =
+    params.pagination === "keyset"
+      ? { kind: "keyset", perPage: offset.perPage, idBefore: params.id_before, idAfter: params.id_after }
+      : { kind: "offset", page: offset };
+  return { filters, page, scopeAll: (params as { scope?: string }).scope === "all" };
+}
+
+function keysetNextLink(url: URL, list: EventList, query: EventQuery): string | null {
+  const last = list.items.at(-1);
+  if (!list.hasMore || !last || query.page.kind !== "keyset") return null;
+  const params = new URLSearchParams(url.searchParams);
+  params.delete("id_before");
+  params.delete("id_after");
+  params.set(query.filters.sort === "asc" ? "id_after" : "id_before", String(last.event.id));
+  params.set("per_page", String(query.page.perPage));
+  params.sort();
+  return `<${env.EXTERNAL_URL}${url.pathname}?${params.toString()}>; rel="next"`;
+}
+
+/**
+ * The list as JSON with GitLab's pagination headers (offset) or a `rel="next"` link (keyset), and an ETag so pollers
+ * can ask `If-None-Match` and get 304 when nothing changed.
+ */
+export function eventsResponse(request: Request, url: URL, list: EventList, query: EventQuery): Response {
+  const body = JSON.stringify(list.items.map(serializeEvent));
+  const etag = `W/"${createHash("sha1").update(`${list.total ?? ""}:${body}`).digest("base64url")}"`;
+  const headers: Record<string, string> = { ETag: etag, Vary: "Authorization, PRIVATE-TOKEN" };
+  if (query.page.kind === "offset") {
+    Object.assign(headers, paginationHeaders(url, query.page.page, list.total ?? 0));
+  } else {
+    headers["X-Per-Page"] = String(Math.min(query.page.perPage, maxPerPage));
+    const next = keysetNextLink(url, list, query);
+    if (next) headers.Link = next;
+  }
+  const ifNoneMatch = request.headers.get("if-none-match");
+  if (ifNoneMatch && ifNoneMatch.split(",").some((tag) => tag.trim() === etag)) {
+    return new Response(null, { status: 304, headers: { ...headers, "Cache-Control": "no-cache" } });
+  }
+  return new Response(body, { headers: { "Content-Type": "application/json", "Cache-Control": "no-cache", ...headers } });
+}
+
