@@ -45,7 +45,13 @@ export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Pr
       const now = new Date();
       const actor = await authenticateToken(db, findPresentedToken(request, url), now);
       if (actor.kind === "anonymous" && !options.allowAnonymous) throw new UnauthorizedError();
-      if (actor.kind === "user" && actor.scopes && !options.scopes.some((scope) => actor.scopes?.has(scope))) {
+      // An empty list means the endpoint needs no particular scope (the catch-all 404).
+      if (
+        actor.kind === "user" &&
+        actor.scopes &&
+        options.scopes.length > 0 &&
+        !options.scopes.some((scope) => actor.scopes?.has(scope))
+      ) {
         throw new InsufficientScopeError(options.scopes);
       }
       const params = flattenParams(await routeContext.params);

@@ -6,4 +6,12 @@ const notFound = apiRoute({ route: "/*", scopes: [], allowAnonymous: true }, asy
   throw new RouteNotFoundError();
 });
 
-export { notFound as GET, notFound as POST, notFound as PUT, notFound as PATCH, notFound as DELETE };
+export {
+  notFound as GET,
+  notFound as HEAD,
+  notFound as POST,
+  notFound as PUT,
+  notFound as PATCH,
+  notFound as DELETE,
+  notFound as OPTIONS,
+};

@@ -6,7 +6,7 @@ import { parseParams, readBody, readQuery } from "@/lib/api/request";
 import { created, paginated } from "@/lib/api/respond";
 import { readUserScopes, writeApiScopes } from "@/lib/api/scopes";
 import { serializeUser } from "@/lib/users/serialize";
-import { canSeePrivateFields, createUserAsAdmin, listUsers } from "@/lib/users/users";
+import { canSeePrivateFields, createUserAsAdmin, listUsers, requireAdmin } from "@/lib/users/users";
 
 export const GET = apiRoute({ route: "/users", scopes: readUserScopes, allowAnonymous: true }, async ({ ctx, url }) => {
   const params = parseParams({ username: z.string().optional(), search: z.string().optional(), ...paginationParams }, readQuery(url));
@@ -19,6 +19,8 @@ export const GET = apiRoute({ route: "/users", scopes: readUserScopes, allowAnon
 });
 
 export const POST = apiRoute({ route: "/users", scopes: writeApiScopes }, async ({ ctx, request, url }) => {
+  // GitLab refuses non-admins before looking at the parameters.
+  requireAdmin(ctx);
   const params = parseParams(
     {
       email: z.string(),
