@@ -29,3 +29,6 @@ export const GET = apiRoute({ route: "/personal_access_tokens", scopes: readApiS
     total: result.total,
   });
 });
+
+// Methods this path does not serve get GitLab's JSON 404, as unknown paths do.
+export { routeNotFound as POST, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

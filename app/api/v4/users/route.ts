@@ -41,3 +41,6 @@ export const POST = apiRoute({ route: "/users", scopes: writeApiScopes }, async 
   });
   return created(serializeUser(user, { includePrivate: true }));
 });
+
+// Methods this path does not serve get GitLab's JSON 404, as unknown paths do.
+export { routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

@@ -29,3 +29,6 @@ export const POST = apiRoute(
     return created(serializePersonalAccessToken(issued, ctx.now));
   },
 );
+
+// Methods this path does not serve get GitLab's JSON 404, as unknown paths do.
+export { routeNotFound as GET, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";
