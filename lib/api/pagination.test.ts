@@ -79,7 +79,7 @@ describe("paginationHeaders", () => {
     const headers = paginationHeaders(odd, pageRequest({ per_page: 1000 }), 150);
     expect(headers["X-Per-Page"]).toBe("100");
     expect(headers["X-Total-Pages"]).toBe("2");
-    expect(headers.Link.split(", ")[0]).toBe(
+    expect(headers.Link!.split(", ")[0]).toBe(
       `<${base}/api/v4/projects?page=2&per_page=100&scopes%5B%5D=b&scopes%5B%5D=a&search=a+b%26c>; rel="next"`,
     );
   });
