@@ -68,6 +68,13 @@ test.describe("projects", () => {
     ]);
   });
 
+  test("accented names give plain paths", async ({ request }) => {
+    const owner = await createUser(request);
+    const suffix = randomBytes(3).toString("hex");
+    const project = await createProject(request, owner.token, { name: `Crème Brûlée ${suffix}` });
+    expect(project.path).toBe(`creme-brulee-${suffix}`);
+  });
+
   test("an explicit path, visibility and description are kept; admins see every project", async ({ request }) => {
     const owner = await createUser(request);
     const project = await createProject(request, owner.token, { name: "Shown", path: "explicit-path", visibility: "internal", description: "About" });
