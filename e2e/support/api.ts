@@ -46,3 +46,53 @@ export async function createUser(request: APIRequestContext, options: { admin?: 
   const { token } = (await tokenResponse.json()) as { token: string };
   return { id: user.id, username, email: user.email, password, token };
 }
+
+/** An ISO 8601 UTC timestamp with milliseconds, as every `created_at` is rendered. */
+export const isoTimestamp = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+/** Issues a personal access token for `userId` through the admin API. */
+export async function createToken(
+  request: APIRequestContext,
+  userId: number,
+  scopes: string[],
+  extra: Record<string, unknown> = {},
+): Promise<{ id: number; token: string }> {
+  const response = await request.post(`/api/v4/users/${userId}/personal_access_tokens`, {
+    headers: asToken(rootToken),
+    data: { name: uniqueName("token"), scopes, ...extra },
+  });
+  expect(response.status(), await response.text()).toBe(201);
+  return (await response.json()) as { id: number; token: string };
+}
+
+export interface CreatedProject {
+  id: number;
+  path: string;
+  path_with_namespace: string;
+}
+
+/** Creates a project as the owner of `token`. */
+export async function createProject(
+  request: APIRequestContext,
+  token: string,
+  data: Record<string, unknown> = {},
+): Promise<CreatedProject> {
+  const response = await request.post("/api/v4/projects", { headers: asToken(token), data: { name: uniqueName("Project"), ...data } });
+  expect(response.status(), await response.text()).toBe(201);
+  return (await response.json()) as CreatedProject;
+}
+
+/** Adds `userId` to a project with `accessLevel`, as the holder of `token`. */
+export async function addMember(
+  request: APIRequestContext,
+  token: string,
+  projectId: number,
+  userId: number,
+  accessLevel: number,
+): Promise<void> {
+  const response = await request.post(`/api/v4/projects/${projectId}/members`, {
+    headers: asToken(token),
+    data: { user_id: userId, access_level: accessLevel },
+  });
+  expect(response.status(), await response.text()).toBe(201);
+}

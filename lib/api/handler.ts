@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { createContext, type Ctx } from "@/lib/context";
 import { getDatabase } from "@/lib/db";
-import { ApiError, InsufficientScopeError, UnauthorizedError } from "@/lib/errors";
+import { ApiError, InsufficientScopeError, RouteNotFoundError, UnauthorizedError } from "@/lib/errors";
 import { logger } from "@/lib/log";
 import { observeRequest } from "@/lib/metrics";
 import { json } from "./respond";
@@ -45,8 +45,13 @@ export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Pr
       const now = new Date();
       const actor = await authenticateToken(db, findPresentedToken(request, url), now);
       if (actor.kind === "anonymous" && !options.allowAnonymous) throw new UnauthorizedError();
-      const scopeRequired = options.scopes.length > 0;
-      if (scopeRequired && actor.kind === "user" && actor.scopes && !options.scopes.some((scope) => actor.scopes?.has(scope))) {
+      // An empty list means the endpoint needs no particular scope (the catch-all 404).
+      if (
+        actor.kind === "user" &&
+        actor.scopes &&
+        options.scopes.length > 0 &&
+        !options.scopes.some((scope) => actor.scopes?.has(scope))
+      ) {
         throw new InsufficientScopeError(options.scopes);
       }
       const params = flattenParams(await routeContext.params);
@@ -82,3 +87,12 @@ export function renderError(error: unknown, requestId: string, route: string): R
   logger.error({ err: error, requestId, route }, "unhandled error in API route");
   return json({ message: "500 Internal Server Error", request_id: requestId }, 500);
 }
+
+/**
+ * GitLab's JSON 404 `{"error":"404 Not Found"}` for a path, or a method on a path, that no endpoint serves. The
+ * catch-all route answers with it, and each route file exports it for the methods it does not implement (the
+ * framework would otherwise answer 405 with an empty body).
+ */
+export const routeNotFound = apiRoute({ route: "/*", scopes: [], allowAnonymous: true }, async () => {
+  throw new RouteNotFoundError();
+});

@@ -28,9 +28,13 @@ function collect(entries: Iterable<[string, string]>): RawParams {
 }
 
 async function readBodyText(request: Request): Promise<string> {
+  return (await readBodyBytes(request)).toString("utf8");
+}
+
+async function readBodyBytes(request: Request): Promise<Buffer> {
   const declaredLength = Number(request.headers.get("content-length") ?? "0");
   if (declaredLength > maxApiBodyBytes) throw bodyTooLarge();
-  if (!request.body) return "";
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;
@@ -44,7 +48,7 @@ async function readBodyText(request: Request): Promise<string> {
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 function bodyTooLarge(): BadRequestError {
@@ -55,8 +59,9 @@ function bodyTooLarge(): BadRequestError {
 export async function readBody(request: Request): Promise<Record<string, unknown>> {
   const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (contentType === "multipart/form-data") {
-    if (Number(request.headers.get("content-length") ?? "0") > maxApiBodyBytes) throw bodyTooLarge();
-    const form = await request.formData().catch(() => {
+    // Read under the same size limit as any other body, then let the platform parse the parts.
+    const raw = await readBodyBytes(request);
+    const form = await new Response(new Uint8Array(raw), { headers: { "content-type": request.headers.get("content-type")! } }).formData().catch(() => {
       throw new BadRequestError("400 Bad request - the multipart form body could not be read");
     });
     return collect([...form.entries()].map(([name, value]) => [name, typeof value === "string" ? value : value.name]));
@@ -89,6 +94,10 @@ export function parseParams<Shape extends z.ZodRawShape>(
   shape: Shape,
   input: Record<string, unknown>,
 ): z.infer<z.ZodObject<Shape>> {
+  // PostgreSQL text cannot hold NUL characters; such a value is a bad parameter, not a server error.
+  for (const [name, value] of Object.entries(input)) {
+    if (containsNul(value)) throw new ParameterError(name, "is invalid");
+  }
   const result = z.strictObject(shape).safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
@@ -98,4 +107,10 @@ export function parseParams<Shape extends z.ZodRawShape>(
   if (input[param] === undefined) throw new ParameterError(param, "is missing");
   if (issue.code === "invalid_value") throw new ParameterError(param, "does not have a valid value");
   throw new ParameterError(param, "is invalid");
+}
+
+function containsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (Array.isArray(value)) return value.some(containsNul);
+  return false;
 }

@@ -102,7 +102,11 @@ export async function updateMember(ctx: Ctx, projectReference: string, userId: n
   const view = await getProjectWithAccess(ctx, projectReference, accessLevels.maintainer);
   checkGrantableLevel(view, accessLevel);
   const existing = await getMember(ctx, projectReference, userId);
-  if (existing.member.accessLevel === accessLevels.owner) await checkNotLastOwner(ctx, view);
+  if (existing.member.accessLevel === accessLevels.owner) {
+    // Only Owners change an Owner's role, as only they grant it.
+    if ((view.accessLevel ?? 0) < accessLevels.owner) throw new ForbiddenError();
+    await checkNotLastOwner(ctx, view);
+  }
   const [member] = await ctx.db
     .update(projectMembers)
     .set({ accessLevel })

@@ -27,6 +27,8 @@ export function pathFromName(name: string): string {
     .trim()
     .toLowerCase()
     .normalize("NFKD")
+    // Accents decompose into combining marks; drop them so "Crème" becomes "creme", not "cre-me".
+    .replace(/\p{M}+/gu, "")
     .replace(/[^a-z0-9_.-]+/g, "-")
     .replace(/^[-.]+|[-.]+$/g, "")
     .replace(/-{2,}/g, "-");

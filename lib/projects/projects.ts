@@ -88,7 +88,8 @@ export async function createProject(ctx: Ctx, input: NewProject): Promise<Projec
 
 /** `:id` in API paths is a numeric id or a URL-encoded `namespace/path`. */
 function projectReferencePredicate(reference: string): SQL {
-  if (/^\d+$/.test(reference)) return eq(projects.id, Number(reference));
+  // Ids beyond the integer column's range name no project (rather than failing the query).
+  if (/^\d+$/.test(reference)) return Number(reference) <= 2_147_483_647 ? eq(projects.id, Number(reference)) : sql`false`;
   const separator = reference.lastIndexOf("/");
   if (separator <= 0) return sql`false`;
   return and(

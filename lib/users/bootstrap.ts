@@ -2,6 +2,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import type { Database } from "@/lib/db";
 import { env } from "@/lib/env";
+import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { logger } from "@/lib/log";
 import { findPersonalAccessTokenByValue, insertPersonalAccessToken } from "./personal-access-tokens";
 import { findUserByUsername, insertUser } from "./users";
@@ -31,7 +32,12 @@ export async function bootstrapRoot(db: Database, now: Date): Promise<void> {
   }
   const rootToken = env.INITIAL_ROOT_TOKEN;
   if (rootToken && !(await findPersonalAccessTokenByValue(db, rootToken))) {
-    await insertPersonalAccessToken(db, root.id, { name: "initial root token", scopes: ["api", "read_user", "sudo"] }, now, rootToken);
-    logger.info({ userId: root.id }, "initial root token installed");
+    try {
+      await insertPersonalAccessToken(db, root.id, { name: "initial root token", scopes: ["api", "read_user", "sudo"] }, now, rootToken);
+      logger.info({ userId: root.id }, "initial root token installed");
+    } catch (error) {
+      // Another replica installed it at the same moment.
+      if (violatedUniqueConstraint(error) === undefined) throw error;
+    }
   }
 }

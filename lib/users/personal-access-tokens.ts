@@ -1,10 +1,12 @@
 import "server-only";
-import { and, desc, eq } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, sql, type SQL } from "drizzle-orm";
+import type { PageRequest } from "@/lib/api/pagination";
 import type { Ctx } from "@/lib/context";
 import { generateSecret, sha256Hex } from "@/lib/crypto";
 import type { Executor } from "@/lib/db";
 import { personalAccessTokens, users, type PersonalAccessTokenRow, type UserRow } from "@/lib/db/schema";
-import { NotFoundError, ValidationError } from "@/lib/errors";
+import { NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
+import { containsPattern } from "@/lib/db/like";
 import { isKnownScope, type Scope } from "@/lib/api/scopes";
 import { getUser, requireAdmin } from "./users";
 
@@ -128,4 +130,65 @@ export function serializePersonalAccessToken(issued: IssuedPersonalAccessToken |
     expires_at: record.expiresAt,
   };
   return "token" in issued ? { ...body, token: issued.token } : body;
+}
+
+export interface PersonalAccessTokenFilters {
+  /** Admins may list another user's tokens; anyone may name themselves. */
+  userId?: number;
+  revoked?: boolean;
+  state?: "active" | "inactive";
+  search?: string;
+}
+
+/**
+ * `GET /personal_access_tokens`: a user's own tokens; admins see every token, or one user's with `user_id`.
+ * A non-admin naming another user gets 401, as on GitLab.
+ */
+export async function listPersonalAccessTokens(
+  ctx: Ctx,
+  filters: PersonalAccessTokenFilters,
+  page: PageRequest,
+): Promise<{ items: PersonalAccessTokenRow[]; total: number }> {
+  if (ctx.actor.kind !== "user") throw new UnauthorizedError();
+  const caller = ctx.actor.user;
+  const conditions: SQL[] = [];
+  if (filters.userId !== undefined) {
+    if (!caller.isAdmin && filters.userId !== caller.id) throw new UnauthorizedError();
+    conditions.push(eq(personalAccessTokens.userId, filters.userId));
+  } else if (!caller.isAdmin) {
+    conditions.push(eq(personalAccessTokens.userId, caller.id));
+  }
+  if (filters.revoked !== undefined) conditions.push(eq(personalAccessTokens.revoked, filters.revoked));
+  const today = ctx.now.toISOString().slice(0, 10);
+  const active = sql`(not ${personalAccessTokens.revoked} and (${personalAccessTokens.expiresAt} is null or ${personalAccessTokens.expiresAt} > ${today}))`;
+  if (filters.state === "active") conditions.push(active);
+  if (filters.state === "inactive") conditions.push(sql`not ${active}`);
+  if (filters.search) conditions.push(ilike(personalAccessTokens.name, containsPattern(filters.search)));
+  const where = conditions.length > 0 ? and(...conditions) : undefined;
+  const [items, [totals]] = await Promise.all([
+    ctx.db
+      .select()
+      .from(personalAccessTokens)
+      .where(where)
+      .orderBy(asc(personalAccessTokens.id))
+      .limit(page.perPage)
+      .offset(page.offset),
+    ctx.db.select({ total: count() }).from(personalAccessTokens).where(where),
+  ]);
+  return { items, total: totals?.total ?? 0 };
+}
+
+/** A token its owner or an admin may see; anything else is indistinguishable from a missing token. */
+export async function getManageablePersonalAccessToken(ctx: Ctx, tokenId: number): Promise<PersonalAccessTokenRow> {
+  if (ctx.actor.kind !== "user") throw new UnauthorizedError();
+  const caller = ctx.actor.user;
+  const [token] = await ctx.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, tokenId));
+  if (!token || (!caller.isAdmin && token.userId !== caller.id)) throw new NotFoundError("Personal Access Token");
+  return token;
+}
+
+/** `DELETE /personal_access_tokens/:id`: the owner or an admin revokes a token; it stops working at once. */
+export async function revokePersonalAccessToken(ctx: Ctx, tokenId: number): Promise<void> {
+  const token = await getManageablePersonalAccessToken(ctx, tokenId);
+  await ctx.db.update(personalAccessTokens).set({ revoked: true }).where(eq(personalAccessTokens.id, token.id));
 }

@@ -1,9 +1,10 @@
-import { apiRoute } from "@/lib/api/handler";
-import { RouteNotFoundError } from "@/lib/errors";
-
 /** Any path under /api/v4 that no endpoint serves: GitLab's JSON 404, whatever the method. */
-const notFound = apiRoute({ route: "/*", scopes: [], allowAnonymous: true }, async () => {
-  throw new RouteNotFoundError();
-});
-
-export { notFound as GET, notFound as POST, notFound as PUT, notFound as PATCH, notFound as DELETE };
+export {
+  routeNotFound as GET,
+  routeNotFound as HEAD,
+  routeNotFound as POST,
+  routeNotFound as PUT,
+  routeNotFound as PATCH,
+  routeNotFound as DELETE,
+  routeNotFound as OPTIONS,
+} from "@/lib/api/handler";

@@ -31,3 +31,5 @@ export const POST = apiRoute({ route: "/applications", scopes: writeApiScopes },
   });
   return created(serializeApplication(application, secret));
 });
+
+export { routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

@@ -7,3 +7,5 @@ export const GET = apiRoute({ route: "/events", scopes: readUserScopes }, async 
   const query = parseEventQuery(url, { allowScope: true });
   return eventsResponse(request, url, await listOwnEvents(ctx, query.scopeAll, query.filters, query.page), query);
 });
+
+export { routeNotFound as POST, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

@@ -54,3 +54,6 @@ export const POST = apiRoute({ route: "/projects", scopes: writeApiScopes }, asy
   }
   return created(serializeProject(await createProject(ctx, params)));
 });
+
+// Methods this path does not serve get GitLab's JSON 404, as unknown paths do.
+export { routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

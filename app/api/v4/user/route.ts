@@ -9,3 +9,6 @@ export const GET = apiRoute({ route: "/user", scopes: readUserScopes }, async ({
   parseParams({}, readQuery(url));
   return json(serializeUser(currentUser(ctx), { includePrivate: true }));
 });
+
+// Methods this path does not serve get GitLab's JSON 404, as unknown paths do.
+export { routeNotFound as POST, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

@@ -6,7 +6,7 @@ import { parseParams, readBody, readQuery } from "@/lib/api/request";
 import { created, paginated } from "@/lib/api/respond";
 import { readUserScopes, writeApiScopes } from "@/lib/api/scopes";
 import { serializeUser } from "@/lib/users/serialize";
-import { canSeePrivateFields, createUserAsAdmin, listUsers } from "@/lib/users/users";
+import { canSeePrivateFields, createUserAsAdmin, listUsers, requireAdmin } from "@/lib/users/users";
 
 export const GET = apiRoute({ route: "/users", scopes: readUserScopes, allowAnonymous: true }, async ({ ctx, url }) => {
   const params = parseParams({ username: z.string().optional(), search: z.string().optional(), ...paginationParams }, readQuery(url));
@@ -19,6 +19,8 @@ export const GET = apiRoute({ route: "/users", scopes: readUserScopes, allowAnon
 });
 
 export const POST = apiRoute({ route: "/users", scopes: writeApiScopes }, async ({ ctx, request, url }) => {
+  // GitLab refuses non-admins before looking at the parameters.
+  requireAdmin(ctx);
   const params = parseParams(
     {
       email: z.string(),
@@ -39,3 +41,6 @@ export const POST = apiRoute({ route: "/users", scopes: writeApiScopes }, async 
   });
   return created(serializeUser(user, { includePrivate: true }));
 });
+
+// Methods this path does not serve get GitLab's JSON 404, as unknown paths do.
+export { routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

@@ -24,3 +24,5 @@ export const PUT = apiRoute({ route: "/applications/:id", scopes: writeApiScopes
   });
   return json({ ...serializeApplication(application), trusted: application.trusted, implicit_grant_enabled: application.implicitGrantEnabled });
 });
+
+export { routeNotFound as GET, routeNotFound as POST, routeNotFound as PATCH } from "@/lib/api/handler";

@@ -13,3 +13,6 @@ export const GET = apiRoute(
     return json(serializeProject(await getVisibleProject(ctx, params.id!)));
   },
 );
+
+// Methods this path does not serve get GitLab's JSON 404, as unknown paths do.
+export { routeNotFound as POST, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

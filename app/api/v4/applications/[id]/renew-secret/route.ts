@@ -11,3 +11,5 @@ export const POST = apiRoute({ route: "/applications/:id/renew-secret", scopes: 
   const { application, secret } = await renewApplicationSecretAsAdmin(ctx, id);
   return created(serializeApplication(application, secret));
 });
+
+export { routeNotFound as GET, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

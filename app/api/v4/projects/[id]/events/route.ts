@@ -7,3 +7,5 @@ export const GET = apiRoute({ route: "/projects/:id/events", scopes: readApiScop
   const query = parseEventQuery(url, { allowScope: false });
   return eventsResponse(request, url, await listProjectEvents(ctx, params.id!, query.filters, query.page), query);
 });
+
+export { routeNotFound as POST, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

@@ -24,3 +24,5 @@ export const POST = apiRoute({ route, scopes: writeApiScopes }, async ({ ctx, re
   );
   return created(serializeIssue(await createIssue(ctx, params.id!, input)));
 });
+
+export { routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

@@ -32,3 +32,6 @@ export const POST = apiRoute(
     return created(serializeMember(member));
   },
 );
+
+// Methods this path does not serve get GitLab's JSON 404, as unknown paths do.
+export { routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

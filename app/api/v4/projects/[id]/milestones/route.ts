@@ -20,3 +20,5 @@ export const POST = apiRoute({ route: "/projects/:id/milestones", scopes: writeA
   });
   return created(serializeMilestone(milestone, ctx.now));
 });
+
+export { routeNotFound as GET, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

@@ -5,10 +5,13 @@ import { parseParams, readBody, readQuery } from "@/lib/api/request";
 import { created } from "@/lib/api/respond";
 import { knownScopes, writeApiScopes } from "@/lib/api/scopes";
 import { createPersonalAccessTokenAsAdmin, serializePersonalAccessToken } from "@/lib/users/personal-access-tokens";
+import { requireAdmin } from "@/lib/users/users";
 
 export const POST = apiRoute(
   { route: "/users/:user_id/personal_access_tokens", scopes: writeApiScopes },
   async ({ ctx, request, url, params }) => {
+    // GitLab refuses non-admins before looking at the parameters.
+    requireAdmin(ctx);
     const input = parseParams(
       {
         user_id: positiveIntegerParam,
@@ -26,3 +29,6 @@ export const POST = apiRoute(
     return created(serializePersonalAccessToken(issued, ctx.now));
   },
 );
+
+// Methods this path does not serve get GitLab's JSON 404, as unknown paths do.
+export { routeNotFound as GET, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

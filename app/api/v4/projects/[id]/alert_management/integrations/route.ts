@@ -38,3 +38,5 @@ export const POST = apiRoute({ route, scopes: writeApiScopes }, async ({ ctx, re
   });
   return created(await serializeIntegration(ctx, integration));
 });
+
+export { routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

@@ -12,3 +12,5 @@ export const POST = apiRoute(
     return json(await listPayloadFields(ctx, params.id!, payload_example));
   },
 );
+
+export { routeNotFound as GET, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

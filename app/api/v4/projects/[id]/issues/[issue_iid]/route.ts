@@ -32,3 +32,5 @@ export const PUT = apiRoute({ route, scopes: writeApiScopes }, async ({ ctx, req
   }
   return json(serializeIssue(await updateIssue(ctx, params.id!, issue_iid, { ...changes, stateEvent: state_event })));
 });
+
+export { routeNotFound as POST, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

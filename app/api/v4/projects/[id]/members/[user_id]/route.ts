@@ -33,3 +33,6 @@ export const DELETE = apiRoute(
     return noContent();
   },
 );
+
+// Methods this path does not serve get GitLab's JSON 404, as unknown paths do.
+export { routeNotFound as POST, routeNotFound as PATCH } from "@/lib/api/handler";

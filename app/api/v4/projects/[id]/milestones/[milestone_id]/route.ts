@@ -35,3 +35,5 @@ export const PUT = apiRoute({ route, scopes: writeApiScopes }, async ({ ctx, req
   });
   return json(serializeMilestone(milestone, ctx.now));
 });
+
+export { routeNotFound as POST, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

@@ -22,3 +22,5 @@ export const PUT = apiRoute({ route, scopes: writeApiScopes }, async ({ ctx, req
   const { view, alert } = await updateAlertStatus(ctx, params.id!, input.alert_iid, input.status);
   return json(serializeAlert(view, alert));
 });
+
+export { routeNotFound as POST, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

@@ -43,3 +43,5 @@ export const DELETE = apiRoute({ route, scopes: writeApiScopes }, async ({ ctx, 
   await deleteIntegration(ctx, params.id!, integration_id);
   return noContent();
 });
+
+export { routeNotFound as POST, routeNotFound as PATCH } from "@/lib/api/handler";

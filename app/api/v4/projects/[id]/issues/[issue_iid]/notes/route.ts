@@ -15,3 +15,5 @@ export const POST = apiRoute({ route: "/projects/:id/issues/:issue_iid/notes", s
   const note = await createNote(ctx, params.id!, input.issue_iid, { body: input.body, internal: input.internal ?? input.confidential });
   return created(serializeNote(note));
 });
+
+export { routeNotFound as GET, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

@@ -12,3 +12,5 @@ export const POST = apiRoute(
     return json(await serializeIntegration(ctx, await resetIntegrationToken(ctx, params.id!, integration_id)));
   },
 );
+
+export { routeNotFound as GET, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

@@ -17,3 +17,5 @@ export const POST = apiRoute(
     return json(answer.body, answer.status, answer.headers);
   },
 );
+
+export { routeNotFound as GET, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

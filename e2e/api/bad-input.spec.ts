@@ -1,0 +1,133 @@
+import { expect, test } from "@playwright/test";
+import { asToken, createProject, createUser, expectJson, rootToken, uniqueName } from "../support/api";
+
+test.describe("bad input is 400, never 500", () => {
+  test("unreadable bodies", async ({ request }) => {
+    const owner = await createUser(request);
+    const headers = { ...asToken(owner.token), "Content-Type": "application/json" };
+    await expectJson(await request.post("/api/v4/projects", { headers, data: Buffer.from('{"name": "broken"') }), 400, {
+      message: "400 Bad request - the request body is not valid JSON",
+    });
+    await expectJson(await request.post("/api/v4/projects", { headers, data: Buffer.from('[{"name":"array"}]') }), 400, {
+      message: "400 Bad request - the request body must be a JSON object",
+    });
+    await expectJson(await request.post("/api/v4/projects", { headers, data: Buffer.from('"just a string"') }), 400, {
+      message: "400 Bad request - the request body must be a JSON object",
+    });
+    await expectJson(await request.post("/api/v4/projects", { headers, data: Buffer.from("null") }), 400, {
+      message: "400 Bad request - the request body must be a JSON object",
+    });
+    await expectJson(
+      await request.post("/api/v4/projects", { headers: { ...asToken(owner.token), "Content-Type": "text/plain" }, data: "name=plain" }),
+      400,
+      { message: "400 Bad request - the body must be application/json, application/x-www-form-urlencoded or multipart/form-data" },
+    );
+    await expectJson(
+      await request.post("/api/v4/projects", { headers: { ...asToken(owner.token), "Content-Type": "application/xml" }, data: "<name/>" }),
+      400,
+      { message: "400 Bad request - the body must be application/json, application/x-www-form-urlencoded or multipart/form-data" },
+    );
+  });
+
+  test("bodies over 1 MiB are refused with a clear message", async ({ request }) => {
+    const owner = await createUser(request);
+    const tooLarge = { message: "400 Bad request - the request body is larger than 1048576 bytes" };
+    const big = JSON.stringify({ name: "big", description: "x".repeat(1024 * 1024) });
+    await expectJson(
+      await request.post("/api/v4/projects", { headers: { ...asToken(owner.token), "Content-Type": "application/json" }, data: big }),
+      400,
+      tooLarge,
+    );
+    await expectJson(
+      await request.post("/api/v4/projects", { headers: asToken(owner.token), form: { name: "big", description: "x".repeat(1024 * 1024 + 1) } }),
+      400,
+      tooLarge,
+    );
+    await expectJson(
+      await request.post("/api/v4/projects", {
+        headers: asToken(owner.token),
+        multipart: { name: "big", description: "x".repeat(1024 * 1024 + 1) },
+      }),
+      400,
+      tooLarge,
+    );
+    // Just under the limit is read (and then judged on its merits).
+    await expectJson(
+      await request.post("/api/v4/projects", {
+        headers: { ...asToken(owner.token), "Content-Type": "application/json" },
+        data: JSON.stringify({ name: "big", description: "x".repeat(1024 * 1000) }),
+      }),
+      400,
+      { error: "description is invalid" },
+    );
+  });
+
+  test("form and multipart bodies are read like JSON", async ({ request }) => {
+    const owner = await createUser(request);
+    const form = await request.post("/api/v4/projects", { headers: asToken(owner.token), form: { name: "Form Made", visibility: "public" } });
+    expect(form.status(), await form.text()).toBe(201);
+    expect(await form.json()).toMatchObject({ path: "form-made", visibility: "public" });
+    const multipart = await request.post("/api/v4/projects", { headers: asToken(owner.token), multipart: { name: "Multi Part" } });
+    expect(multipart.status(), await multipart.text()).toBe(201);
+    expect(await multipart.json()).toMatchObject({ path: "multi-part", visibility: "private" });
+  });
+
+  test("wrong types, invalid values, missing and unknown parameters", async ({ request }) => {
+    const owner = await createUser(request);
+    const post = (data: unknown) => request.post("/api/v4/projects", { headers: asToken(owner.token), data });
+    await expectJson(await post({ name: "x", visibility: "secret" }), 400, { error: "visibility does not have a valid value" });
+    await expectJson(await post({ name: 42 }), 400, { error: "name is invalid" });
+    await expectJson(await post({ name: ["a", "b"] }), 400, { error: "name is invalid" });
+    await expectJson(await post({ name: null }), 400, { error: "name is invalid" });
+    await expectJson(await post({}), 400, { error: "name, path are missing, at least one parameter must be provided" });
+    await expectJson(await post({ name: "x", colour: "red" }), 400, { error: "colour is not a known parameter" });
+    await expectJson(await post({ name: "nul\u0000byte" }), 400, { error: "name is invalid" });
+    await expectJson(await post({ name: "Bad / Name" }), 400, {
+      message: { name: ["can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces"] },
+    });
+    await expectJson(await request.get("/api/v4/projects?colour=red", { headers: asToken(owner.token) }), 400, {
+      error: "colour is not a known parameter",
+    });
+    await expectJson(await request.get("/api/v4/projects?visibility=secret"), 400, { error: "visibility does not have a valid value" });
+    await expectJson(await request.get("/api/v4/projects?search=%00"), 400, { error: "search is invalid" });
+    await expectJson(await request.get("/api/v4/users/abc", { headers: asToken(owner.token) }), 400, { error: "id is invalid" });
+    await expectJson(await request.get("/api/v4/users/99999999999", { headers: asToken(owner.token) }), 400, { error: "id is invalid" });
+
+    const admin = (data: unknown) => request.post("/api/v4/users", { headers: asToken(rootToken), data });
+    const username = uniqueName("typed");
+    await expectJson(await admin({}), 400, { error: "email is missing" });
+    await expectJson(await admin({ email: `${username}@example.com`, username, name: "n" }), 400, { error: "password is missing" });
+    await expectJson(await admin({ email: `${username}@example.com`, username, name: "n", password: "long enough!", admin: "yes please" }), 400, {
+      error: "admin is invalid",
+    });
+    await expectJson(await admin({ email: `${username}\u0000@example.com`, username, name: "n", password: "long enough!" }), 400, {
+      error: "email is invalid",
+    });
+  });
+
+  test("page and per_page must be positive integers", async ({ request }) => {
+    const owner = await createUser(request);
+    const project = await createProject(request, owner.token);
+    for (const path of ["/api/v4/projects", `/api/v4/projects/${project.id}/members`, "/api/v4/personal_access_tokens"]) {
+      const get = (query: string) => request.get(`${path}?${query}`, { headers: asToken(owner.token) });
+      await expectJson(await get("page=0"), 400, { error: "page is invalid" });
+      await expectJson(await get("page=-1"), 400, { error: "page is invalid" });
+      await expectJson(await get("page=abc"), 400, { error: "page is invalid" });
+      await expectJson(await get("per_page=abc"), 400, { error: "per_page is invalid" });
+      await expectJson(await get("per_page=0"), 400, { error: "per_page does not have a valid value" });
+      await expectJson(await get("page=1&page=2"), 400, { error: "page is invalid" });
+      // A page past the end is an empty page, not an error.
+      const beyond = await get("page=999999");
+      await expectJson(beyond, 200, []);
+    }
+  });
+
+  test("odd paths and references", async ({ request }) => {
+    const owner = await createUser(request);
+    const notFound = { message: "404 Project Not Found" };
+    await expectJson(await request.get("/api/v4/projects/%2F", { headers: asToken(owner.token) }), 404, notFound);
+    await expectJson(await request.get("/api/v4/projects/a%2Fb%2Fc", { headers: asToken(owner.token) }), 404, notFound);
+    await expectJson(await request.get("/api/v4/projects/-1", { headers: asToken(owner.token) }), 404, notFound);
+    await expectJson(await request.get(`/api/v4/projects/${"9".repeat(40)}`, { headers: asToken(owner.token) }), 404, notFound);
+  });
+});

@@ -1,0 +1,64 @@
+import { expect, test, type APIResponse } from "@playwright/test";
+import { asToken, createUser, expectJson, rootToken } from "../support/api";
+
+function expectSecurityHeaders(response: APIResponse, what: string) {
+  const headers = response.headers();
+  expect(headers["x-frame-options"], what).toBe("DENY");
+  expect(headers["x-content-type-options"], what).toBe("nosniff");
+  expect(headers["content-security-policy"], what).toContain("frame-ancestors 'none'");
+}
+
+test.describe("operations", () => {
+  test("liveness and readiness", async ({ request }) => {
+    await expectJson(await request.get("/-/liveness"), 200, { status: "ok" });
+    await expectJson(await request.get("/-/readiness"), 200, { status: "ok", database: "ok" });
+  });
+
+  test("metrics are Prometheus text and count API requests", async ({ request }) => {
+    // Two instances of the same route pattern, so the counter has something to show.
+    await request.get("/api/v4/user", { headers: asToken(rootToken) });
+    await request.get("/api/v4/user");
+    const response = await request.get("/-/metrics");
+    expect(response.status()).toBe(200);
+    expect(response.headers()["content-type"]).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await response.text();
+    expect(text).toContain("# TYPE http_requests_total counter");
+    expect(text).toMatch(/^http_requests_total\{method="GET",route="\/user",status="200"\} \d+$/m);
+    expect(text).toMatch(/^http_requests_total\{method="GET",route="\/user",status="401"\} \d+$/m);
+    expect(text).toContain("http_request_duration_seconds_bucket");
+  });
+
+  test("security headers on pages, API answers and errors", async ({ request }) => {
+    expectSecurityHeaders(await request.get("/"), "home page");
+    expectSecurityHeaders(await request.get("/api/v4/user", { headers: asToken(rootToken) }), "API 200");
+    expectSecurityHeaders(await request.get("/api/v4/user"), "API 401");
+    expectSecurityHeaders(await request.get("/api/v4/nope"), "API route 404");
+    expectSecurityHeaders(await request.get("/-/liveness"), "liveness");
+  });
+
+  test("every API response carries an X-Request-Id; a well-formed incoming one is kept", async ({ request }) => {
+    const user = await createUser(request);
+    const responses = [
+      await request.get("/api/v4/user", { headers: asToken(user.token) }),
+      await request.get("/api/v4/user"),
+      await request.get("/api/v4/nope"),
+      await request.post("/api/v4/projects", { headers: asToken(user.token), data: { visibility: "secret" } }),
+      await request.get("/api/v4/projects/2147483647", { headers: asToken(user.token) }),
+      await request.post("/api/v4/users", { headers: asToken(user.token), data: {} }),
+    ];
+    const ids = responses.map((response) => response.headers()["x-request-id"]);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+
+    const echoed = await request.get("/api/v4/user", { headers: { ...asToken(user.token), "X-Request-Id": "trace-abc.123:x" } });
+    expect(echoed.headers()["x-request-id"]).toBe("trace-abc.123:x");
+    const replaced = await request.get("/api/v4/user", { headers: { ...asToken(user.token), "X-Request-Id": "bad id with spaces" } });
+    expect(replaced.headers()["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  test("API answers are JSON and never cached", async ({ request }) => {
+    const response = await request.get("/api/v4/user", { headers: asToken(rootToken) });
+    expect(response.headers()["content-type"]).toBe("application/json");
+    expect(response.headers()["cache-control"]).toBe("no-store");
+  });
+});

@@ -1,0 +1,92 @@
+import { describe, expect, it, vi } from "vitest";
+
+// The base URL is read once at import; a trailing slash in the setting must not double up in links.
+vi.hoisted(() => {
+  process.env.EXTERNAL_URL = "https://git.example.com/";
+});
+
+const { pageRequest, paginationHeaders } = await import("./pagination");
+
+const base = "https://git.example.com";
+
+describe("pageRequest", () => {
+  it("defaults to page 1 of 20", () => {
+    expect(pageRequest({})).toEqual({ page: 1, perPage: 20, offset: 0 });
+  });
+
+  it("computes the offset and caps per_page at 100", () => {
+    expect(pageRequest({ page: 3, per_page: 7 })).toEqual({ page: 3, perPage: 7, offset: 14 });
+    expect(pageRequest({ page: 2, per_page: 1000 })).toEqual({ page: 2, perPage: 100, offset: 100 });
+  });
+
+  it("refuses a per_page below 1", () => {
+    expect(() => pageRequest({ per_page: 0 })).toThrow("per_page does not have a valid value");
+    expect(() => pageRequest({ per_page: -5 })).toThrow("per_page does not have a valid value");
+  });
+});
+
+describe("paginationHeaders", () => {
+  const url = new URL("http://internal:3000/api/v4/projects?sort=asc&search=x&per_page=2");
+
+  it("on the first page: next, first and last, empty prev", () => {
+    expect(paginationHeaders(url, pageRequest({ page: 1, per_page: 2 }), 5)).toEqual({
+      "X-Page": "1",
+      "X-Per-Page": "2",
+      "X-Next-Page": "2",
+      "X-Prev-Page": "",
+      "X-Total": "5",
+      "X-Total-Pages": "3",
+      Link:
+        `<${base}/api/v4/projects?page=2&per_page=2&search=x&sort=asc>; rel="next", ` +
+        `<${base}/api/v4/projects?page=1&per_page=2&search=x&sort=asc>; rel="first", ` +
+        `<${base}/api/v4/projects?page=3&per_page=2&search=x&sort=asc>; rel="last"`,
+    });
+  });
+
+  it("in the middle: prev and next", () => {
+    const headers = paginationHeaders(url, pageRequest({ page: 2, per_page: 2 }), 5);
+    expect(headers["X-Prev-Page"]).toBe("1");
+    expect(headers["X-Next-Page"]).toBe("3");
+    expect(headers.Link).toBe(
+      `<${base}/api/v4/projects?page=1&per_page=2&search=x&sort=asc>; rel="prev", ` +
+        `<${base}/api/v4/projects?page=3&per_page=2&search=x&sort=asc>; rel="next", ` +
+        `<${base}/api/v4/projects?page=1&per_page=2&search=x&sort=asc>; rel="first", ` +
+        `<${base}/api/v4/projects?page=3&per_page=2&search=x&sort=asc>; rel="last"`,
+    );
+  });
+
+  it("on the last page: no next", () => {
+    const headers = paginationHeaders(url, pageRequest({ page: 3, per_page: 2 }), 5);
+    expect(headers["X-Next-Page"]).toBe("");
+    expect(headers["X-Prev-Page"]).toBe("2");
+    expect(headers.Link).not.toContain('rel="next"');
+  });
+
+  it("an empty list still has one page, first and last", () => {
+    expect(paginationHeaders(new URL("http://x/api/v4/users"), pageRequest({}), 0)).toEqual({
+      "X-Page": "1",
+      "X-Per-Page": "20",
+      "X-Next-Page": "",
+      "X-Prev-Page": "",
+      "X-Total": "0",
+      "X-Total-Pages": "1",
+      Link: `<${base}/api/v4/users?page=1&per_page=20>; rel="first", <${base}/api/v4/users?page=1&per_page=20>; rel="last"`,
+    });
+  });
+
+  it("writes the clamped per_page into the links and keeps repeated and encoded parameters", () => {
+    const odd = new URL("http://x/api/v4/projects?per_page=1000&scopes%5B%5D=b&scopes%5B%5D=a&search=a%20b%26c");
+    const headers = paginationHeaders(odd, pageRequest({ per_page: 1000 }), 150);
+    expect(headers["X-Per-Page"]).toBe("100");
+    expect(headers["X-Total-Pages"]).toBe("2");
+    expect(headers.Link!.split(", ")[0]).toBe(
+      `<${base}/api/v4/projects?page=2&per_page=100&scopes%5B%5D=b&scopes%5B%5D=a&search=a+b%26c>; rel="next"`,
+    );
+  });
+
+  it("past the end: no next, prev points at the last page", () => {
+    const headers = paginationHeaders(url, pageRequest({ page: 9, per_page: 2 }), 5);
+    expect(headers["X-Next-Page"]).toBe("");
+    expect(headers["X-Prev-Page"]).toBe("3");
+  });
+});

@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { and, eq, sql } from "drizzle-orm";
+import type { DatabaseHandle } from "@/lib/db/drivers";
+import { events, projectMembers, projects, type UserRow } from "@/lib/db/schema";
+import { ConflictError, ForbiddenError, NotFoundError, ParameterError } from "@/lib/errors";
+import { testDatabases } from "@/lib/testing/databases";
+import { anonymousTestContext, createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
+import { addMember, getMember, listMembers, removeMember, updateMember } from "./members";
+import { createProject } from "./projects";
+
+const page = { page: 1, perPage: 20, offset: 0 };
+
+describe.each(testDatabases())("project members on $name", ({ open }) => {
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    handle = await open();
+  });
+  afterAll(async () => {
+    await handle.close();
+  });
+
+  const at = (user: UserRow, when: Date) => ({ ...userContext(handle.db, user), now: when });
+
+  async function projectOf(owner: UserRow) {
+    const view = await createProject(userContext(handle.db, owner), { name: `Team ${uniqueSuffix()}` });
+    return String(view.project.id);
+  }
+
+  async function memberEvents(projectId: string) {
+    return handle.db
+      .select({ action: events.action, authorId: events.authorId, targetType: events.targetType, createdAt: events.createdAt })
+      .from(events)
+      .where(and(eq(events.projectId, Number(projectId)), sql`${events.action} in ('joined', 'left')`))
+      .orderBy(events.id);
+  }
+
+  it("adds a member and records `joined` authored by the member, at the same time", async () => {
+    const owner = await createTestUser(handle.db);
+    const developer = await createTestUser(handle.db);
+    const project = await projectOf(owner);
+    const when = new Date("2030-01-02T03:04:05.678Z");
+    const added = await addMember(at(owner, when), project, { userId: developer.id, accessLevel: 30, expiresAt: "2031-01-01" });
+    expect(added.member).toMatchObject({ userId: developer.id, accessLevel: 30, expiresAt: "2031-01-01", createdById: owner.id, createdAt: when });
+    expect(await memberEvents(project)).toEqual([{ action: "joined", authorId: developer.id, targetType: null, createdAt: when }]);
+    const [row] = await handle.db.select().from(projects).where(eq(projects.id, Number(project)));
+    expect(row?.lastActivityAt).toEqual(when);
+    const listed = await listMembers(userContext(handle.db, developer), project, page);
+    expect(listed.items.map((item) => [item.user.id, item.member.accessLevel])).toEqual([
+      [owner.id, 50],
+      [developer.id, 30],
+    ]);
+    expect(listed.total).toBe(2);
+  });
+
+  it("refuses duplicates (409) without a second event, unknown users (404) and unknown levels (400)", async () => {
+    const owner = await createTestUser(handle.db);
+    const developer = await createTestUser(handle.db);
+    const project = await projectOf(owner);
+    const ctx = userContext(handle.db, owner);
+    await addMember(ctx, project, { userId: developer.id, accessLevel: 30 });
+    await expect(addMember(ctx, project, { userId: developer.id, accessLevel: 20 })).rejects.toThrow(ConflictError);
+    await expect(addMember(ctx, project, { userId: developer.id, accessLevel: 20 })).rejects.toThrow("Member already exists");
+    await expect(addMember(ctx, project, { userId: 2_000_000_000, accessLevel: 20 })).rejects.toThrow("404 User Not Found");
+    await expect(addMember(ctx, project, { userId: developer.id, accessLevel: 35 })).rejects.toThrow(ParameterError);
+    expect(await memberEvents(project)).toHaveLength(1);
+  });
+
+  it("writes the member and its event in one transaction: no event, no member", async () => {
+    const owner = await createTestUser(handle.db);
+    const developer = await createTestUser(handle.db);
+    const project = await projectOf(owner);
+    await handle.db.execute(sql`alter table events rename to events_unavailable`);
+    try {
+      await expect(addMember(userContext(handle.db, owner), project, { userId: developer.id, accessLevel: 30 })).rejects.toThrow();
+    } finally {
+      await handle.db.execute(sql`alter table events_unavailable rename to events`);
+    }
+    const rows = await handle.db
+      .select()
+      .from(projectMembers)
+      .where(and(eq(projectMembers.projectId, Number(project)), eq(projectMembers.userId, developer.id)));
+    expect(rows).toEqual([]);
+  });
+
+  it("needs Maintainer or higher to manage members; only Owners grant, change or remove Owner", async () => {
+    const owner = await createTestUser(handle.db);
+    const maintainer = await createTestUser(handle.db);
+    const developer = await createTestUser(handle.db);
+    const other = await createTestUser(handle.db);
+    const coOwner = await createTestUser(handle.db);
+    const project = await projectOf(owner);
+    const asOwner = userContext(handle.db, owner);
+    await addMember(asOwner, project, { userId: maintainer.id, accessLevel: 40 });
+    await addMember(asOwner, project, { userId: developer.id, accessLevel: 30 });
+
+    await expect(addMember(userContext(handle.db, developer), project, { userId: other.id, accessLevel: 10 })).rejects.toThrow(ForbiddenError);
+    await expect(updateMember(userContext(handle.db, developer), project, maintainer.id, 10)).rejects.toThrow(ForbiddenError);
+    await expect(removeMember(userContext(handle.db, developer), project, maintainer.id)).rejects.toThrow(ForbiddenError);
+    // Not a member at all of a private project: it does not exist.
+    await expect(addMember(userContext(handle.db, other), project, { userId: other.id, accessLevel: 50 })).rejects.toThrow(NotFoundError);
+
+    const asMaintainer = userContext(handle.db, maintainer);
+    await expect(addMember(asMaintainer, project, { userId: other.id, accessLevel: 50 })).rejects.toThrow(ForbiddenError);
+    await addMember(asMaintainer, project, { userId: other.id, accessLevel: 10 });
+    await expect(updateMember(asMaintainer, project, other.id, 50)).rejects.toThrow(ForbiddenError);
+    expect((await updateMember(asMaintainer, project, other.id, 20)).member.accessLevel).toBe(20);
+
+    await addMember(asOwner, project, { userId: coOwner.id, accessLevel: 50 });
+    await expect(updateMember(asMaintainer, project, coOwner.id, 30)).rejects.toThrow(ForbiddenError);
+    await expect(removeMember(asMaintainer, project, coOwner.id)).rejects.toThrow(ForbiddenError);
+    expect((await getMember(asOwner, project, coOwner.id)).member.accessLevel).toBe(50);
+    // With two Owners, an Owner may demote the other.
+    expect((await updateMember(asOwner, project, coOwner.id, 40)).member.accessLevel).toBe(40);
+  });
+
+  it("the last Owner can neither leave nor be demoted; with a second Owner they can", async () => {
+    const owner = await createTestUser(handle.db);
+    const second = await createTestUser(handle.db);
+    const admin = await createTestUser(handle.db, { isAdmin: true });
+    const project = await projectOf(owner);
+    const asOwner = userContext(handle.db, owner);
+    const lastOwner = "403 Forbidden - a project's last Owner cannot be removed or demoted";
+    await expect(removeMember(asOwner, project, owner.id)).rejects.toThrow(lastOwner);
+    await expect(updateMember(asOwner, project, owner.id, 40)).rejects.toThrow(lastOwner);
+    await expect(removeMember(userContext(handle.db, admin), project, owner.id)).rejects.toThrow(lastOwner);
+
+    await addMember(asOwner, project, { userId: second.id, accessLevel: 50 });
+    await removeMember(asOwner, project, owner.id);
+    const left = await listMembers(userContext(handle.db, second), project, page);
+    expect(left.items.map((item) => item.user.id)).toEqual([second.id]);
+  });
+
+  it("removing (or leaving) records `left` authored by the member", async () => {
+    const owner = await createTestUser(handle.db);
+    const removed = await createTestUser(handle.db);
+    const leaver = await createTestUser(handle.db);
+    const project = await projectOf(owner);
+    const t1 = new Date("2030-02-01T00:00:00.000Z");
+    const t2 = new Date("2030-02-02T00:00:00.000Z");
+    const t3 = new Date("2030-02-03T00:00:00.000Z");
+    await addMember(at(owner, t1), project, { userId: removed.id, accessLevel: 20 });
+    await addMember(at(owner, t1), project, { userId: leaver.id, accessLevel: 10 });
+    await removeMember(at(owner, t2), project, removed.id);
+    await removeMember(at(leaver, t3), project, leaver.id);
+    expect(await memberEvents(project)).toEqual([
+      { action: "joined", authorId: removed.id, targetType: null, createdAt: t1 },
+      { action: "joined", authorId: leaver.id, targetType: null, createdAt: t1 },
+      { action: "left", authorId: removed.id, targetType: null, createdAt: t2 },
+      { action: "left", authorId: leaver.id, targetType: null, createdAt: t3 },
+    ]);
+    await expect(getMember(userContext(handle.db, owner), project, removed.id)).rejects.toThrow("404 Member Not Found");
+    await expect(removeMember(userContext(handle.db, owner), project, removed.id)).rejects.toThrow("404 Member Not Found");
+    expect(await memberEvents(project)).toHaveLength(4);
+  });
+
+  it("members of public projects are visible to anyone; of private ones only to members", async () => {
+    const owner = await createTestUser(handle.db);
+    const visible = await createProject(userContext(handle.db, owner), { name: `Open ${uniqueSuffix()}`, visibility: "public" });
+    const hidden = await projectOf(owner);
+    expect((await listMembers(anonymousTestContext(handle.db), String(visible.project.id), page)).total).toBe(1);
+    await expect(listMembers(anonymousTestContext(handle.db), hidden, page)).rejects.toThrow("404 Project Not Found");
+  });
+});

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import type { DatabaseHandle } from "@/lib/db/drivers";
+import { namespaces, users } from "@/lib/db/schema";
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "@/lib/errors";
+import { testDatabases } from "@/lib/testing/databases";
+import { anonymousTestContext, createTestUser, testPassword, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
+import { verifyPassword } from "@/lib/auth/password";
+import { createUserAsAdmin, findUserByLogin, getUserByIdOrUsername, insertUser, listUsers } from "./users";
+
+describe.each(testDatabases())("users on $name", ({ open }) => {
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    handle = await open();
+  });
+  afterAll(async () => {
+    await handle.close();
+  });
+
+  it("creates the user with a hashed password, a lower-case email and a namespace of the same path", async () => {
+    const username = `Mixed_${uniqueSuffix()}`;
+    const user = await insertUser(handle.db, { username, email: `${username}@Example.COM`, name: "  Spaced  ", password: testPassword });
+    expect(user).toMatchObject({ username, email: `${username.toLowerCase()}@example.com`, name: "Spaced", isAdmin: false, state: "active" });
+    expect(user.passwordHash).not.toContain(testPassword);
+    expect(await verifyPassword(user.passwordHash, testPassword)).toBe(true);
+    const [namespace] = await handle.db.select().from(namespaces).where(eq(namespaces.ownerId, user.id));
+    expect(namespace).toMatchObject({ path: username, name: "Spaced", kind: "user" });
+  });
+
+  it("refuses duplicate usernames and emails case-insensitively, and leaves nothing behind", async () => {
+    const existing = await createTestUser(handle.db);
+    const fresh = `fresh_${uniqueSuffix()}`;
+    const emailDuplicate = insertUser(handle.db, { username: fresh, email: existing.email.toUpperCase(), name: "x", password: testPassword });
+    await expect(emailDuplicate).rejects.toThrow(ConflictError);
+    await expect(emailDuplicate).rejects.toThrow("Email has already been taken");
+    const usernameDuplicate = insertUser(handle.db, {
+      username: existing.username.toUpperCase(),
+      email: `${fresh}@example.com`,
+      name: "x",
+      password: testPassword,
+    });
+    await expect(usernameDuplicate).rejects.toThrow("Username has already been taken");
+    expect(await handle.db.select().from(users).where(eq(users.username, fresh))).toEqual([]);
+    expect(await handle.db.select().from(namespaces).where(eq(namespaces.path, fresh))).toEqual([]);
+  });
+
+  it("validates every field at once", async () => {
+    const attempt = insertUser(handle.db, { username: "-bad", email: "nope", name: " ", password: "short" });
+    await expect(attempt).rejects.toThrow(ValidationError);
+    await expect(attempt).rejects.toMatchObject({
+      errors: {
+        username: ["can contain only letters, digits, '_', '-' and '.', and cannot start with '-' or '.'"],
+        email: ["is invalid"],
+        name: ["must be 1 to 255 characters"],
+        password: ["is too short (minimum is 8 characters)"],
+      },
+    });
+  });
+
+  it("only admins create users through the admin verb", async () => {
+    const admin = await createTestUser(handle.db, { isAdmin: true });
+    const plain = await createTestUser(handle.db);
+    const input = () => {
+      const username = `made_${uniqueSuffix()}`;
+      return { username, email: `${username}@example.com`, name: "Made", password: testPassword };
+    };
+    await expect(createUserAsAdmin(userContext(handle.db, plain), input())).rejects.toThrow(ForbiddenError);
+    await expect(createUserAsAdmin(anonymousTestContext(handle.db), input())).rejects.toThrow(ForbiddenError);
+    const made = await createUserAsAdmin(userContext(handle.db, admin), { ...input(), isAdmin: true });
+    expect(made.isAdmin).toBe(true);
+  });
+
+  it("finds users by login (username or email, any case) and by id or username", async () => {
+    const user = await createTestUser(handle.db);
+    expect((await findUserByLogin(handle.db, user.username.toUpperCase()))?.id).toBe(user.id);
+    expect((await findUserByLogin(handle.db, user.email.toUpperCase()))?.id).toBe(user.id);
+    expect(await findUserByLogin(handle.db, "nobody-at-all")).toBeUndefined();
+    const ctx = anonymousTestContext(handle.db);
+    expect((await getUserByIdOrUsername(ctx, String(user.id))).id).toBe(user.id);
+    expect((await getUserByIdOrUsername(ctx, user.username)).id).toBe(user.id);
+    await expect(getUserByIdOrUsername(ctx, "nobody-at-all")).rejects.toThrow(NotFoundError);
+  });
+
+  it("lists by exact username for anyone and by search for signed-in users, with LIKE characters taken literally", async () => {
+    const marker = uniqueSuffix();
+    const percent = await createTestUser(handle.db, { username: `pct_${marker}_a` });
+    await createTestUser(handle.db, { username: `pct_${marker}xb` });
+    const page = { page: 1, perPage: 20, offset: 0 };
+    const anonymous = anonymousTestContext(handle.db);
+    expect((await listUsers(anonymous, { username: percent.username.toUpperCase() }, page)).items.map((u) => u.id)).toEqual([percent.id]);
+    await expect(listUsers(anonymous, {}, page)).rejects.toThrow(ForbiddenError);
+    const signedIn = userContext(handle.db, percent);
+    const found = await listUsers(signedIn, { search: `${marker}_` }, page);
+    expect(found.items.map((u) => u.id)).toEqual([percent.id]);
+    expect(found.total).toBe(1);
+  });
+});
