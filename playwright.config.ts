@@ -82,7 +82,7 @@ const config: PlaywrightTestConfig = {
     url: `http://localhost:${target.port}/-/readiness`,
     reuseExistingServer: false,
     timeout: 120_000,
-    stdout: "pipe",
+    stdout: "ignore",
     stderr: "pipe",
     env: { ...serverEnv, ...target.env, EXTERNAL_URL: `http://localhost:${target.port}`, PORT: String(target.port) },
   })),
