@@ -57,17 +57,7 @@ export async function insertIssue(tx: Executor, view: ProjectView, author: UserR
     })
     .returning();
   if (!issue) throw new Error("insert into issues returned no row");
-  await recordEvent(tx, {
-    projectId: view.project.id,
-    authorId: author.id,
-    action: "created",
-    targetType: "Issue",
-    targetId: issue.id,
-    targetIid: issue.iid,
-    targetTitle: issue.title,
-    issueId: issue.id,
-    createdAt: now,
-  });
+  await recordIssueEvent(tx, view, issue, author.id, "created", now);
   return issue;
 }
 
@@ -154,17 +144,18 @@ export async function updateIssue(ctx: Ctx, projectReference: string, iid: numbe
       .where(eq(issues.id, current.issue.id))
       .returning();
     if (!issue) throw new NotFoundError("Issue");
-    if (closing || reopening) await recordIssueStateEvent(tx, view, issue, actor.id, closing ? "closed" : "reopened", ctx.now);
+    if (closing || reopening) await recordIssueEvent(tx, view, issue, actor.id, closing ? "closed" : "reopened", ctx.now);
     return { view, issue, author: current.author };
   });
 }
 
-export async function recordIssueStateEvent(
+/** An Issue event (`created` reads "opened" in feeds); also used when alerts close their incidents. */
+export async function recordIssueEvent(
   tx: Executor,
-  view: ProjectView,
+  view: Pick<ProjectView, "project">,
   issue: IssueRow,
   actorId: number,
-  action: "closed" | "reopened",
+  action: "created" | "closed" | "reopened",
   now: Date,
 ): Promise<void> {
   await recordEvent(tx, {

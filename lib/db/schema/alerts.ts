@@ -1,11 +1,9 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { PayloadAttributeMapping } from "@/lib/alerts/fields";
-import { createdAt, updatedAt } from "./columns";
+import { createdAt, instant, updatedAt } from "./columns";
 import { projects } from "./projects";
 import { users } from "./users";
-
-const instant = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
 
 export const integrationTypes = ["http", "prometheus"] as const;
 

@@ -7,3 +7,6 @@ export const updatedAt = () =>
     .notNull()
     .defaultNow()
     .$onUpdateFn(() => new Date());
+
+/** A timestamp with time zone and millisecond precision, the type of every point in time we store. */
+export const instant = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });

@@ -1,9 +1,7 @@
-import { boolean, date, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import { createdAt, updatedAt } from "./columns";
+import { boolean, date, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { createdAt, instant, updatedAt } from "./columns";
 import { projects } from "./projects";
 import { users } from "./users";
-
-const instant = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
 
 export const milestones = pgTable(
   "milestones",

@@ -1,8 +1,6 @@
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import { createdAt, updatedAt } from "./columns";
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { createdAt, instant, updatedAt } from "./columns";
 import { users } from "./users";
-
-const instant = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
 
 /** A registered OAuth client. Its secret is stored only as a SHA-256 digest, so it can be shown once. */
 export const oauthApplications = pgTable(
