@@ -2,14 +2,13 @@ import "server-only";
 import { and, asc, count, desc, eq, ilike, inArray, ne, or, sql, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import { containsPattern } from "@/lib/db/like";
-import { accessLevels, alertNotes, alerts, users, type AlertNoteRow, type AlertRow } from "@/lib/db/schema";
-import { env } from "@/lib/env";
+import { accessLevels, alertNotes, alerts, issues, users, type AlertNoteRow, type AlertRow } from "@/lib/db/schema";
 import { ConflictError, NotFoundError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
 import { getProjectWithAccess, type ProjectView } from "@/lib/projects/projects";
-import { projectFullPath } from "@/lib/projects/serialize";
 import { alertStatuses, type AlertStatus } from "./fields";
 import { addSystemNote } from "./process";
+import { alertDetailsUrl } from "./urls";
 
 export const alertSorts = ["started_at_desc", "started_at_asc", "severity_desc", "event_count_desc"] as const;
 export type AlertSort = (typeof alertSorts)[number];
@@ -36,7 +35,7 @@ export async function listAlerts(
   projectReference: string,
   filters: AlertListFilters,
   page: PageRequest,
-): Promise<{ view: ProjectView; items: AlertRow[]; total: number }> {
+): Promise<{ view: ProjectView; items: AlertWithIncident[]; total: number }> {
   const view = await getProjectWithAccess(ctx, projectReference, accessLevels.reporter);
   const conditions: SQL[] = [eq(alerts.projectId, view.project.id)];
   if (filters.status && filters.status.length > 0) conditions.push(inArray(alerts.status, filters.status));
@@ -49,8 +48,9 @@ export async function listAlerts(
   const where = and(...conditions);
   const [items, [totals]] = await Promise.all([
     ctx.db
-      .select()
+      .select({ alert: alerts, issueIid: issues.iid })
       .from(alerts)
+      .leftJoin(issues, eq(issues.id, alerts.issueId))
       .where(where)
       .orderBy(...orderings[filters.sort ?? "started_at_desc"])
       .limit(page.perPage)
@@ -60,22 +60,31 @@ export async function listAlerts(
   return { view, items, total: totals?.total ?? 0 };
 }
 
-export interface AlertDetails {
-  view: ProjectView;
+/** An alert with the #iid of its incident, if it has one. */
+export interface AlertWithIncident {
   alert: AlertRow;
+  issueIid: number | null;
+}
+
+export interface AlertDetails extends AlertWithIncident {
+  view: ProjectView;
   notes: (AlertNoteRow & { authorUsername: string | null; authorName: string | null })[];
 }
 
-async function findAlert(ctx: Ctx, view: ProjectView, iid: number): Promise<AlertRow> {
-  const [alert] = await ctx.db.select().from(alerts).where(and(eq(alerts.projectId, view.project.id), eq(alerts.iid, iid)));
-  if (!alert) throw new NotFoundError("Alert");
-  return alert;
+async function findAlert(ctx: Ctx, view: ProjectView, iid: number): Promise<AlertWithIncident> {
+  const [row] = await ctx.db
+    .select({ alert: alerts, issueIid: issues.iid })
+    .from(alerts)
+    .leftJoin(issues, eq(issues.id, alerts.issueId))
+    .where(and(eq(alerts.projectId, view.project.id), eq(alerts.iid, iid)));
+  if (!row) throw new NotFoundError("Alert");
+  return row;
 }
 
 /** `GET …/alerts/:alert_iid` (Reporter+), with the alert's history. */
 export async function getAlert(ctx: Ctx, projectReference: string, iid: number): Promise<AlertDetails> {
   const view = await getProjectWithAccess(ctx, projectReference, accessLevels.reporter);
-  const alert = await findAlert(ctx, view, iid);
+  const { alert, issueIid } = await findAlert(ctx, view, iid);
   const notes = await ctx.db
     .select({ note: alertNotes, authorUsername: users.username, authorName: users.name })
     .from(alertNotes)
@@ -85,6 +94,7 @@ export async function getAlert(ctx: Ctx, projectReference: string, iid: number):
   return {
     view,
     alert,
+    issueIid,
     notes: notes.map((row) => ({ ...row.note, authorUsername: row.authorUsername, authorName: row.authorName })),
   };
 }
@@ -105,10 +115,10 @@ export async function updateAlertStatus(
   projectReference: string,
   iid: number,
   status: AlertStatus,
-): Promise<{ view: ProjectView; alert: AlertRow }> {
+): Promise<{ view: ProjectView; alert: AlertRow; issueIid: number | null }> {
   const view = await getProjectWithAccess(ctx, projectReference, accessLevels.developer);
-  const alert = await findAlert(ctx, view, iid);
-  if (alert.status === status) return { view, alert };
+  const { alert, issueIid } = await findAlert(ctx, view, iid);
+  if (alert.status === status) return { view, alert, issueIid };
   if (alert.status === "resolved" && alert.fingerprint) {
     const [openTwin] = await ctx.db
       .select({ id: alerts.id })
@@ -129,15 +139,11 @@ export async function updateAlertStatus(
       .returning();
     if (!updated) throw new NotFoundError("Alert");
     await addSystemNote(tx, alert.id, `changed the status to **${statusLabels[status]}**`, ctx.now, actor?.id);
-    return { view, alert: updated };
+    return { view, alert: updated, issueIid };
   });
 }
 
-export function alertDetailsUrl(view: ProjectView, alert: AlertRow): string {
-  return `${env.EXTERNAL_URL}/${projectFullPath(view)}/-/alert_management/${alert.iid}/details`;
-}
-
-export function serializeAlert(view: ProjectView, alert: AlertRow, issueIid: number | null = null) {
+export function serializeAlert(view: ProjectView, { alert, issueIid }: AlertWithIncident) {
   return {
     id: alert.id,
     iid: alert.iid,

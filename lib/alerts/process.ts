@@ -2,9 +2,12 @@ import "server-only";
 import { and, eq, ne, sql } from "drizzle-orm";
 import type { Database, Executor } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
-import { alertNotes, alerts, internalIds, type AlertIntegrationRow, type AlertRow } from "@/lib/db/schema";
+import { alertNotes, alerts, internalIds, namespaces, projects, type AlertIntegrationRow, type AlertRow } from "@/lib/db/schema";
 import { getAlertBot } from "./bot";
 import { fingerprintOf } from "./fingerprint";
+import { closeIncident, incidentIid, openIncident } from "./incidents";
+import { readAlertSettings } from "./settings";
+import { alertDetailsUrl } from "./urls";
 import type { NormalizedAlert } from "./normalize";
 
 export interface IncomingAlert {
@@ -87,7 +90,13 @@ async function openAlert(db: Database, incoming: IncomingAlert, fingerprint: str
       .returning();
     if (!alert) throw new Error("insert into alerts returned no row");
     await addSystemNote(tx, alert.id, `logged an alert from **${sourceOf(incoming)}**`, incoming.now);
-    return alert;
+    const settings = await readAlertSettings(tx, incoming.projectId);
+    if (!settings.createIncident) return alert;
+    const project = await projectWithNamespace(tx, incoming.projectId);
+    const bot = await getAlertBot(tx);
+    const linked = await openIncident(tx, project.project, alert, bot, alertDetailsUrl(project, alert), incoming.now);
+    await addSystemNote(tx, alert.id, `created incident #${await incidentIid(tx, linked)} for this alert`, incoming.now, bot.id);
+    return linked;
   });
 }
 
@@ -119,6 +128,10 @@ async function resolveMatching(db: Database, incoming: IncomingAlert, fingerprin
     if (!resolved) return null;
     await addSystemNote(tx, resolved.id, `logged a recovery alert from **${sourceOf(incoming)}**`, incoming.now);
     await addSystemNote(tx, resolved.id, "changed the status to **Resolved**", incoming.now);
+    if (resolved.issueId !== null && (await readAlertSettings(tx, incoming.projectId)).autoCloseIncident) {
+      const project = await projectWithNamespace(tx, incoming.projectId);
+      await closeIncident(tx, project.project, resolved, await getAlertBot(tx), incoming.now);
+    }
     return resolved;
   });
 }
@@ -126,4 +139,14 @@ async function resolveMatching(db: Database, incoming: IncomingAlert, fingerprin
 export async function addSystemNote(tx: Executor, alertId: number, body: string, now: Date, authorId?: number): Promise<void> {
   const author = authorId ?? (await getAlertBot(tx)).id;
   await tx.insert(alertNotes).values({ alertId, authorId: author, body, system: true, createdAt: now });
+}
+
+async function projectWithNamespace(tx: Executor, projectId: number) {
+  const [row] = await tx
+    .select({ project: projects, namespace: namespaces })
+    .from(projects)
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(eq(projects.id, projectId));
+  if (!row) throw new Error(`project ${projectId} vanished while an alert was processed`);
+  return row;
 }

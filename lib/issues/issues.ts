@@ -40,7 +40,13 @@ export function issueReadableBy(ctx: Ctx, view: ProjectView): SQL {
 }
 
 /** Inserts an issue and records `created` (shown as "opened") in the caller's transaction. */
-export async function insertIssue(tx: Executor, view: ProjectView, author: UserRow, input: NewIssue, now: Date): Promise<IssueRow> {
+export async function insertIssue(
+  tx: Executor,
+  view: Pick<ProjectView, "project">,
+  author: UserRow,
+  input: NewIssue,
+  now: Date,
+): Promise<IssueRow> {
   const iid = await nextInternalId(tx, view.project.id, "issues");
   const [issue] = await tx
     .insert(issues)

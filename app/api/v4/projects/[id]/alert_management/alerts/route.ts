@@ -19,7 +19,7 @@ export const GET = apiRoute({ route: "/projects/:id/alert_management/alerts", sc
   );
   const page = pageRequest(query);
   const result = await listAlerts(ctx, params.id!, { status: query.status, search: query.search, sort: query.sort }, page);
-  return paginated(url, page, { items: result.items.map((alert) => serializeAlert(result.view, alert)), total: result.total });
+  return paginated(url, page, { items: result.items.map((item) => serializeAlert(result.view, item)), total: result.total });
 });
 
 export { routeNotFound as POST, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

@@ -10,8 +10,8 @@ const route = "/projects/:id/alert_management/alerts/:alert_iid";
 
 export const GET = apiRoute({ route, scopes: readApiScopes }, async ({ ctx, url, params }) => {
   const { alert_iid } = parseParams({ alert_iid: positiveIntegerParam }, { ...readQuery(url), alert_iid: params.alert_iid });
-  const { view, alert } = await getAlert(ctx, params.id!, alert_iid);
-  return json(serializeAlert(view, alert));
+  const details = await getAlert(ctx, params.id!, alert_iid);
+  return json(serializeAlert(details.view, details));
 });
 
 export const PUT = apiRoute({ route, scopes: writeApiScopes }, async ({ ctx, request, url, params }) => {
@@ -19,8 +19,8 @@ export const PUT = apiRoute({ route, scopes: writeApiScopes }, async ({ ctx, req
     { alert_iid: positiveIntegerParam, status: z.enum(alertStatuses) },
     { ...readQuery(url), ...(await readBody(request)), alert_iid: params.alert_iid },
   );
-  const { view, alert } = await updateAlertStatus(ctx, params.id!, input.alert_iid, input.status);
-  return json(serializeAlert(view, alert));
+  const updated = await updateAlertStatus(ctx, params.id!, input.alert_iid, input.status);
+  return json(serializeAlert(updated.view, updated));
 });
 
 export { routeNotFound as POST, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

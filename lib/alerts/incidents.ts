@@ -1,0 +1,62 @@
+import "server-only";
+import { and, eq } from "drizzle-orm";
+import type { Executor } from "@/lib/db";
+import { alerts, issues, type AlertRow, type ProjectRow, type UserRow } from "@/lib/db/schema";
+import { insertIssue, recordIssueEvent } from "@/lib/issues/issues";
+import { defaultAlertTitle } from "./normalize";
+
+function incidentDescription(alert: AlertRow, detailsUrl: string): string {
+  const lines = [
+    `**Start time:** ${alert.startedAt.toISOString()}`,
+    `**Severity:** ${alert.severity}`,
+    alert.service ? `**Service:** ${alert.service}` : null,
+    alert.monitoringTool ? `**Monitoring tool:** ${alert.monitoringTool}` : null,
+    alert.hosts.length > 0 ? `**Hosts:** ${alert.hosts.join(" ")}` : null,
+    alert.description ? `**Description:** ${alert.description}` : null,
+    `**Alert:** ${detailsUrl}`,
+  ];
+  return lines.filter((line): line is string => line !== null).join("  \n");
+}
+
+/**
+ * Opens the incident for a new alert (project setting `create_incident`): an issue of type incident by the alert bot,
+ * recorded as an `opened` Issue event, linked from the alert. "New: Alert" becomes "New: Incident <iid>", as in GitLab.
+ */
+export async function openIncident(
+  tx: Executor,
+  project: ProjectRow,
+  alert: AlertRow,
+  bot: UserRow,
+  detailsUrl: string,
+  now: Date,
+): Promise<AlertRow> {
+  const issue = await insertIssue(
+    tx,
+    { project },
+    bot,
+    { title: alert.title, description: incidentDescription(alert, detailsUrl), issueType: "incident" },
+    now,
+  );
+  if (alert.title === defaultAlertTitle) {
+    await tx.update(issues).set({ title: `New: Incident ${issue.iid}` }).where(eq(issues.id, issue.id));
+  }
+  const [linked] = await tx.update(alerts).set({ issueId: issue.id }).where(eq(alerts.id, alert.id)).returning();
+  return linked ?? alert;
+}
+
+/** Closes the alert's incident when the alert resolves (project setting `auto_close_incident`). */
+export async function closeIncident(tx: Executor, project: ProjectRow, alert: AlertRow, bot: UserRow, now: Date): Promise<void> {
+  if (alert.issueId === null) return;
+  const [closed] = await tx
+    .update(issues)
+    .set({ state: "closed", closedAt: now, closedById: bot.id, updatedAt: now })
+    .where(and(eq(issues.id, alert.issueId), eq(issues.state, "opened")))
+    .returning();
+  if (closed) await recordIssueEvent(tx, { project }, closed, bot.id, "closed", now);
+}
+
+export async function incidentIid(tx: Executor, alert: AlertRow): Promise<number | null> {
+  if (alert.issueId === null) return null;
+  const [issue] = await tx.select({ iid: issues.iid }).from(issues).where(eq(issues.id, alert.issueId));
+  return issue?.iid ?? null;
+}

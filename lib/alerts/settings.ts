@@ -1,0 +1,39 @@
+import "server-only";
+import { eq } from "drizzle-orm";
+import type { Ctx } from "@/lib/context";
+import type { Executor } from "@/lib/db";
+import { accessLevels, projectAlertSettings } from "@/lib/db/schema";
+import { getProjectWithAccess } from "@/lib/projects/projects";
+
+export interface AlertSettings {
+  createIncident: boolean;
+  autoCloseIncident: boolean;
+}
+
+const defaults: AlertSettings = { createIncident: false, autoCloseIncident: true };
+
+export async function readAlertSettings(db: Executor, projectId: number): Promise<AlertSettings> {
+  const [row] = await db.select().from(projectAlertSettings).where(eq(projectAlertSettings.projectId, projectId));
+  return row ? { createIncident: row.createIncident, autoCloseIncident: row.autoCloseIncident } : defaults;
+}
+
+/** `GET …/alert_management/settings` (Maintainer+). */
+export async function getAlertSettings(ctx: Ctx, projectReference: string): Promise<AlertSettings> {
+  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.maintainer);
+  return readAlertSettings(ctx.db, view.project.id);
+}
+
+/** `PUT …/alert_management/settings` (Maintainer+): unspecified settings keep their value. */
+export async function updateAlertSettings(ctx: Ctx, projectReference: string, changes: Partial<AlertSettings>): Promise<AlertSettings> {
+  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.maintainer);
+  const next = { ...(await readAlertSettings(ctx.db, view.project.id)), ...changes };
+  await ctx.db
+    .insert(projectAlertSettings)
+    .values({ projectId: view.project.id, ...next })
+    .onConflictDoUpdate({ target: projectAlertSettings.projectId, set: { ...next, updatedAt: ctx.now } });
+  return next;
+}
+
+export function serializeAlertSettings(settings: AlertSettings) {
+  return { create_incident: settings.createIncident, auto_close_incident: settings.autoCloseIncident };
+}
