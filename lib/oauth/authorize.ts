@@ -119,8 +119,9 @@ export async function isConsentRemembered(db: Database, user: UserRow, request: 
 }
 
 /**
- * Approval: remembers the consent (adding to the scopes approved before), then issues a code (or, for the implicit grant, an access token without a refresh
- * token) and returns where to send the browser, with `state` and `iss` (RFC 9207).
+ * Approval: remembers the consent (adding to the scopes approved before), then issues a code (or, for the implicit
+ * grant, an access token without a refresh token) and returns where to send the browser, with `state` and `iss`
+ * (RFC 9207).
  */
 export async function approveAuthorization(db: Database, user: UserRow, request: AuthorizationRequest, now: Date): Promise<string> {
   return db.transaction(async (tx) => {
