@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db";
 import { oauthAuthorizationCodes, oauthConsents, type OAuthApplicationRow, type UserRow } from "@/lib/db/schema";
 import { isKnownScope } from "@/lib/api/scopes";
@@ -119,8 +119,9 @@ export async function isConsentRemembered(db: Database, user: UserRow, request: 
 }
 
 /**
- * Approval: remembers the consent, then issues a code (or, for the implicit grant, an access token without a refresh
- * token) and returns where to send the browser, with `state` and `iss` (RFC 9207).
+ * Approval: remembers the consent (adding to the scopes approved before), then issues a code (or, for the implicit
+ * grant, an access token without a refresh token) and returns where to send the browser, with `state` and `iss`
+ * (RFC 9207).
  */
 export async function approveAuthorization(db: Database, user: UserRow, request: AuthorizationRequest, now: Date): Promise<string> {
   return db.transaction(async (tx) => {
@@ -129,7 +130,11 @@ export async function approveAuthorization(db: Database, user: UserRow, request:
       .values({ userId: user.id, applicationId: request.application.id, scopes: request.scopes, createdAt: now })
       .onConflictDoUpdate({
         target: [oauthConsents.userId, oauthConsents.applicationId],
-        set: { scopes: request.scopes, updatedAt: now },
+        // Approving a narrower request (or one remembered silently) must not shrink what was approved before.
+        set: {
+          scopes: sql`array(select distinct scope from unnest(${oauthConsents.scopes} || excluded.scopes) as approved(scope) order by scope)`,
+          updatedAt: now,
+        },
       });
     const grant = await createGrant(tx, {
       applicationId: request.application.id,

@@ -68,15 +68,23 @@ export function defaultDescription(code: OAuthErrorCode): string {
   return descriptions[code];
 }
 
-/** JSON error response with the headers RFC 6749 and RFC 6750 ask for. */
+/**
+ * JSON error response with the headers RFC 6749 and RFC 6750 ask for. `WWW-Authenticate` is a challenge: it goes with
+ * 401s (RFC 6749 §5.2) and `insufficient_scope` (RFC 6750 §3.1) only. On a 400, clients (openid-client among them)
+ * read it as a challenge to re-authenticate and never see the `error` of the body.
+ */
 export function renderOAuthError(error: OAuthError, extraHeaders: Record<string, string> = {}): Response {
+  const challenge: Record<string, string> =
+    error.status === 401 || error.error === "insufficient_scope"
+      ? { "WWW-Authenticate": `Bearer realm="GitLab", error="${error.error}", error_description="${error.description.replace(/"/g, "'")}"` }
+      : {};
   return new Response(JSON.stringify(error.body()), {
     status: error.status,
     headers: {
       "Content-Type": "application/json; charset=utf-8",
       "Cache-Control": "no-store",
       Pragma: "no-cache",
-      "WWW-Authenticate": `Bearer realm="GitLab", error="${error.error}", error_description="${error.description.replace(/"/g, "'")}"`,
+      ...challenge,
       ...extraHeaders,
     },
   });

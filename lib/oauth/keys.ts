@@ -13,8 +13,8 @@ export interface SigningKey {
 const signingKeys = new WeakMap<Database, Promise<SigningKey>>();
 
 /**
- * The RS256 key that signs ID tokens. The first process to need it generates it; the oldest key in the database wins,
- * so concurrent first starts of several replicas still agree on one key.
+ * The RS256 key that signs ID tokens. The first process to need it generates it; the oldest key in the database wins
+ * (the kid breaks a tie), so concurrent first starts of several replicas still agree on one key.
  */
 export function getSigningKey(db: Database): Promise<SigningKey> {
   let key = signingKeys.get(db);
@@ -27,7 +27,7 @@ export function getSigningKey(db: Database): Promise<SigningKey> {
 }
 
 async function loadOrCreateSigningKey(db: Database): Promise<SigningKey> {
-  let [row] = await db.select().from(oauthSigningKeys).orderBy(asc(oauthSigningKeys.createdAt)).limit(1);
+  let [row] = await db.select().from(oauthSigningKeys).orderBy(asc(oauthSigningKeys.createdAt), asc(oauthSigningKeys.kid)).limit(1);
   if (!row) {
     const { privateKey, publicKey } = await generateKeyPair("RS256", { modulusLength: 2048, extractable: true });
     const publicJwk = await exportJWK(publicKey);
@@ -36,7 +36,7 @@ async function loadOrCreateSigningKey(db: Database): Promise<SigningKey> {
       .insert(oauthSigningKeys)
       .values({ kid, privateJwk: await exportJWK(privateKey), publicJwk: { ...publicJwk, kid, use: "sig", alg: "RS256" } })
       .onConflictDoNothing();
-    [row] = await db.select().from(oauthSigningKeys).orderBy(asc(oauthSigningKeys.createdAt)).limit(1);
+    [row] = await db.select().from(oauthSigningKeys).orderBy(asc(oauthSigningKeys.createdAt), asc(oauthSigningKeys.kid)).limit(1);
   }
   if (!row) throw new Error("no OpenID Connect signing key could be stored");
   const privateKey = (await importJWK(row.privateJwk as JWK, "RS256")) as CryptoKey;

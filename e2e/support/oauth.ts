@@ -1,0 +1,86 @@
+import { expect, type APIRequestContext } from "@playwright/test";
+import * as client from "openid-client";
+import { asToken, rootToken, uniqueName } from "./api";
+
+/** A redirect URI nothing listens on: tests read the Location header and never follow it. */
+export const callbackUrl = "http://127.0.0.1:9/callback";
+
+export interface CreatedApplication {
+  id: number;
+  application_id: string;
+  application_name: string;
+  callback_url: string;
+  confidential: boolean;
+  secret: string;
+}
+
+export async function createApplication(
+  request: APIRequestContext,
+  options: { scopes?: string; confidential?: boolean; trusted?: boolean; redirectUri?: string } = {},
+): Promise<CreatedApplication> {
+  const response = await request.post("/api/v4/applications", {
+    headers: asToken(rootToken),
+    data: {
+      name: uniqueName("app"),
+      redirect_uri: options.redirectUri ?? callbackUrl,
+      scopes: options.scopes ?? "api read_user openid profile email",
+      confidential: options.confidential ?? true,
+    },
+  });
+  expect(response.status(), await response.text()).toBe(201);
+  const application = (await response.json()) as CreatedApplication;
+  if (options.trusted) {
+    const updated = await request.put(`/api/v4/applications/${application.id}`, { headers: asToken(rootToken), data: { trusted: true } });
+    expect(updated.status(), await updated.text()).toBe(200);
+    expect(await updated.json()).toMatchObject({ id: application.id, trusted: true, implicit_grant_enabled: false });
+  }
+  return application;
+}
+
+/** Signs in through next-auth's credentials endpoint; the session cookie stays in `request`. */
+export async function signIn(request: APIRequestContext, login: string, password: string): Promise<void> {
+  const csrf = await request.get("/api/auth/csrf");
+  expect(csrf.status()).toBe(200);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const response = await request.post("/api/auth/callback/credentials", {
+    form: { csrfToken, login, password, json: "true" },
+    maxRedirects: 0,
+  });
+  expect([200, 302], await response.text()).toContain(response.status());
+  const session = await request.get("/api/auth/session");
+  expect(((await session.json()) as { user?: { username?: string } }).user?.username).toBe(login);
+}
+
+/** openid-client's view of the server: discovery over plain http, as the test servers are. */
+export async function discover(baseURL: string, clientId: string, secret?: string): Promise<client.Configuration> {
+  return client.discovery(new URL(baseURL), clientId, secret, secret === undefined ? client.None() : undefined, {
+    execute: [client.allowInsecureRequests],
+  });
+}
+
+export function basicAuth(clientId: string, secret: string): Record<string, string> {
+  return { Authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString("base64")}` };
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: string;
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+  created_at: number;
+  id_token?: string;
+}
+
+/** A token by the password grant through the raw endpoint. */
+export async function passwordToken(
+  request: APIRequestContext,
+  user: { username: string; password: string },
+  extra: Record<string, string> = {},
+): Promise<TokenResponse> {
+  const response = await request.post("/oauth/token", {
+    form: { grant_type: "password", username: user.username, password: user.password, ...extra },
+  });
+  expect(response.status(), await response.text()).toBe(200);
+  return (await response.json()) as TokenResponse;
+}
