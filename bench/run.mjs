@@ -305,6 +305,21 @@ function run(options) {
   });
 }
 
+/**
+ * Refresh requests that follow rotation: each request takes a live refresh token from the pool and its answer puts
+ * the new one back. (autocannon resets a connection's context after every pass, so the chain cannot live there.)
+ */
+function refreshChain(pool) {
+  return [
+    {
+      setupRequest: (request) => ({ ...request, body: `grant_type=refresh_token&refresh_token=${pool.shift() ?? "pool-empty"}` }),
+      onResponse: (status, body) => {
+        if (status === 200) pool.push(JSON.parse(body).refresh_token);
+      },
+    },
+  ];
+}
+
 let uniqueCounter = 0;
 const scenarios = [
   { name: "liveness", reference: true, options: { url: `${base}/-/liveness` } },
@@ -353,17 +368,7 @@ const scenarios = [
       url: `${base}/oauth/token`,
       method: "POST",
       headers: { Authorization: basicClient, "Content-Type": "application/x-www-form-urlencoded" },
-      requests: [
-        {
-          setupRequest: (request, context) => {
-            context.refreshToken ??= refreshTokens.pop();
-            return { ...request, body: `grant_type=refresh_token&refresh_token=${context.refreshToken}` };
-          },
-          onResponse: (status, body, context) => {
-            if (status === 200) context.refreshToken = JSON.parse(body).refresh_token;
-          },
-        },
-      ],
+      requests: refreshChain(refreshTokens),
     },
   },
   {
@@ -431,17 +436,7 @@ const peerScenarios = {
     url: `http://localhost:${oidcPeerPort}/token`,
     method: "POST",
     headers: { Authorization: `Basic ${Buffer.from("bench:bench-secret").toString("base64")}`, "Content-Type": "application/x-www-form-urlencoded" },
-    requests: [
-      {
-        setupRequest: (request, context) => {
-          context.refreshToken ??= peers.oidc.refreshTokens.pop();
-          return { ...request, body: `grant_type=refresh_token&refresh_token=${context.refreshToken}` };
-        },
-        onResponse: (status, body, context) => {
-          if (status === 200) context.refreshToken = JSON.parse(body).refresh_token;
-        },
-      },
-    ],
+    requests: refreshChain(peers.oidc.refreshTokens),
   },
 };
 
