@@ -46,7 +46,7 @@ export function ApplicationForm({ create }: ApplicationFormProps) {
   return (
     <>
       {created ? (
-        <section className="card section stack" aria-labelledby="created-application-heading" aria-live="polite">
+        <section className="card section stack oauth-card" aria-labelledby="created-application-heading" aria-live="polite">
           <h2 id="created-application-heading">Application {created.name} was created</h2>
           <CopyField label="Application ID" value={created.uid} />
           <CopyField label="Secret" value={created.secret} />

@@ -61,7 +61,7 @@ export function ApplicationList({ applications, renewSecret, remove }: Applicati
       {applications.map((application) => {
         const headingId = `application-${application.id}-heading`;
         return (
-          <article key={application.id} className="card stack" aria-labelledby={headingId}>
+          <article key={application.id} className="card stack oauth-card" aria-labelledby={headingId}>
             <h3 id={headingId}>{application.name}</h3>
             {renewed?.id === application.id ? (
               <div className="stack" aria-live="polite">

@@ -12,7 +12,7 @@ export function ConsentForm({ screen, authenticityToken }: { screen: ConsentScre
       <h1>
         <strong>{application.name}</strong> is requesting access to your account
       </h1>
-      <div className="card stack">
+      <div className="card stack oauth-card">
         <p className="consent-user">
           Signed in as <strong>{user.name}</strong> <span className="muted">@{user.username}</span>
         </p>

@@ -30,7 +30,7 @@ export function DeviceConfirmation({ userCode, applicationName, scopes, decide }
   }
 
   return (
-    <div className="card stack">
+    <div className="card stack oauth-card">
       {result && !result.ok ? <Notice tone="error">{result.message}</Notice> : null}
       <p>
         <strong>{applicationName}</strong> is asking to access your account from a device showing the code{" "}
