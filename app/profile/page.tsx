@@ -47,6 +47,9 @@ export default async function ProfilePage() {
           <li>
             <Link href="/profile/personal_access_tokens">Personal access tokens</Link>
           </li>
+          <li>
+            <Link href="/profile/applications">Applications</Link>
+          </li>
         </ul>
       </section>
     </>

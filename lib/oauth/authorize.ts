@@ -9,6 +9,10 @@ import { isValidCodeVerifier, type CodeChallengeMethod } from "./pkce";
 import { parseScopeString } from "./scopes";
 import { accessTokenLifetimeSeconds, createGrant, generateOpaqueToken, issueTokens, tokenDigest } from "./tokens";
 import { findApplicationByUid } from "./applications";
+import { actingUser, type Ctx } from "@/lib/context";
+import { UnauthorizedError } from "@/lib/errors";
+import { findUserById } from "@/lib/users/users";
+import { scopeDescriptions } from "./scopes";
 
 export const authorizationCodeLifetimeSeconds = 600;
 
@@ -218,4 +222,67 @@ export async function decideAuthorization(
   if (check.kind !== "valid") return check;
   const location = decision === "approve" ? await approveAuthorization(db, user, check.request, now) : denyAuthorization(check.request);
   return { kind: "redirect", location };
+}
+
+/** The authorize parameters the consent form sends back, in GitLab's order. */
+export const authorizeParameterNames = [
+  "client_id",
+  "redirect_uri",
+  "state",
+  "response_type",
+  "scope",
+  "nonce",
+  "code_challenge",
+  "code_challenge_method",
+] as const;
+
+/** Everything the consent screen shows, and the fields its form posts back. */
+export interface ConsentScreen {
+  application: { name: string };
+  /** The person who registered the application; null for instance-wide (admin-created) applications. */
+  owner: { name: string; username: string } | null;
+  user: { name: string; username: string; isAdmin: boolean };
+  scopes: { scope: string; title: string; description: string }[];
+  /** Where the browser goes after the decision: the redirect URI's host, or its scheme for native apps. */
+  redirectTarget: string;
+  /** `response_type=token`: the deprecated implicit grant. */
+  implicitGrant: boolean;
+  /** The request's own parameters (only those present), to post back with the decision. */
+  fields: Record<string, string>;
+}
+
+export type ConsentStep =
+  | { kind: "error_page"; error: OAuthErrorCode; description: string }
+  | { kind: "redirect"; location: string }
+  | { kind: "consent"; screen: ConsentScreen };
+
+/**
+ * The consent page (`/oauth/authorize/consent`): re-checks the request exactly as `GET /oauth/authorize` does, since
+ * anyone can open this page with any query, then gathers what the signed-in person needs to decide.
+ */
+export async function prepareConsent(ctx: Ctx, params: Params): Promise<ConsentStep> {
+  const user = actingUser(ctx);
+  if (!user) throw new UnauthorizedError();
+  const check = await checkAuthorizationRequest(ctx.db, params);
+  if (check.kind !== "valid") return check;
+  const { application, redirectUri, responseType, scopes } = check.request;
+  const owner = application.ownerId === null ? undefined : await findUserById(ctx.db, application.ownerId);
+  const redirectUrl = new URL(redirectUri);
+  const fields: Record<string, string> = {};
+  for (const name of authorizeParameterNames) {
+    const value = params[name];
+    if (value !== undefined) fields[name] = value;
+  }
+  return {
+    kind: "consent",
+    screen: {
+      application: { name: application.name },
+      owner: owner ? { name: owner.name, username: owner.username } : null,
+      user: { name: user.name, username: user.username, isAdmin: user.isAdmin },
+      scopes: scopes.map((scope) => ({ scope, ...(isKnownScope(scope) ? scopeDescriptions[scope] : { title: scope, description: "" }) })),
+      redirectTarget: redirectUrl.host || redirectUrl.protocol.replace(/:$/, ""),
+      implicitGrant: responseType === "token",
+      fields,
+    },
+  };
 }

@@ -106,7 +106,7 @@ export async function decideDeviceAuthorization(ctx: Ctx, userCodeInput: string,
   if (!user) throw new UnauthorizedError();
   const decided = await ctx.db
     .update(oauthDeviceAuthorizations)
-    .set({ decision, decidedById: user.id, authTime: ctx.now })
+    .set({ decision, decidedById: user.id, authTime: user.lastSignInAt ?? ctx.now })
     .where(
       and(
         eq(oauthDeviceAuthorizations.userCode, normalizeUserCode(userCodeInput)),

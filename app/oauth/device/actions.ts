@@ -1,0 +1,25 @@
+"use server";
+
+import { requireSessionContext } from "@/lib/auth/session";
+import { actionSuccess, type ActionResult } from "@/lib/forms/action-result";
+import { parseActionInput, toActionFailure } from "@/lib/forms/run-action";
+import { NotFoundError } from "@/lib/errors";
+import { decideDeviceAuthorization } from "@/lib/oauth/device";
+import { deviceDecisionSchema } from "@/lib/oauth/form-schemas";
+
+export type DeviceDecisionResult = ActionResult<{ decision: "approved" | "denied" }> | null;
+
+/** The Authorize / Deny buttons of `/oauth/device`; the device learns the answer at its next poll. */
+export async function decideDeviceAction(_previous: DeviceDecisionResult, form: FormData): Promise<DeviceDecisionResult> {
+  const ctx = await requireSessionContext("/oauth/device");
+  const parsed = parseActionInput(deviceDecisionSchema, { user_code: form.get("user_code"), decision: form.get("decision") });
+  if (!parsed.ok) return parsed.failure;
+  const decision = parsed.data.decision === "approve" ? "approved" : "denied";
+  try {
+    await decideDeviceAuthorization(ctx, parsed.data.user_code, decision);
+    return actionSuccess({ decision });
+  } catch (error) {
+    if (error instanceof NotFoundError) return { ok: false, message: "The user code is invalid or expired" };
+    return toActionFailure(error);
+  }
+}

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseHandle } from "@/lib/db/drivers";
+import { UnauthorizedError } from "@/lib/errors";
+import { testDatabases } from "@/lib/testing/databases";
+import { anonymousTestContext, createTestUser, userContext } from "@/lib/testing/fixtures";
+import { createApplicationAsAdmin, createOwnApplication } from "./applications";
+import { prepareConsent } from "./authorize";
+
+const redirectUri = "https://client.example/callback?tenant=1";
+
+describe.each(testDatabases())("consent screen on $name", ({ open }) => {
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    handle = await open();
+  });
+  afterAll(async () => {
+    await handle.close();
+  });
+
+  async function ownedApplication(confidential = false) {
+    const owner = await createTestUser(handle.db);
+    const { application } = await createOwnApplication(userContext(handle.db, owner), {
+      name: "Reader",
+      redirectUri,
+      scopes: ["openid", "read_user", "api"],
+      confidential,
+    });
+    return { owner, application };
+  }
+
+  it("shows the application, its owner, the person, each scope's words and where the browser goes", async () => {
+    const { owner, application } = await ownedApplication();
+    const user = await createTestUser(handle.db);
+    const step = await prepareConsent(userContext(handle.db, user), {
+      client_id: application.uid,
+      redirect_uri: redirectUri,
+      response_type: "code",
+      scope: "read_user openid",
+      state: "xyz",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+      unrelated: "dropped",
+    });
+    expect(step).toEqual({
+      kind: "consent",
+      screen: {
+        application: { name: "Reader" },
+        owner: { name: owner.name, username: owner.username },
+        user: { name: user.name, username: user.username, isAdmin: false },
+        scopes: [
+          { scope: "read_user", title: "Read your personal information", description: expect.stringContaining("/user API endpoint") },
+          { scope: "openid", title: "Authenticate using OpenID Connect", description: expect.stringContaining("OpenID Connect") },
+        ],
+        redirectTarget: "client.example",
+        implicitGrant: false,
+        // Only what the request carried, so the decision is checked against exactly the same request.
+        fields: {
+          client_id: application.uid,
+          redirect_uri: redirectUri,
+          response_type: "code",
+          scope: "read_user openid",
+          state: "xyz",
+          code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+          code_challenge_method: "S256",
+        },
+      },
+    });
+  });
+
+  it("names no owner for instance-wide applications and flags administrators", async () => {
+    const admin = await createTestUser(handle.db, { isAdmin: true });
+    const { application } = await createApplicationAsAdmin(userContext(handle.db, admin), {
+      name: "Instance",
+      redirectUri: "com.example.app:/oauth",
+      scopes: ["api"],
+    });
+    const step = await prepareConsent(userContext(handle.db, admin), {
+      client_id: application.uid,
+      redirect_uri: "com.example.app:/oauth",
+      response_type: "code",
+    });
+    expect(step).toMatchObject({
+      kind: "consent",
+      screen: {
+        owner: null,
+        user: { isAdmin: true },
+        scopes: [{ scope: "api", title: "Access the API on your behalf" }],
+        redirectTarget: "com.example.app",
+        fields: { client_id: application.uid, redirect_uri: "com.example.app:/oauth", response_type: "code" },
+      },
+    });
+  });
+
+  it("shows untrusted clients and redirect URIs as an error, and sends other problems back to the client", async () => {
+    const { application } = await ownedApplication();
+    const ctx = userContext(handle.db, await createTestUser(handle.db));
+    expect(await prepareConsent(ctx, { client_id: "nope", redirect_uri: redirectUri, response_type: "code" })).toMatchObject({
+      kind: "error_page",
+      error: "invalid_client",
+    });
+    expect(
+      await prepareConsent(ctx, { client_id: application.uid, redirect_uri: "https://evil.example/", response_type: "code" }),
+    ).toMatchObject({ kind: "error_page", error: "invalid_redirect_uri" });
+
+    const missingPkce = await prepareConsent(ctx, { client_id: application.uid, redirect_uri: redirectUri, response_type: "code", state: "s" });
+    expect(missingPkce.kind).toBe("redirect");
+    const location = new URL((missingPkce as { location: string }).location);
+    expect(location.origin + location.pathname).toBe("https://client.example/callback");
+    expect(Object.fromEntries(location.searchParams)).toMatchObject({ tenant: "1", error: "invalid_request", state: "s" });
+  });
+
+  it("needs a signed-in person", async () => {
+    await expect(prepareConsent(anonymousTestContext(handle.db), {})).rejects.toBeInstanceOf(UnauthorizedError);
+  });
+});
