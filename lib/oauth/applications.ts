@@ -1,6 +1,6 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { and, asc, desc, eq, isNull } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import { sha256Hex } from "@/lib/crypto";
 import { oauthAccessTokens, oauthApplications, oauthConsents, oauthGrants, type OAuthApplicationRow } from "@/lib/db/schema";
@@ -177,7 +177,7 @@ export interface AuthorizedApplication {
   lastAuthorizedAt: Date;
 }
 
-/** Applications the caller has authorized and not revoked: what `/profile/applications` lists with Revoke. */
+/** Applications holding live tokens from the caller: what `/profile/applications` lists with Revoke. */
 export async function listAuthorizedApplications(ctx: Ctx): Promise<AuthorizedApplication[]> {
   const user = actingUser(ctx);
   if (!user) throw new UnauthorizedError();
@@ -185,7 +185,14 @@ export async function listAuthorizedApplications(ctx: Ctx): Promise<AuthorizedAp
     .select({ application: oauthApplications, scopes: oauthGrants.scopes, createdAt: oauthGrants.createdAt })
     .from(oauthGrants)
     .innerJoin(oauthApplications, eq(oauthApplications.id, oauthGrants.applicationId))
-    .where(and(eq(oauthGrants.userId, user.id), isNull(oauthGrants.revokedAt)))
+    .where(
+      and(
+        eq(oauthGrants.userId, user.id),
+        isNull(oauthGrants.revokedAt),
+        // Authorized means tokens were issued and not all revoked (a code never exchanged authorizes nothing).
+        sql`exists (select 1 from ${oauthAccessTokens} where ${oauthAccessTokens.grantId} = ${oauthGrants.id} and ${oauthAccessTokens.revokedAt} is null)`,
+      ),
+    )
     .orderBy(desc(oauthGrants.createdAt));
   const byApplication = new Map<number, AuthorizedApplication>();
   for (const grant of grants) {

@@ -16,8 +16,13 @@ import { scopeDescriptions } from "./scopes";
 
 export const authorizationCodeLifetimeSeconds = 600;
 
-/** The purpose the consent form's CSRF token is bound to. */
-export const consentCsrfPurpose = "oauth-consent";
+/**
+ * What the consent form's CSRF token is bound to: the form itself (client, redirect URI, response type, scopes), so a
+ * token taken from one consent screen cannot approve another.
+ */
+export function consentCsrfPurpose(params: Record<string, string | undefined>): string {
+  return ["oauth-consent", params.client_id, params.redirect_uri, params.response_type, params.scope].map((part) => part ?? "").join("\n");
+}
 
 /** A request that passed every check: what the consent screen shows and what approval issues. */
 export interface AuthorizationRequest {

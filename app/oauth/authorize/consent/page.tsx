@@ -29,6 +29,6 @@ export default async function ConsentPage({ searchParams }: ConsentPageProps) {
   if (step.kind === "error_page") return <AuthorizationError error={step.error} description={step.description} />;
   if (step.kind === "redirect") redirect(step.location);
 
-  const authenticityToken = await issueCsrfToken(currentUser(ctx).id, consentCsrfPurpose, ctx.now);
+  const authenticityToken = await issueCsrfToken(currentUser(ctx).id, consentCsrfPurpose(query as Record<string, string | undefined>), ctx.now);
   return <ConsentForm screen={step.screen} authenticityToken={authenticityToken} />;
 }

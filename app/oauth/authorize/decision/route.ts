@@ -12,7 +12,7 @@ export async function POST(request: Request): Promise<Response> {
   if (Object.values(fields).some(Array.isArray)) return oauthErrorPage("invalid_request", "A form field was given more than once.");
   const { authenticity_token: csrfToken, decision, ...params } = fields as Record<string, string>;
   const now = new Date();
-  if (!user || !(await verifyCsrfToken(csrfToken, user.id, consentCsrfPurpose, now))) {
+  if (!user || !(await verifyCsrfToken(csrfToken, user.id, consentCsrfPurpose(params), now))) {
     return oauthErrorPage("invalid_request", "The authorization form expired or did not come from this site. Start again from the application.", 403);
   }
   if (decision !== "approve" && decision !== "deny") return oauthErrorPage("invalid_request", "Choose Authorize or Deny.");
