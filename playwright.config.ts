@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { defineConfig, type PlaywrightTestConfig } from "@playwright/test";
-import { rootPassword, rootToken } from "./e2e/support/constants";
+import { rootPassword, rootToken, serverLogFile } from "./e2e/support/constants";
 
 /**
  * E2E runs against the production build (`next build` happens in `npm run test:e2e` first) on fresh databases:
@@ -78,7 +78,8 @@ const config: PlaywrightTestConfig = {
   })),
   webServer: targets.map((target) => ({
     // A keep-alive longer than the test client's, so the server never closes a connection the client is reusing.
-    command: `${target.prepare ?? ""}npx next start -p ${target.port} --keepAliveTimeout 70000`,
+    // The server's output goes to a file that tests read (no secret may ever appear in it) and people debug with.
+    command: `mkdir -p .e2e-data && ${target.prepare ?? ""}npx next start -p ${target.port} --keepAliveTimeout 70000 >> ${serverLogFile(target.name, runId)} 2>&1`,
     url: `http://localhost:${target.port}/-/readiness`,
     reuseExistingServer: false,
     timeout: 120_000,
