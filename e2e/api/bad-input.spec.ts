@@ -130,4 +130,12 @@ test.describe("bad input is 400, never 500", () => {
     await expectJson(await request.get("/api/v4/projects/-1", { headers: asToken(owner.token) }), 404, notFound);
     await expectJson(await request.get(`/api/v4/projects/${"9".repeat(40)}`, { headers: asToken(owner.token) }), 404, notFound);
   });
+
+  test("a path with malformed percent-encoding is 400, not a framework 500", async ({ request }) => {
+    await expectJson(await request.get("/api/v4/projects/%E0%A4%A", { headers: asToken(rootToken) }), 400, {
+      error: "path is not valid: it contains malformed percent-encoding",
+    });
+    const page = await request.get("/root/%E0%A4%A");
+    expect(page.status()).toBe(400);
+  });
 });
