@@ -6,12 +6,15 @@ export function ProjectHeader({
   namespacePath,
   visibility,
   current,
+  accessLevel = null,
 }: {
   name: string;
   fullPath: string;
   namespacePath: string;
   visibility: string;
-  current: "overview" | "members";
+  current: "overview" | "members" | "alerts" | "monitor-settings";
+  /** The viewer's role in the project: Reporters and above see the alerts, Maintainers the alert settings. */
+  accessLevel?: number | null;
 }) {
   return (
     <>
@@ -33,6 +36,16 @@ export function ProjectHeader({
         <Link href={`/${fullPath}/-/project_members`} aria-current={current === "members" ? "page" : undefined}>
           Members
         </Link>
+        {accessLevel !== null && accessLevel >= 20 ? (
+          <Link href={`/${fullPath}/-/alert_management`} aria-current={current === "alerts" ? "page" : undefined}>
+            Alerts
+          </Link>
+        ) : null}
+        {accessLevel !== null && accessLevel >= 40 ? (
+          <Link href={`/${fullPath}/-/settings/operations`} aria-current={current === "monitor-settings" ? "page" : undefined}>
+            Monitor settings
+          </Link>
+        ) : null}
       </nav>
     </>
   );

@@ -1,6 +1,7 @@
 import "server-only";
 import { and, asc, count, desc, eq, ilike, inArray, ne, or, sql, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
+import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { containsPattern } from "@/lib/db/like";
 import { accessLevels, alertNotes, alerts, issues, users, type AlertNoteRow, type AlertRow } from "@/lib/db/schema";
 import { ConflictError, NotFoundError } from "@/lib/errors";
@@ -99,6 +100,9 @@ export async function getAlert(ctx: Ctx, projectReference: string, iid: number):
   };
 }
 
+const fingerprintAlreadyOpen =
+  "An alert with the same fingerprint is already open. To change the status of this alert, resolve the linked alert.";
+
 const statusLabels: Record<AlertStatus, string> = {
   triggered: "Triggered",
   acknowledged: "Acknowledged",
@@ -124,23 +128,25 @@ export async function updateAlertStatus(
       .select({ id: alerts.id })
       .from(alerts)
       .where(and(eq(alerts.projectId, view.project.id), eq(alerts.fingerprint, alert.fingerprint), ne(alerts.status, "resolved")));
-    if (openTwin) {
-      throw new ConflictError(
-        "An alert with the same fingerprint is already open. To change the status of this alert, resolve the linked alert.",
-      );
-    }
+    if (openTwin) throw new ConflictError(fingerprintAlreadyOpen);
   }
   const actor = actingUser(ctx);
-  return ctx.db.transaction(async (tx) => {
-    const [updated] = await tx
-      .update(alerts)
-      .set({ status, endedAt: status === "resolved" ? ctx.now : null, updatedAt: ctx.now })
-      .where(eq(alerts.id, alert.id))
-      .returning();
-    if (!updated) throw new NotFoundError("Alert");
-    await addSystemNote(tx, alert.id, `changed the status to **${statusLabels[status]}**`, ctx.now, actor?.id);
-    return { view, alert: updated, issueIid };
-  });
+  // The check above can race another reopening or a new alert; the unique index on open fingerprints decides then.
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      const [updated] = await tx
+        .update(alerts)
+        .set({ status, endedAt: status === "resolved" ? ctx.now : null, updatedAt: ctx.now })
+        .where(eq(alerts.id, alert.id))
+        .returning();
+      if (!updated) throw new NotFoundError("Alert");
+      await addSystemNote(tx, alert.id, `changed the status to **${statusLabels[status]}**`, ctx.now, actor?.id);
+      return { view, alert: updated, issueIid };
+    });
+  } catch (error) {
+    if (violatedUniqueConstraint(error) === "alerts_open_fingerprint_key") throw new ConflictError(fingerprintAlreadyOpen);
+    throw error;
+  }
 }
 
 export function serializeAlert(view: ProjectView, { alert, issueIid }: AlertWithIncident) {

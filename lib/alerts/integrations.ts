@@ -60,7 +60,8 @@ function validateMapping(mapping: PayloadAttributeMapping): void {
 
 function validateName(name: string): string {
   const trimmed = name.trim();
-  if (trimmed === "" || trimmed.length > 255) throw new ValidationError({ name: ["can't be blank"] });
+  if (trimmed === "") throw new ValidationError({ name: ["can't be blank"] });
+  if (trimmed.length > 255) throw new ValidationError({ name: ["is too long (maximum is 255 characters)"] });
   return trimmed;
 }
 

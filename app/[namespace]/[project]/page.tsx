@@ -44,7 +44,7 @@ export default async function ProjectPage({ params }: ProjectPageProps) {
   const fullPath = projectFullPath(view);
   return (
     <>
-      <ProjectHeader name={project.name} fullPath={fullPath} namespacePath={namespace.path} visibility={project.visibility} current="overview" />
+      <ProjectHeader name={project.name} fullPath={fullPath} namespacePath={namespace.path} visibility={project.visibility} current="overview" accessLevel={accessLevel} />
       {project.description ? <p>{project.description}</p> : <p className="muted">No description.</p>}
       <dl className="details section">
         <dt>Path</dt>
@@ -63,6 +63,20 @@ export default async function ProjectPage({ params }: ProjectPageProps) {
         <dd>
           <Link href={`/${fullPath}/-/project_members`}>View members</Link>
         </dd>
+        {accessLevel !== null && accessLevel >= 20 ? (
+          <>
+            <dt>Alerts</dt>
+            <dd>
+              <Link href={`/${fullPath}/-/alert_management`}>View alerts</Link>
+              {accessLevel >= 40 ? (
+                <>
+                  {" · "}
+                  <Link href={`/${fullPath}/-/settings/operations`}>Alert integrations and settings</Link>
+                </>
+              ) : null}
+            </dd>
+          </>
+        ) : null}
       </dl>
       <section aria-labelledby="clone-heading">
         <h2 id="clone-heading">Clone</h2>

@@ -1,0 +1,116 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { Fragment, type ReactNode } from "react";
+import { AlertStatusSelect } from "@/components/alerts/alert-status-select";
+import { ProjectHeader } from "@/components/projects/project-header";
+import { RelativeTime } from "@/components/ui/relative-time";
+import { getAlert, type AlertDetails } from "@/lib/alerts/alerts";
+import { alertSeverityLabels, alertStatusLabels } from "@/lib/alerts/form-schemas";
+import { requireSessionContext } from "@/lib/auth/session";
+import { ForbiddenError, NotFoundError } from "@/lib/errors";
+import { projectFullPath } from "@/lib/projects/serialize";
+import { updateAlertStatusAction } from "../../actions";
+
+export const metadata: Metadata = { title: "Alert details" };
+
+const developerLevel = 30;
+
+/** System notes carry GitLab's `**bold**` markup and nothing else: render just that, everything else as text. */
+function noteBody(body: string): ReactNode {
+  return body.split(/(\*\*[^*]+\*\*)/).map((part, index) =>
+    part.startsWith("**") && part.endsWith("**") && part.length > 4 ? <strong key={index}>{part.slice(2, -2)}</strong> : <Fragment key={index}>{part}</Fragment>,
+  );
+}
+
+function exactTime(date: Date | null): string {
+  return date ? date.toISOString().replace("T", " ").replace(/\.\d{3}Z$/, " UTC") : "—";
+}
+
+/** One alert (Reporter+): what it says, its whole payload, and what happened to it. */
+export default async function AlertDetailsPage({ params }: { params: Promise<{ namespace: string; project: string; iid: string }> }) {
+  const { namespace, project, iid } = await params;
+  if (!/^\d{1,9}$/.test(iid)) notFound();
+  const ctx = await requireSessionContext(`/${namespace}/${project}/-/alert_management/${iid}/details`);
+  let details: AlertDetails;
+  try {
+    details = await getAlert(ctx, `${namespace}/${project}`, Number(iid));
+  } catch (error) {
+    if (error instanceof NotFoundError || error instanceof ForbiddenError) notFound();
+    throw error;
+  }
+  const { view, alert, issueIid, notes } = details;
+  const fullPath = projectFullPath(view);
+  const canTriage = (view.accessLevel ?? 0) >= developerLevel;
+  const overview: [string, ReactNode][] = [
+    ["Severity", <span key="severity" className={`severity severity-${alert.severity}`}>{alertSeverityLabels[alert.severity]}</span>],
+    [
+      "Status",
+      canTriage ? (
+        <AlertStatusSelect key={alert.status} iid={alert.iid} status={alert.status} update={updateAlertStatusAction.bind(null, fullPath)} />
+      ) : (
+        alertStatusLabels[alert.status]
+      ),
+    ],
+    ["Start time", <time key="start" dateTime={alert.startedAt.toISOString()}>{exactTime(alert.startedAt)}</time>],
+    ["End time", alert.endedAt ? <time key="end" dateTime={alert.endedAt.toISOString()}>{exactTime(alert.endedAt)}</time> : "—"],
+    ["Events", alert.eventCount],
+    ["Monitoring tool", alert.monitoringTool ?? "—"],
+    ["Service", alert.service ?? "—"],
+    ["Hosts", alert.hosts.length > 0 ? alert.hosts.join(", ") : "—"],
+    ["Environment", alert.environment ?? "—"],
+    ["Incident", issueIid === null ? "None" : `#${issueIid}`],
+  ];
+
+  return (
+    <>
+      <ProjectHeader
+        name={view.project.name}
+        fullPath={fullPath}
+        namespacePath={view.namespace.path}
+        visibility={view.project.visibility}
+        current="alerts"
+        accessLevel={view.accessLevel}
+      />
+      <p className="breadcrumbs">
+        <Link href={`/${fullPath}/-/alert_management`}>Alerts</Link> / #{alert.iid}
+      </p>
+      <h2 className="alert-title">
+        #{alert.iid} {alert.title}
+      </h2>
+      {alert.description ? <p>{alert.description}</p> : null}
+      <section aria-labelledby="alert-overview-heading" className="section">
+        <h3 id="alert-overview-heading">Alert details</h3>
+        <dl className="details" aria-labelledby="alert-overview-heading">
+          {overview.map(([term, value]) => (
+            <div key={term} className="details-row">
+              <dt>{term}</dt>
+              <dd>{value}</dd>
+            </div>
+          ))}
+        </dl>
+      </section>
+      <section aria-labelledby="alert-payload-heading" className="section">
+        <h3 id="alert-payload-heading">Full payload</h3>
+        <pre className="payload" aria-labelledby="alert-payload-heading" tabIndex={0}>
+          {JSON.stringify(alert.payload, null, 2)}
+        </pre>
+      </section>
+      <section aria-labelledby="alert-activity-heading" className="section">
+        <h3 id="alert-activity-heading">Activity feed</h3>
+        <ol className="activity" aria-labelledby="alert-activity-heading">
+          {notes.map((note) => (
+            <li key={note.id}>
+              <strong>{note.authorName ?? "Deleted user"}</strong>
+              {note.authorUsername ? <span className="muted"> @{note.authorUsername}</span> : null} {noteBody(note.body)}
+              <span className="muted">
+                {" · "}
+                <RelativeTime value={note.createdAt} now={ctx.now} />
+              </span>
+            </li>
+          ))}
+        </ol>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,171 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { z } from "zod";
+import { AlertStatusSelect } from "@/components/alerts/alert-status-select";
+import { ProjectHeader } from "@/components/projects/project-header";
+import { RelativeTime } from "@/components/ui/relative-time";
+import { alertSorts, listAlerts } from "@/lib/alerts/alerts";
+import { alertListSortOptions, alertListTabs, alertSeverityLabels, alertStatusLabels } from "@/lib/alerts/form-schemas";
+import { pageRequest } from "@/lib/api/pagination";
+import { requireSessionContext } from "@/lib/auth/session";
+import { ForbiddenError, NotFoundError } from "@/lib/errors";
+import { projectFullPath } from "@/lib/projects/serialize";
+import { updateAlertStatusAction } from "./actions";
+
+export const metadata: Metadata = { title: "Alerts" };
+
+const perPage = 20;
+const developerLevel = 30;
+
+// Anything unreadable in the query falls back to the default rather than failing the page.
+const querySchema = z.object({
+  tab: z.enum(alertListTabs.map((tab) => tab.key) as [string, ...string[]]).catch("open"),
+  search: z.string().trim().max(255).catch(""),
+  sort: z.enum(alertSorts).catch("started_at_desc"),
+  page: z.coerce.number().int().min(1).max(100_000).catch(1),
+});
+
+type SearchParams = Record<string, string | string[] | undefined>;
+
+function first(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The alert list (Reporter+): status tabs, search, sort and pages; Developers change statuses in place. */
+export default async function AlertListPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ namespace: string; project: string }>;
+  searchParams: Promise<SearchParams>;
+}) {
+  const { namespace, project } = await params;
+  const raw = await searchParams;
+  const query = querySchema.parse({ tab: first(raw.tab), search: first(raw.search), sort: first(raw.sort), page: first(raw.page) });
+  const ctx = await requireSessionContext(`/${namespace}/${project}/-/alert_management`);
+  const tab = alertListTabs.find((candidate) => candidate.key === query.tab) ?? alertListTabs[0];
+  let result: Awaited<ReturnType<typeof listAlerts>>;
+  try {
+    result = await listAlerts(
+      ctx,
+      `${namespace}/${project}`,
+      { status: [...tab.statuses], search: query.search || undefined, sort: query.sort },
+      pageRequest({ page: query.page, per_page: perPage }),
+    );
+  } catch (error) {
+    if (error instanceof NotFoundError || error instanceof ForbiddenError) notFound();
+    throw error;
+  }
+  const { view, items, total } = result;
+  const fullPath = projectFullPath(view);
+  const listPath = `/${fullPath}/-/alert_management`;
+  const canTriage = (view.accessLevel ?? 0) >= developerLevel;
+  const updateStatus = updateAlertStatusAction.bind(null, fullPath);
+  const href = (changes: Partial<typeof query>) => {
+    const next = { ...query, ...changes };
+    const search = new URLSearchParams();
+    if (next.tab !== "open") search.set("tab", next.tab);
+    if (next.search) search.set("search", next.search);
+    if (next.sort !== "started_at_desc") search.set("sort", next.sort);
+    if (next.page > 1) search.set("page", String(next.page));
+    const text = search.toString();
+    return text ? `${listPath}?${text}` : listPath;
+  };
+  const totalPages = Math.max(1, Math.ceil(total / perPage));
+
+  return (
+    <>
+      <ProjectHeader
+        name={view.project.name}
+        fullPath={fullPath}
+        namespacePath={view.namespace.path}
+        visibility={view.project.visibility}
+        current="alerts"
+        accessLevel={view.accessLevel}
+      />
+      <h2>Alerts</h2>
+      <nav className="tabs" aria-label="Alert status">
+        {alertListTabs.map((candidate) => (
+          <Link key={candidate.key} href={href({ tab: candidate.key, page: 1 })} aria-current={candidate.key === tab.key ? "page" : undefined}>
+            {candidate.label}
+          </Link>
+        ))}
+      </nav>
+      <form method="get" action={listPath} className="inline-form alert-filters" role="search" aria-label="Filter alerts">
+        {tab.key !== "open" ? <input type="hidden" name="tab" value={tab.key} /> : null}
+        <div className="field">
+          <label htmlFor="alert-search">Search alerts</label>
+          <input id="alert-search" type="search" name="search" defaultValue={query.search} placeholder="Title, description, service or tool" />
+        </div>
+        <div className="field">
+          <label htmlFor="alert-sort">Sort by</label>
+          <select id="alert-sort" name="sort" defaultValue={query.sort}>
+            {alertListSortOptions.map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" className="button button-secondary">
+          Apply
+        </button>
+      </form>
+      {items.length === 0 ? (
+        <p className="empty">{total === 0 && !query.search ? "No alerts to display." : "No alerts match your search."}</p>
+      ) : (
+        <table className="table alert-table">
+          <caption className="visually-hidden">
+            {tab.label} alerts, page {query.page} of {totalPages}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Severity</th>
+              <th scope="col">Start time</th>
+              <th scope="col">Alert</th>
+              <th scope="col">Events</th>
+              <th scope="col">Incident</th>
+              <th scope="col">Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map(({ alert, issueIid }) => (
+              <tr key={alert.id}>
+                <td>
+                  <span className={`severity severity-${alert.severity}`}>{alertSeverityLabels[alert.severity]}</span>
+                </td>
+                <td>
+                  <RelativeTime value={alert.startedAt} now={ctx.now} />
+                </td>
+                <td>
+                  <Link href={`${listPath}/${alert.iid}/details`}>
+                    #{alert.iid} {alert.title}
+                  </Link>
+                </td>
+                <td>{alert.eventCount}</td>
+                <td>{issueIid === null ? <span className="muted">None</span> : `#${issueIid}`}</td>
+                <td>
+                  {canTriage ? (
+                    <AlertStatusSelect key={`${alert.id}-${alert.status}`} iid={alert.iid} status={alert.status} update={updateStatus} />
+                  ) : (
+                    alertStatusLabels[alert.status]
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {totalPages > 1 ? (
+        <nav className="pagination" aria-label="Pagination">
+          {query.page > 1 ? <Link href={href({ page: query.page - 1 })}>← Previous</Link> : <span aria-hidden="true" />}
+          <span>
+            Page {query.page} of {totalPages}
+          </span>
+          {query.page < totalPages ? <Link href={href({ page: query.page + 1 })}>Next →</Link> : <span aria-hidden="true" />}
+        </nav>
+      ) : null}
+    </>
+  );
+}

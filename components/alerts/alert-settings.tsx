@@ -1,0 +1,181 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { Notice } from "@/components/ui/notice";
+import { Tabs } from "@/components/ui/tabs";
+import { alertSettingsFormSchema, integrationTypeOptions, type AlertSettingsForm } from "@/lib/alerts/form-schemas";
+import type { ActionResult } from "@/lib/forms/action-result";
+import { IntegrationForm, type IntegrationActions, type IntegrationItem } from "./integration-form";
+
+/** Settings → Monitor → Alerts: "Current integrations" and "Alert settings". */
+export function AlertSettings({
+  integrations,
+  settings,
+  actions,
+}: {
+  integrations: IntegrationItem[];
+  settings: AlertSettingsForm;
+  actions: IntegrationActions & {
+    remove: (integrationId: number) => Promise<ActionResult>;
+    saveSettings: (settings: AlertSettingsForm) => Promise<ActionResult>;
+  };
+}) {
+  const [tab, setTab] = useState("integrations");
+  return (
+    <Tabs
+      label="Alerts settings"
+      selected={tab}
+      onSelect={setTab}
+      items={[
+        { key: "integrations", label: "Current integrations", content: <CurrentIntegrations integrations={integrations} actions={actions} /> },
+        { key: "settings", label: "Alert settings", content: <AlertSettingsTab settings={settings} save={actions.saveSettings} /> },
+      ]}
+    />
+  );
+}
+
+function CurrentIntegrations({
+  integrations,
+  actions,
+}: {
+  integrations: IntegrationItem[];
+  actions: IntegrationActions & { remove: (integrationId: number) => Promise<ActionResult> };
+}) {
+  const router = useRouter();
+  // The form edits a copy; "new" opens an empty one. Keyed, so switching integrations starts the form afresh.
+  const [editing, setEditing] = useState<number | "new" | null>(null);
+  const [deleting, setDeleting] = useState<IntegrationItem | null>(null);
+  const [message, setMessage] = useState<{ tone: "success" | "error"; text: string } | null>(null);
+  const editedIntegration = typeof editing === "number" ? (integrations.find((integration) => integration.id === editing) ?? null) : null;
+
+  async function remove(integration: IntegrationItem) {
+    setDeleting(null);
+    setMessage(null);
+    const result = await actions.remove(integration.id);
+    if (!result.ok) {
+      setMessage({ tone: "error", text: result.message });
+      return;
+    }
+    if (editing === integration.id) setEditing(null);
+    setMessage({ tone: "success", text: "Integration successfully removed." });
+    router.refresh();
+  }
+
+  return (
+    <div className="stack">
+      {message ? <Notice tone={message.tone}>{message.text}</Notice> : null}
+      {integrations.length === 0 ? (
+        <p className="empty">No integrations have been added yet.</p>
+      ) : (
+        <table className="table">
+          <caption className="visually-hidden">Current integrations</caption>
+          <thead>
+            <tr>
+              <th scope="col">Status</th>
+              <th scope="col">Integration Name</th>
+              <th scope="col">Type</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {integrations.map((integration) => (
+              <tr key={integration.id}>
+                <td>
+                  {integration.active ? (
+                    <span className="badge badge-success" title="Alerts will be created through this integration">
+                      Enabled
+                    </span>
+                  ) : (
+                    <span className="badge badge-warning" title="Alerts will not be created through this integration">
+                      Disabled
+                    </span>
+                  )}
+                </td>
+                <td>{integration.name}</td>
+                <td>{integrationTypeOptions.find((option) => option.value === integration.type)?.short ?? integration.type}</td>
+                <td className="actions">
+                  <button
+                    type="button"
+                    className="button button-secondary button-small"
+                    aria-label={`Edit integration ${integration.name}`}
+                    onClick={() => setEditing(integration.id)}
+                  >
+                    Edit
+                  </button>{" "}
+                  <button
+                    type="button"
+                    className="button button-danger button-small"
+                    aria-label={`Delete integration ${integration.name}`}
+                    onClick={() => setDeleting(integration)}
+                  >
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {deleting ? (
+        <ConfirmDialog title="Delete integration" confirmLabel="Delete integration" danger onConfirm={() => remove(deleting)} onCancel={() => setDeleting(null)}>
+          <p>
+            If you delete the {deleting.name} integration, alerts are no longer sent from this endpoint. This action cannot be undone.
+          </p>
+        </ConfirmDialog>
+      ) : null}
+      {editing === null ? (
+        <div className="form-actions">
+          <button type="button" className="button" onClick={() => setEditing("new")}>
+            Add new integration
+          </button>
+        </div>
+      ) : (
+        <IntegrationForm
+          key={editing}
+          integration={editedIntegration}
+          actions={actions}
+          onClose={() => setEditing(null)}
+        />
+      )}
+    </div>
+  );
+}
+
+function AlertSettingsTab({ settings, save }: { settings: AlertSettingsForm; save: (settings: AlertSettingsForm) => Promise<ActionResult> }) {
+  const router = useRouter();
+  const { register, handleSubmit, formState } = useForm<AlertSettingsForm>({
+    resolver: zodResolver(alertSettingsFormSchema),
+    defaultValues: settings,
+  });
+  const [message, setMessage] = useState<{ tone: "success" | "error"; text: string } | null>(null);
+
+  async function onSubmit(values: AlertSettingsForm) {
+    setMessage(null);
+    const result = await save(values);
+    setMessage(result.ok ? { tone: "success", text: "Your changes have been saved." } : { tone: "error", text: result.message });
+    if (result.ok) router.refresh();
+  }
+
+  return (
+    <form className="stack" onSubmit={handleSubmit(onSubmit)} noValidate>
+      {message ? <Notice tone={message.tone}>{message.text}</Notice> : null}
+      <label className="checkbox">
+        <input type="checkbox" {...register("createIncident")} />
+        <span>Create an incident. Incidents are created for each alert triggered.</span>
+      </label>
+      <label className="checkbox">
+        <input type="checkbox" {...register("autoCloseIncident")} />
+        <span>Automatically close associated incident when a recovery alert notification resolves an alert</span>
+      </label>
+      <div className="form-actions">
+        <button type="submit" className="button" disabled={formState.isSubmitting}>
+          Save changes
+        </button>
+      </div>
+    </form>
+  );
+}

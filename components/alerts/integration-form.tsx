@@ -1,0 +1,285 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useRouter } from "next/navigation";
+import { useId, useMemo, useState } from "react";
+import { useForm, useWatch } from "react-hook-form";
+import { applyFieldErrors } from "@/components/ui/apply-field-errors";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { CopyField } from "@/components/ui/copy-field";
+import { Notice } from "@/components/ui/notice";
+import { Tabs } from "@/components/ui/tabs";
+import { FieldError, TextField } from "@/components/ui/text-field";
+import type { PayloadAttributeMapping } from "@/lib/alerts/fields";
+import { integrationDetailsSchema, integrationTypeOptions, type IntegrationDetails, type IntegrationSave } from "@/lib/alerts/form-schemas";
+import type { PayloadField } from "@/lib/alerts/payload-fields";
+import type { ActionResult } from "@/lib/forms/action-result";
+import { initialMapperState, PayloadMapper, type MapperState } from "./payload-mapper";
+
+/** An integration as the settings page receives it (the REST shape). */
+export interface IntegrationItem {
+  id: number;
+  name: string;
+  type: "http" | "prometheus";
+  active: boolean;
+  url: string;
+  token: string;
+  payload_example: string;
+  payload_attribute_mapping: PayloadAttributeMapping;
+}
+
+export interface IntegrationActions {
+  create: (input: IntegrationSave) => Promise<ActionResult<IntegrationItem>>;
+  update: (integrationId: number, input: Omit<IntegrationSave, "type">) => Promise<ActionResult<IntegrationItem>>;
+  resetToken: (integrationId: number) => Promise<ActionResult<IntegrationItem>>;
+  parseFields: (payloadExample: string) => Promise<ActionResult<PayloadField[]>>;
+  sendTestAlert: (integrationId: number, payload: string) => Promise<ActionResult<{ iid: number; title: string }[]>>;
+}
+
+type FormTab = "details" | "credentials" | "test";
+
+/** Create or edit one integration: Configure details (with the payload mapper), View credentials, Send test alert. */
+export function IntegrationForm({
+  integration: initial,
+  actions,
+  onClose,
+}: {
+  integration: IntegrationItem | null;
+  actions: IntegrationActions;
+  onClose: () => void;
+}) {
+  const router = useRouter();
+  const [integration, setIntegration] = useState<IntegrationItem | null>(initial);
+  const [tab, setTab] = useState<FormTab>("details");
+  const [saved, setSaved] = useState<string | null>(null);
+  const headingId = useId();
+
+  function onSaved(next: IntegrationItem, created: boolean) {
+    setIntegration(next);
+    setSaved(created ? "Integration successfully saved" : "The integration is saved.");
+    if (created) setTab("credentials");
+    router.refresh();
+  }
+
+  return (
+    <section className="card stack" aria-labelledby={headingId}>
+      <h2 id={headingId} style={{ margin: 0 }}>
+        {integration ? `Edit integration: ${integration.name}` : "Add new integration"}
+      </h2>
+      {saved ? <Notice tone="success">{saved}</Notice> : null}
+      <Tabs
+        label="Integration"
+        selected={tab}
+        onSelect={(key) => setTab(key as FormTab)}
+        items={[
+          {
+            key: "details",
+            label: "Configure details",
+            content: <DetailsTab integration={integration} actions={actions} onSaved={onSaved} onClose={onClose} />,
+          },
+          {
+            key: "credentials",
+            label: "View credentials",
+            disabled: !integration,
+            content: integration ? <CredentialsTab integration={integration} actions={actions} onReset={setIntegration} /> : null,
+          },
+          {
+            key: "test",
+            label: "Send test alert",
+            disabled: !integration,
+            content: integration ? <TestAlertTab integration={integration} actions={actions} /> : null,
+          },
+        ]}
+      />
+    </section>
+  );
+}
+
+function DetailsTab({
+  integration,
+  actions,
+  onSaved,
+  onClose,
+}: {
+  integration: IntegrationItem | null;
+  actions: IntegrationActions;
+  onSaved: (integration: IntegrationItem, created: boolean) => void;
+  onClose: () => void;
+}) {
+  const typeId = useId();
+  const activeId = useId();
+  const activeHintId = `${activeId}-hint`;
+  const { register, handleSubmit, formState, setError, control } = useForm<IntegrationDetails>({
+    resolver: zodResolver(integrationDetailsSchema),
+    defaultValues: { type: integration?.type ?? "http", name: integration?.name ?? "", active: integration?.active ?? false },
+  });
+  const [mapper, setMapper] = useState<MapperState>(() =>
+    initialMapperState(integration?.payload_example ?? null, integration?.payload_attribute_mapping ?? {}),
+  );
+  const [failure, setFailure] = useState<string | null>(null);
+  const type = useWatch({ control, name: "type" });
+
+  async function onSubmit(values: IntegrationDetails) {
+    setFailure(null);
+    const mapping =
+      values.type === "http"
+        ? {
+            // Only a sample whose fields were parsed is saved, with the mapping built on it.
+            payloadExample: mapper.parsedSample !== null && mapper.parsedSample !== integration?.payload_example ? mapper.parsedSample : undefined,
+            payloadAttributeMapping: mapper.mapping,
+          }
+        : {};
+    const result = integration
+      ? await actions.update(integration.id, { name: values.name, active: values.active, ...mapping })
+      : await actions.create({ ...values, ...mapping });
+    if (!result.ok) {
+      setFailure(applyFieldErrors(result.fieldErrors, setError, ["name", "type", "active"]) || result.message);
+      return;
+    }
+    setMapper(initialMapperState(result.data.payload_example, result.data.payload_attribute_mapping));
+    onSaved(result.data, integration === null);
+  }
+
+  return (
+    <form className="stack" onSubmit={handleSubmit(onSubmit)} noValidate>
+      {failure ? <Notice tone="error">{failure}</Notice> : null}
+      <div className="field">
+        <label htmlFor={typeId}>1. Select integration type</label>
+        <select id={typeId} disabled={integration !== null} {...register("type")}>
+          {integrationTypeOptions.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+        <FieldError message={formState.errors.type?.message} />
+      </div>
+      <TextField label="2. Name integration" registration={register("name")} error={formState.errors.name?.message} autoComplete="off" />
+      <div className="field">
+        <span className="field-label">3. Enable integration</span>
+        <label className="toggle" htmlFor={activeId}>
+          <input id={activeId} type="checkbox" role="switch" aria-describedby={activeHintId} {...register("active")} />
+          <span>Active</span>
+        </label>
+        <p className="field-hint" id={activeHintId}>
+          A webhook URL and authorization key is generated for the integration. After you save the integration, both are visible under
+          the &quot;View credentials&quot; tab.
+        </p>
+      </div>
+      {type === "http" ? <PayloadMapper state={mapper} onChange={setMapper} parseFields={actions.parseFields} /> : null}
+      <div className="form-actions">
+        <button type="submit" className="button" disabled={formState.isSubmitting}>
+          Save integration
+        </button>
+        <button type="button" className="button button-secondary" onClick={onClose}>
+          Cancel and close
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function CredentialsTab({
+  integration,
+  actions,
+  onReset,
+}: {
+  integration: IntegrationItem;
+  actions: IntegrationActions;
+  onReset: (integration: IntegrationItem) => void;
+}) {
+  const router = useRouter();
+  const [confirming, setConfirming] = useState(false);
+  const [pending, setPending] = useState(false);
+  const [message, setMessage] = useState<{ tone: "success" | "error"; text: string } | null>(null);
+
+  async function reset() {
+    setConfirming(false);
+    setPending(true);
+    setMessage(null);
+    const result = await actions.resetToken(integration.id);
+    setPending(false);
+    if (!result.ok) {
+      setMessage({ tone: "error", text: result.message });
+      return;
+    }
+    onReset(result.data);
+    setMessage({ tone: "success", text: "The authorization key has been reset." });
+    router.refresh();
+  }
+
+  return (
+    <div className="stack">
+      <p className="muted">Use the webhook URL and authorization key to send alerts to this integration.</p>
+      <CopyField label="Webhook URL" value={integration.url} />
+      <CopyField label="Authorization key" value={integration.token} />
+      {message ? <Notice tone={message.tone}>{message.text}</Notice> : null}
+      <div className="form-actions">
+        <button type="button" className="button button-danger" disabled={pending} onClick={() => setConfirming(true)}>
+          Reset Key
+        </button>
+      </div>
+      {confirming ? (
+        <ConfirmDialog title="Reset Key" confirmLabel="Reset Key" danger onConfirm={reset} onCancel={() => setConfirming(false)}>
+          <p>If you reset the authorization key for this project, you must update the key in every enabled alert source.</p>
+        </ConfirmDialog>
+      ) : null}
+    </div>
+  );
+}
+
+function TestAlertTab({ integration, actions }: { integration: IntegrationItem; actions: IntegrationActions }) {
+  const payloadId = useId();
+  const errorId = `${payloadId}-error`;
+  const [payload, setPayload] = useState("");
+  const [pending, setPending] = useState(false);
+  const [message, setMessage] = useState<{ tone: "success" | "error"; text: string } | null>(null);
+  const error = useMemo(() => {
+    if (payload.trim() === "") return null;
+    try {
+      JSON.parse(payload);
+      return null;
+    } catch (parseError) {
+      return parseError instanceof Error ? parseError.message : "Invalid JSON.";
+    }
+  }, [payload]);
+
+  async function send() {
+    setPending(true);
+    setMessage(null);
+    const result = await actions.sendTestAlert(integration.id, payload);
+    setPending(false);
+    setMessage(result.ok ? { tone: "success", text: "The test alert should now be visible in your alerts list." } : { tone: "error", text: result.message });
+  }
+
+  return (
+    <div className="stack">
+      <div className="field">
+        <label htmlFor={payloadId}>Alert test payload</label>
+        <textarea
+          id={payloadId}
+          rows={8}
+          className="monospace"
+          value={payload}
+          placeholder='{"title": "Test alert"}'
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? errorId : undefined}
+          onChange={(event) => setPayload(event.target.value)}
+        />
+        {error ? (
+          <p className="field-error" id={errorId}>
+            {error}
+          </p>
+        ) : (
+          <p className="field-hint">Enter a test alert payload in JSON format.</p>
+        )}
+      </div>
+      {message ? <Notice tone={message.tone}>{message.text}</Notice> : null}
+      <div className="form-actions">
+        <button type="button" className="button" disabled={pending || error !== null || payload.trim() === ""} onClick={send}>
+          Send
+        </button>
+      </div>
+    </div>
+  );
+}

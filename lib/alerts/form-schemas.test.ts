@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { relativeTimeText } from "@/components/ui/relative-time";
+import { alertListTabs, integrationDetailsSchema, integrationSaveSchema } from "./form-schemas";
+
+describe("integration form schemas", () => {
+  it("needs a name and a known type", () => {
+    expect(integrationDetailsSchema.safeParse({ type: "http", name: " Pager ", active: true })).toEqual({
+      success: true,
+      data: { type: "http", name: "Pager", active: true },
+    });
+    const blank = integrationDetailsSchema.safeParse({ type: "http", name: "  ", active: false });
+    expect(blank.success ? [] : blank.error.issues.map((issue) => issue.message)).toEqual(["Name can't be blank"]);
+    expect(integrationDetailsSchema.safeParse({ type: "email", name: "x", active: false }).success).toBe(false);
+  });
+
+  it("accepts a mapping only in GitLab's stored format", () => {
+    const valid = { type: "http", name: "x", active: true, payloadAttributeMapping: { title: { path: ["alert", "name"], type: "string" } } };
+    expect(integrationSaveSchema.safeParse(valid).success).toBe(true);
+    expect(integrationSaveSchema.safeParse({ ...valid, payloadAttributeMapping: { colour: { path: ["a"], type: "string" } } }).success).toBe(false);
+    expect(integrationSaveSchema.safeParse({ ...valid, payloadAttributeMapping: { title: { path: [], type: "string" } } }).success).toBe(false);
+  });
+
+  it("has GitLab's list tabs; All alerts leaves ignored ones out", () => {
+    expect(alertListTabs.map((tab) => [tab.label, tab.statuses])).toEqual([
+      ["Open", ["triggered", "acknowledged"]],
+      ["Triggered", ["triggered"]],
+      ["Acknowledged", ["acknowledged"]],
+      ["Resolved", ["resolved"]],
+      ["All alerts", ["triggered", "acknowledged", "resolved"]],
+    ]);
+  });
+});
+
+describe("relativeTimeText", () => {
+  const now = new Date("2026-03-01T12:00:00Z");
+  it.each([
+    ["2026-03-01T11:59:50Z", "just now"],
+    ["2026-03-01T11:58:00Z", "2 minutes ago"],
+    ["2026-03-01T09:00:00Z", "3 hours ago"],
+    ["2026-02-28T12:00:00Z", "yesterday"],
+    ["2026-02-15T12:00:00Z", "2 weeks ago"],
+    ["2025-01-01T00:00:00Z", "last year"],
+    ["2026-03-01T14:00:00Z", "in 2 hours"],
+  ])("%s → %s", (time, text) => {
+    expect(relativeTimeText(new Date(time), now)).toBe(text);
+  });
+});

@@ -1,0 +1,67 @@
+import { z } from "zod";
+import { alertStatuses } from "./fields";
+import { payloadAttributeMappingSchema } from "./schemas";
+
+/** The integration types the form offers (the same as the database's; repeated so this module stays pure). */
+export const integrationTypeOptions = [
+  { value: "http", label: "HTTP Endpoint", short: "HTTP" },
+  { value: "prometheus", label: "Prometheus", short: "Prometheus" },
+] as const;
+
+/** The "Configure details" form of an integration. Pure: the client form and the server action share it. */
+export const integrationDetailsSchema = z.object({
+  type: z.enum(["http", "prometheus"]),
+  name: z.string().trim().min(1, "Name can't be blank").max(255, "Name is too long (maximum is 255 characters)"),
+  active: z.boolean(),
+});
+export type IntegrationDetails = z.infer<typeof integrationDetailsSchema>;
+
+/** What the settings page saves: the details, and the sample payload with its mapping when one was built. */
+export const integrationSaveSchema = integrationDetailsSchema.extend({
+  payloadExample: z.string().max(1024 * 1024).optional(),
+  payloadAttributeMapping: payloadAttributeMappingSchema.optional(),
+});
+export type IntegrationSave = z.infer<typeof integrationSaveSchema>;
+
+export const alertSettingsFormSchema = z.object({
+  createIncident: z.boolean(),
+  autoCloseIncident: z.boolean(),
+});
+export type AlertSettingsForm = z.infer<typeof alertSettingsFormSchema>;
+
+/** The statuses people pick from in the alert list (GitLab offers no "Ignored" there). */
+export const triageStatuses = ["triggered", "acknowledged", "resolved"] as const;
+export const alertStatusSchema = z.enum(alertStatuses);
+
+export const alertStatusLabels = {
+  triggered: "Triggered",
+  acknowledged: "Acknowledged",
+  resolved: "Resolved",
+  ignored: "Ignored",
+} as const;
+
+export const alertSeverityLabels = {
+  critical: "Critical",
+  high: "High",
+  medium: "Medium",
+  low: "Low",
+  info: "Info",
+  unknown: "Unknown",
+} as const;
+
+/** The list's tabs: which statuses each shows (GitLab's; "All alerts" leaves ignored ones out). */
+export const alertListTabs = [
+  { key: "open", label: "Open", statuses: ["triggered", "acknowledged"] },
+  { key: "triggered", label: "Triggered", statuses: ["triggered"] },
+  { key: "acknowledged", label: "Acknowledged", statuses: ["acknowledged"] },
+  { key: "resolved", label: "Resolved", statuses: ["resolved"] },
+  { key: "all", label: "All alerts", statuses: ["triggered", "acknowledged", "resolved"] },
+] as const;
+export type AlertListTab = (typeof alertListTabs)[number]["key"];
+
+export const alertListSortOptions = [
+  { value: "started_at_desc", label: "Start time, newest first" },
+  { value: "started_at_asc", label: "Start time, oldest first" },
+  { value: "severity_desc", label: "Severity, most severe first" },
+  { value: "event_count_desc", label: "Events, most first" },
+] as const;

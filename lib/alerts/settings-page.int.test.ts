@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseHandle } from "@/lib/db/drivers";
+import { ForbiddenError, NotFoundError, ValidationError } from "@/lib/errors";
+import { addMember } from "@/lib/projects/members";
+import { createProject } from "@/lib/projects/projects";
+import { testDatabases } from "@/lib/testing/databases";
+import { createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
+import { createIntegration, updateIntegration } from "./integrations";
+import { getAlertSettingsPage } from "./settings-page";
+import { updateAlertSettings } from "./settings";
+
+describe.each(testDatabases())("alert settings page on $name", ({ open }) => {
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    handle = await open();
+  });
+  afterAll(async () => {
+    await handle.close();
+  });
+
+  async function projectWithOwner() {
+    const owner = await createTestUser(handle.db);
+    const ctx = userContext(handle.db, owner);
+    const { project } = await createProject(ctx, { name: `Alerts ${uniqueSuffix()}` });
+    return { ctx, project, reference: String(project.id) };
+  }
+
+  it("gives Maintainers the integrations with their keys and the project's alert settings", async () => {
+    const { ctx, reference } = await projectWithOwner();
+    const empty = await getAlertSettingsPage(ctx, reference);
+    expect(empty.integrations).toEqual([]);
+    expect(empty.settings).toEqual({ createIncident: false, autoCloseIncident: true });
+
+    await createIntegration(ctx, reference, { name: "First", type: "http", active: true });
+    await createIntegration(ctx, reference, { name: "Second", type: "prometheus" });
+    await updateAlertSettings(ctx, reference, { createIncident: true });
+    const page = await getAlertSettingsPage(ctx, reference);
+    expect(page.integrations.map((integration) => [integration.name, integration.type, integration.active])).toEqual([
+      ["First", "http", true],
+      ["Second", "prometheus", false],
+    ]);
+    expect(page.integrations[0]!.token).toMatch(/^[0-9a-f]{32}$/);
+    expect(page.settings).toEqual({ createIncident: true, autoCloseIncident: true });
+  });
+
+  it("refuses Developers (403) and those who cannot see the project (404)", async () => {
+    const { ctx, project, reference } = await projectWithOwner();
+    const developer = await createTestUser(handle.db);
+    await addMember(ctx, reference, { userId: developer.id, accessLevel: 30 });
+    await expect(getAlertSettingsPage(userContext(handle.db, developer), reference)).rejects.toBeInstanceOf(ForbiddenError);
+    const stranger = await createTestUser(handle.db);
+    await expect(getAlertSettingsPage(userContext(handle.db, stranger), String(project.id))).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("tells a blank name from one that is too long", async () => {
+    const { ctx, reference } = await projectWithOwner();
+    await expect(createIntegration(ctx, reference, { name: "  " })).rejects.toMatchObject({ errors: { name: ["can't be blank"] } });
+    await expect(createIntegration(ctx, reference, { name: "x".repeat(256) })).rejects.toMatchObject({
+      errors: { name: ["is too long (maximum is 255 characters)"] },
+    });
+    const { integration } = await createIntegration(ctx, reference, { name: "x".repeat(255) });
+    await expect(updateIntegration(ctx, reference, integration.id, { name: "y".repeat(300) })).rejects.toBeInstanceOf(ValidationError);
+  });
+});
