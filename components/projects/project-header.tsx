@@ -11,7 +11,7 @@ export function ProjectHeader({
   fullPath: string;
   namespacePath: string;
   visibility: string;
-  current: "overview" | "members";
+  current: "overview" | "members" | "activity" | "issues";
 }) {
   return (
     <>
@@ -32,6 +32,12 @@ export function ProjectHeader({
         </Link>
         <Link href={`/${fullPath}/-/project_members`} aria-current={current === "members" ? "page" : undefined}>
           Members
+        </Link>
+        <Link href={`/${fullPath}/-/issues`} aria-current={current === "issues" ? "page" : undefined}>
+          Issues
+        </Link>
+        <Link href={`/${fullPath}/activity`} aria-current={current === "activity" ? "page" : undefined}>
+          Activity
         </Link>
       </nav>
     </>

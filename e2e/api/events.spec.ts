@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type APIResponse } from "@playwright/test";
 import { asToken, createProject, createToken, createUser, expectJson } from "../support/api";
 
 const insufficientScope = (scope: string) => ({
@@ -81,11 +81,11 @@ test.describe("Events API over HTTP", () => {
     const ids: number[] = [];
     let next: string | null = `/api/v4/projects/${project.id}/events?pagination=keyset&per_page=2&target_type=issue`;
     while (next) {
-      const response = await request.get(next, { headers });
+      const response: APIResponse = await request.get(next, { headers });
       expect(response.status()).toBe(200);
       ids.push(...((await response.json()) as { id: number }[]).map((event) => event.id));
-      const link = response.headers()["link"];
-      const match = link?.match(/<([^>]+)>; rel="next"/);
+      const link: string | undefined = response.headers()["link"];
+      const match: RegExpMatchArray | null | undefined = link?.match(/<([^>]+)>; rel="next"/);
       if (match) {
         expect(match[1]).toContain(`${baseURL}/api/v4/projects/${project.id}/events?`);
         expect(match[1]).toContain("target_type=issue");
