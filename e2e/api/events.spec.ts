@@ -97,3 +97,20 @@ test.describe("Events API over HTTP", () => {
     expect([...ids].sort((a, b) => b - a)).toEqual(ids);
   });
 });
+
+test.describe("event retention endpoint", () => {
+  test("admins prune on demand; others are refused", async ({ request }) => {
+    const user = await createUser(request);
+    await expectJson(await request.post("/api/v4/admin/events/prune", { headers: asToken(user.token) }), 403, { message: "403 Forbidden" });
+    await expectJson(await request.post("/api/v4/admin/events/prune"), 401, { message: "401 Unauthorized" });
+    const admin = await createUser(request, { admin: true });
+    const response = await request.post("/api/v4/admin/events/prune", { headers: asToken(admin.token) });
+    expect(response.status(), await response.text()).toBe(200);
+    const body = (await response.json()) as { ran: boolean; deleted: number; cutoff: string };
+    expect(body.ran).toBe(true);
+    expect(body.deleted).toBe(0);
+    expect(Date.now() - new Date(body.cutoff).getTime()).toBeGreaterThan(729 * 24 * 3600 * 1000);
+    // Recent events are untouched.
+    expect((await request.get("/api/v4/events", { headers: asToken(user.token) })).status()).toBe(200);
+  });
+});
