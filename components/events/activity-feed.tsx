@@ -151,15 +151,17 @@ function EventRow({ event, project, now }: { event: FeedEvent; project?: { id: n
   return (
     <li className="event-row" data-event-id={event.id}>
       <div className="event-line">
-        <Link href={`/${event.author.username}`} className="event-author">
-          {event.author.name}
-        </Link>{" "}
-        {sentence.phrases.map((phrase, index) => (
-          <span key={index}>
-            {phrase.href ? <Link href={phrase.href}>{phrase.text}</Link> : phrase.code ? <code>{phrase.text}</code> : phrase.text}{" "}
-          </span>
-        ))}
-        {sentence.projectWording === "project" ? <>project {projectLink}</> : <>at {projectLink}</>}
+        <span className="event-text">
+          <Link href={`/${event.author.username}`} className="event-author">
+            {event.author.name}
+          </Link>{" "}
+          {sentence.phrases.map((phrase, index) => (
+            <span key={index}>
+              {phrase.href ? <Link href={phrase.href}>{phrase.text}</Link> : phrase.code ? <code>{phrase.text}</code> : phrase.text}{" "}
+            </span>
+          ))}
+          {sentence.projectWording === "project" ? <>project {projectLink}</> : <>at {projectLink}</>}
+        </span>
         <time className="event-time muted" dateTime={event.created_at} title={new Date(event.created_at).toUTCString()}>
           {relativeTime(event.created_at, now)}
         </time>
