@@ -45,7 +45,8 @@ if (postgresServerUrl) {
   targets.push({
     name: "postgres",
     port: portBase + 1,
-    env: { DATABASE_URL: url.toString() },
+    // Its own data directory too: git repositories live there, named by project id, which a fresh database reuses.
+    env: { DATABASE_URL: url.toString(), DATA_DIR: `.e2e-data/postgres-${runId}` },
     prepare: `node e2e/support/create-database.mjs "${url.toString()}" && `,
   });
 }

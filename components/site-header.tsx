@@ -22,6 +22,9 @@ export function SiteHeader({ user, signUpEnabled }: { user: HeaderUser | null; s
               <Link href="/projects">Projects</Link>
             </li>
             <li>
+              <Link href="/dashboard/activity">Activity</Link>
+            </li>
+            <li>
               <Link href="/profile" title={`Signed in as @${user.username}`}>
                 Profile <span className="muted">@{user.username}</span>
               </Link>

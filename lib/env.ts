@@ -24,9 +24,13 @@ const envSchema = z.object({
   SIGN_IN_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(10),
   SIGN_IN_LOCK_MINUTES: z.coerce.number().int().min(1).default(10),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Where the bare git repositories live (one `<project id>.git` each); defaults to `${DATA_DIR}/repositories`. */
+  REPOSITORIES_DIR: z.string().min(1).optional(),
+  EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).default(730),
+  EVENTS_PRUNE_INTERVAL_MINUTES: z.coerce.number().int().min(0).default(60),
 });
 
-export type Env = z.infer<typeof envSchema>;
+export type Env = Omit<z.infer<typeof envSchema>, "REPOSITORIES_DIR"> & { REPOSITORIES_DIR: string };
 
 function loadEnv(): Env {
   // Empty strings count as unset, so `FOO=` in a shell or compose file falls back to the default.
@@ -38,7 +42,20 @@ function loadEnv(): Env {
   }
   // next-auth reads its own variable; derive it from the one URL operators configure.
   process.env.NEXTAUTH_URL ??= parsed.data.EXTERNAL_URL;
-  return parsed.data;
+  return { ...parsed.data, REPOSITORIES_DIR: parsed.data.REPOSITORIES_DIR ?? `${parsed.data.DATA_DIR.replace(/\/+$/, "")}/repositories` };
+}
+
+/**
+ * The environment child processes (git) start with: only what they need to find programs and read text, never the
+ * service's own settings or secrets.
+ */
+export function childProcessEnv(extra: Record<string, string>): Record<string, string> {
+  const inherited: Record<string, string> = {};
+  for (const name of ["PATH", "LANG", "LC_ALL", "TZ"]) {
+    const value = process.env[name];
+    if (value) inherited[name] = value;
+  }
+  return { ...inherited, ...extra };
 }
 
 export const env = loadEnv();

@@ -1,6 +1,7 @@
 import "server-only";
 import { getDatabaseHandle } from "@/lib/db";
 import { env } from "@/lib/env";
+import { scheduleEventPruning } from "@/lib/events/retention";
 import { logger } from "@/lib/log";
 import { bootstrapRoot } from "@/lib/users/bootstrap";
 
@@ -22,4 +23,5 @@ async function prepare(): Promise<void> {
     "database ready",
   );
   console.log(`Sign in at ${env.EXTERNAL_URL}/users/sign_in`);
+  scheduleEventPruning();
 }

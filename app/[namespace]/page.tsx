@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { cache } from "react";
+import { ActivityFeed } from "@/components/events/activity-feed";
 import { ProjectTable } from "@/components/projects/project-table";
 import { DateText } from "@/components/ui/date-text";
 import { Pagination } from "@/components/ui/pagination";
@@ -66,6 +67,10 @@ export default async function UserPage({ params, searchParams }: UserPageProps) 
           />
         )}
         <Pagination basePath={`/${user.username}`} page={pageNumber} perPage={20} total={total} />
+      </section>
+      <section aria-labelledby="user-activity-heading">
+        <h2 id="user-activity-heading">Activity</h2>
+        <ActivityFeed endpoint={`/api/v4/users/${user.id}/events`} />
       </section>
       <p>
         <Link href="/projects">← Your projects</Link>

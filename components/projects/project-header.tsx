@@ -12,7 +12,7 @@ export function ProjectHeader({
   fullPath: string;
   namespacePath: string;
   visibility: string;
-  current: "overview" | "members" | "alerts" | "monitor-settings";
+  current: "overview" | "members" | "activity" | "issues" | "alerts" | "monitor-settings";
   /** The viewer's role in the project: Reporters and above see the alerts, Maintainers the alert settings. */
   accessLevel?: number | null;
 }) {
@@ -35,6 +35,12 @@ export function ProjectHeader({
         </Link>
         <Link href={`/${fullPath}/-/project_members`} aria-current={current === "members" ? "page" : undefined}>
           Members
+        </Link>
+        <Link href={`/${fullPath}/-/issues`} aria-current={current === "issues" ? "page" : undefined}>
+          Issues
+        </Link>
+        <Link href={`/${fullPath}/activity`} aria-current={current === "activity" ? "page" : undefined}>
+          Activity
         </Link>
         {accessLevel !== null && accessLevel >= 20 ? (
           <Link href={`/${fullPath}/-/alert_management`} aria-current={current === "alerts" ? "page" : undefined}>

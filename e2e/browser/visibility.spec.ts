@@ -41,7 +41,7 @@ test("a private project is a 404 for other users and for anonymous visitors; a p
   const userPage = await anonymous.goto(`/${owner.username}`);
   expect(userPage?.status()).toBe(200);
   await expect(anonymous.getByRole("heading", { name: `User ${owner.username}`, level: 1 })).toBeVisible();
-  await expect(anonymous.getByRole("link", { name: publicProject.name })).toBeVisible();
+  await expect(anonymous.getByRole("link", { name: publicProject.name, exact: true })).toBeVisible();
   await expect(anonymous.getByRole("link", { name: privateProject.name })).toHaveCount(0);
   expect((await anonymous.goto(`/${uniqueName("nobody")}`))?.status()).toBe(404);
   await anonymousContext.close();

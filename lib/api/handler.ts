@@ -1,6 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { createContext, type Ctx } from "@/lib/context";
+import { getSessionUser } from "@/lib/auth/session";
+import { createContext, type Actor, type Ctx } from "@/lib/context";
 import { getDatabase } from "@/lib/db";
 import { ApiError, InsufficientScopeError, RouteNotFoundError, UnauthorizedError } from "@/lib/errors";
 import { logger } from "@/lib/log";
@@ -43,7 +44,8 @@ export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Pr
     try {
       const db = await getDatabase();
       const now = new Date();
-      const actor = await authenticateToken(db, findPresentedToken(request, url), now);
+      const presented = findPresentedToken(request, url);
+      const actor = presented ? await authenticateToken(db, presented, now) : await sessionActor(request);
       if (actor.kind === "anonymous" && !options.allowAnonymous) throw new UnauthorizedError();
       // An empty list means the endpoint needs no particular scope (the catch-all 404).
       if (
@@ -73,6 +75,20 @@ export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Pr
     );
     return response;
   };
+}
+
+/** next-auth's session cookie (`__Secure-` prefixed on https). */
+const sessionCookiePattern = /(?:^|;\s*)(?:__Secure-)?next-auth\.session-token(?:\.\d+)?=/;
+
+/**
+ * Our own pages call the API from the browser with the session cookie. Only reads (GET/HEAD) accept it, so another
+ * site cannot make a signed-in browser change anything (CSRF); requests with a token never look at the session.
+ */
+async function sessionActor(request: Request): Promise<Actor> {
+  if (request.method !== "GET" && request.method !== "HEAD") return { kind: "anonymous" };
+  if (!sessionCookiePattern.test(request.headers.get("cookie") ?? "")) return { kind: "anonymous" };
+  const user = await getSessionUser();
+  return user ? { kind: "user", user, scopes: null } : { kind: "anonymous" };
 }
 
 function flattenParams(params: Record<string, string | string[]> | undefined): Record<string, string> {

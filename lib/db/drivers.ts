@@ -15,6 +15,12 @@ export interface DatabaseHandle {
   driver: "postgres" | "pglite";
   migrate(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Runs `job` only if no other process holds the lock `key` (a PostgreSQL session advisory lock, held on a connection
+   * of its own while the job runs); resolves undefined without running it otherwise. PGlite serves one process, so
+   * there the job always runs.
+   */
+  runExclusive<T>(key: number, job: () => Promise<T>): Promise<T | undefined>;
 }
 
 export interface DatabaseOptions {
@@ -54,6 +60,20 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
       }
     },
     close: () => client.end(),
+    async runExclusive<T>(key: number, job: () => Promise<T>): Promise<T | undefined> {
+      const reserved = await client.reserve();
+      try {
+        const [row] = await reserved`select pg_try_advisory_lock(${key}) as locked`;
+        if (!row?.locked) return undefined;
+        try {
+          return await job();
+        } finally {
+          await reserved`select pg_advisory_unlock(${key})`;
+        }
+      } finally {
+        reserved.release();
+      }
+    },
   };
 }
 
@@ -72,5 +92,6 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
       await migrate(db, { migrationsFolder });
     },
     close: () => client.close(),
+    runExclusive: (_key, job) => job(),
   };
 }

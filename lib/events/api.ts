@@ -68,7 +68,7 @@ function keysetNextLink(url: URL, list: EventList, query: EventQuery): string | 
 export function eventsResponse(request: Request, url: URL, list: EventList, query: EventQuery): Response {
   const body = JSON.stringify(list.items.map(serializeEvent));
   const etag = `W/"${createHash("sha1").update(`${list.total ?? ""}:${body}`).digest("base64url")}"`;
-  const headers: Record<string, string> = { ETag: etag, Vary: "Authorization, PRIVATE-TOKEN" };
+  const headers: Record<string, string> = { ETag: etag, Vary: "Authorization, PRIVATE-TOKEN, Cookie" };
   if (query.page.kind === "offset") {
     Object.assign(headers, paginationHeaders(url, query.page.page, list.total ?? 0));
   } else {

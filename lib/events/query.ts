@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, count, desc, eq, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import { accessLevels, eventActions, events, projectMembers, projects, users, type EventAction } from "@/lib/db/schema";
 import { UnauthorizedError } from "@/lib/errors";
@@ -72,7 +72,8 @@ function filterConditions(filters: EventFilters): SQL[] {
   if (filters.action) conditions.push(eq(events.action, filters.action));
   if (filters.targetType) conditions.push(eq(events.targetType, eventTargetTypeFilters[filters.targetType]));
   if (filters.before) conditions.push(lt(events.createdAt, dayStart(filters.before)));
-  if (filters.after) conditions.push(sql`${events.createdAt} >= ${dayStart(filters.after, 1)}`);
+  // Through the column, so the driver gets the timestamp in its own format (a raw Date fails on postgres-js).
+  if (filters.after) conditions.push(gte(events.createdAt, dayStart(filters.after, 1)));
   return conditions;
 }
 

@@ -98,7 +98,7 @@ export async function listIssues(
   projectReference: string,
   filters: { state?: "opened" | "closed" | "all" },
   page: PageRequest,
-): Promise<{ items: IssueView[]; total: number }> {
+): Promise<{ view: ProjectView; items: IssueView[]; total: number }> {
   const view = await getVisibleProject(ctx, projectReference);
   const conditions: SQL[] = [eq(issues.projectId, view.project.id), issueReadableBy(ctx, view)];
   if (filters.state && filters.state !== "all") conditions.push(eq(issues.state, filters.state));
@@ -114,7 +114,7 @@ export async function listIssues(
       .offset(page.offset),
     ctx.db.select({ total: count() }).from(issues).where(where),
   ]);
-  return { items: rows.map((row) => ({ view, ...row })), total: totals?.total ?? 0 };
+  return { view, items: rows.map((row) => ({ view, ...row })), total: totals?.total ?? 0 };
 }
 
 export interface IssueChanges {

@@ -1,9 +1,10 @@
 import "server-only";
 import { actingUser, type Ctx } from "@/lib/context";
-import { accessLevels, notes, type NoteRow, type UserRow } from "@/lib/db/schema";
+import { asc, eq } from "drizzle-orm";
+import { accessLevels, notes, users, type NoteRow, type UserRow } from "@/lib/db/schema";
 import { UnauthorizedError, ValidationError } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/record";
-import { getProjectWithAccess } from "@/lib/projects/projects";
+import { getProjectWithAccess, getVisibleProject } from "@/lib/projects/projects";
 import { findReadableIssue, type IssueView } from "./issues";
 
 export interface NoteView {
@@ -69,4 +70,16 @@ export async function createNote(ctx: Ctx, projectReference: string, issueIid: n
     return inserted;
   });
   return { issueView, note, author };
+}
+
+/** The comments on an issue the caller may read, oldest first (the issue page). */
+export async function listIssueNotes(ctx: Ctx, projectReference: string, issueIid: number): Promise<{ issueView: IssueView; notes: { note: NoteRow; author: UserRow }[] }> {
+  const issueView = await findReadableIssue(ctx, await getVisibleProject(ctx, projectReference), issueIid);
+  const rows = await ctx.db
+    .select({ note: notes, author: users })
+    .from(notes)
+    .innerJoin(users, eq(users.id, notes.authorId))
+    .where(eq(notes.issueId, issueView.issue.id))
+    .orderBy(asc(notes.createdAt), asc(notes.id));
+  return { issueView, notes: rows };
 }

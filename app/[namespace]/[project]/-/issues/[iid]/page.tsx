@@ -1,0 +1,81 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { cache } from "react";
+import { CommentForm, IssueStateButton } from "@/components/issues/issue-forms";
+import { ProjectHeader } from "@/components/projects/project-header";
+import { DateText } from "@/components/ui/date-text";
+import { sessionContext } from "@/lib/auth/session";
+import { actingUser } from "@/lib/context";
+import { NotFoundError } from "@/lib/errors";
+import { listIssueNotes } from "@/lib/issues/notes";
+import { projectFullPath } from "@/lib/projects/serialize";
+import { addCommentAction, setIssueStateAction } from "../actions";
+
+const reporterLevel = 20;
+const developerLevel = 30;
+
+interface IssuePageProps {
+  params: Promise<{ namespace: string; project: string; iid: string }>;
+}
+
+const loadIssue = cache(async (namespace: string, project: string, iid: string) => {
+  if (!/^\d{1,9}$/.test(iid)) notFound();
+  const ctx = await sessionContext();
+  try {
+    return { ctx, ...(await listIssueNotes(ctx, `${namespace}/${project}`, Number(iid))) };
+  } catch (error) {
+    if (error instanceof NotFoundError) notFound();
+    throw error;
+  }
+});
+
+export async function generateMetadata({ params }: IssuePageProps): Promise<Metadata> {
+  const { namespace, project, iid } = await params;
+  const { issueView } = await loadIssue(namespace, project, iid);
+  return { title: `${issueView.issue.title} (#${issueView.issue.iid})` };
+}
+
+export default async function IssuePage({ params }: IssuePageProps) {
+  const { namespace, project, iid } = await params;
+  const { ctx, issueView, notes } = await loadIssue(namespace, project, iid);
+  const { view, issue, author } = issueView;
+  const fullPath = projectFullPath(view);
+  const level = actingUser(ctx) ? (view.accessLevel ?? 0) : 0;
+  return (
+    <>
+      <ProjectHeader name={view.project.name} fullPath={fullPath} namespacePath={view.namespace.path} visibility={view.project.visibility} current="issues" />
+      <div className="page-header">
+        <div>
+          <h2 style={{ margin: 0 }}>
+            {issue.title} <span className="muted">#{issue.iid}</span>
+          </h2>
+          <p className="muted">
+            <span className="badge" data-testid="issue-state">
+              {issue.state === "opened" ? "Open" : "Closed"}
+            </span>{" "}
+            {issue.confidential ? <span className="badge">confidential</span> : null} Opened <DateText value={issue.createdAt} /> by{" "}
+            <Link href={`/${author.username}`}>{author.name}</Link>
+          </p>
+        </div>
+        {level >= developerLevel ? <IssueStateButton state={issue.state} change={setIssueStateAction.bind(null, fullPath, issue.iid)} /> : null}
+      </div>
+      {issue.description ? <p className="issue-description">{issue.description}</p> : <p className="muted">No description.</p>}
+      <section aria-labelledby="comments-heading">
+        <h2 id="comments-heading">Comments ({notes.length})</h2>
+        {notes.map(({ note, author: noteAuthor }) => (
+          <article key={note.id} id={`note_${note.id}`} className="comment">
+            <p className="muted" style={{ margin: "0 0 0.4rem" }}>
+              <Link href={`/${noteAuthor.username}`}>{noteAuthor.name}</Link> · <DateText value={note.createdAt} />
+            </p>
+            <div className="comment-body">{note.body}</div>
+          </article>
+        ))}
+        {level >= reporterLevel ? <CommentForm comment={addCommentAction.bind(null, fullPath, issue.iid)} /> : null}
+      </section>
+      <p>
+        <Link href={`/${fullPath}/-/issues`}>← All issues</Link>
+      </p>
+    </>
+  );
+}

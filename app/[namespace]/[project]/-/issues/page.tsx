@@ -1,0 +1,94 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { NewIssueForm } from "@/components/issues/issue-forms";
+import { ProjectHeader } from "@/components/projects/project-header";
+import { DateText } from "@/components/ui/date-text";
+import { Pagination } from "@/components/ui/pagination";
+import { pageRequest } from "@/lib/api/pagination";
+import { sessionContext } from "@/lib/auth/session";
+import { actingUser } from "@/lib/context";
+import { NotFoundError } from "@/lib/errors";
+import { listIssues } from "@/lib/issues/issues";
+import { projectFullPath } from "@/lib/projects/serialize";
+import { createIssueAction } from "./actions";
+
+export const metadata: Metadata = { title: "Issues" };
+
+const reporterLevel = 20;
+const perPage = 20;
+const states = ["opened", "closed", "all"] as const;
+
+interface IssuesPageProps {
+  params: Promise<{ namespace: string; project: string }>;
+  searchParams: Promise<{ page?: string | string[]; state?: string | string[] }>;
+}
+
+export default async function IssuesPage({ params, searchParams }: IssuesPageProps) {
+  const { namespace, project } = await params;
+  const query = await searchParams;
+  const pageNumber = Math.max(1, Number(query.page) || 1);
+  const state = states.find((value) => value === query.state) ?? "opened";
+  const ctx = await sessionContext();
+  let result: Awaited<ReturnType<typeof listIssues>>;
+  try {
+    result = await listIssues(ctx, `${namespace}/${project}`, { state }, pageRequest({ page: pageNumber, per_page: perPage }));
+  } catch (error) {
+    if (error instanceof NotFoundError) notFound();
+    throw error;
+  }
+  const { view: projectView, items, total } = result;
+  const fullPath = projectFullPath(projectView);
+  const canCreate = actingUser(ctx) !== null && (projectView.accessLevel ?? 0) >= reporterLevel;
+  return (
+    <>
+      <ProjectHeader name={projectView.project.name} fullPath={fullPath} namespacePath={projectView.namespace.path} visibility={projectView.project.visibility} current="issues" />
+      <nav className="chips" aria-label="Issue state">
+        {states.map((value) => (
+          <Link key={value} className="chip" aria-pressed={value === state} href={`/${fullPath}/-/issues?state=${value}`}>
+            {value === "opened" ? "Open" : value === "closed" ? "Closed" : "All"}
+          </Link>
+        ))}
+      </nav>
+      {items.length === 0 ? (
+        <p className="empty">No issues to show.</p>
+      ) : (
+        <table className="table">
+          <thead>
+            <tr>
+              <th scope="col">Issue</th>
+              <th scope="col">State</th>
+              <th scope="col">Author</th>
+              <th scope="col">Opened</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map(({ issue, author }) => (
+              <tr key={issue.id}>
+                <td>
+                  <Link href={`/${fullPath}/-/issues/${issue.iid}`}>
+                    #{issue.iid} {issue.title}
+                  </Link>
+                  {issue.confidential ? <span className="badge">confidential</span> : null}
+                </td>
+                <td className="issue-state">{issue.state === "opened" ? "open" : "closed"}</td>
+                <td>
+                  <Link href={`/${author.username}`}>{author.name}</Link>
+                </td>
+                <td>
+                  <DateText value={issue.createdAt} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <Pagination basePath={`/${fullPath}/-/issues`} page={pageNumber} perPage={perPage} total={total} />
+      {canCreate ? (
+        <div className="section">
+          <NewIssueForm create={createIssueAction.bind(null, fullPath)} issuesPath={`/${fullPath}/-/issues`} />
+        </div>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,112 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { useForm } from "react-hook-form";
+import { applyFieldErrors } from "@/components/ui/apply-field-errors";
+import { Notice } from "@/components/ui/notice";
+import { TextField } from "@/components/ui/text-field";
+import type { ActionResult } from "@/lib/forms/action-result";
+import { commentFormSchema, newIssueFormSchema, type CommentForm as CommentValues, type NewIssueForm as NewIssueValues } from "@/lib/issues/form-schemas";
+
+/** Opens an issue and goes to its page. */
+export function NewIssueForm({ create, issuesPath }: { create: (values: NewIssueValues) => Promise<ActionResult<{ iid: number }>>; issuesPath: string }) {
+  const router = useRouter();
+  const { register, handleSubmit, formState, setError } = useForm<NewIssueValues>({
+    resolver: zodResolver(newIssueFormSchema),
+    defaultValues: { title: "", description: "", confidential: false },
+  });
+  const [failure, setFailure] = useState<string | null>(null);
+
+  async function onSubmit(values: NewIssueValues) {
+    setFailure(null);
+    const result = await create(values);
+    if (!result.ok) {
+      setFailure(applyFieldErrors(result.fieldErrors, setError, ["title", "description"]) || result.message);
+      return;
+    }
+    router.push(`${issuesPath}/${result.data.iid}`);
+  }
+
+  return (
+    <form className="stack card" onSubmit={handleSubmit(onSubmit)} noValidate aria-labelledby="new-issue-heading">
+      <h2 id="new-issue-heading" style={{ margin: 0 }}>
+        New issue
+      </h2>
+      {failure ? <Notice tone="error">{failure}</Notice> : null}
+      <TextField label="Title" registration={register("title")} error={formState.errors.title?.message} autoComplete="off" />
+      <TextField label="Description" registration={register("description")} error={formState.errors.description?.message} multiline />
+      <label className="choice">
+        <input type="checkbox" {...register("confidential")} />
+        <span className="choice-label">Confidential: only project members with Reporter access or more, and you, can see it.</span>
+      </label>
+      <div className="form-actions">
+        <button type="submit" className="button" disabled={formState.isSubmitting}>
+          Create issue
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** Adds a comment and refreshes the page to show it. */
+export function CommentForm({ comment }: { comment: (values: CommentValues) => Promise<ActionResult> }) {
+  const router = useRouter();
+  const { register, handleSubmit, formState, setError, reset } = useForm<CommentValues>({
+    resolver: zodResolver(commentFormSchema),
+    defaultValues: { body: "" },
+  });
+  const [failure, setFailure] = useState<string | null>(null);
+
+  async function onSubmit(values: CommentValues) {
+    setFailure(null);
+    const result = await comment(values);
+    if (!result.ok) {
+      setFailure(applyFieldErrors(result.fieldErrors, setError, ["body"]) || result.message);
+      return;
+    }
+    reset();
+    router.refresh();
+  }
+
+  return (
+    <form className="stack" onSubmit={handleSubmit(onSubmit)} noValidate aria-label="Add a comment">
+      {failure ? <Notice tone="error">{failure}</Notice> : null}
+      <TextField label="Comment" registration={register("body")} error={formState.errors.body?.message} multiline />
+      <div className="form-actions">
+        <button type="submit" className="button" disabled={formState.isSubmitting}>
+          Comment
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** Close or reopen, as the issue's state calls for. */
+export function IssueStateButton({ state, change }: { state: "opened" | "closed"; change: (stateEvent: "close" | "reopen") => Promise<ActionResult> }) {
+  const router = useRouter();
+  const [pending, startTransition] = useTransition();
+  const [failure, setFailure] = useState<string | null>(null);
+  const closing = state === "opened";
+  return (
+    <div>
+      {failure ? <Notice tone="error">{failure}</Notice> : null}
+      <button
+        type="button"
+        className={closing ? "button button-secondary" : "button"}
+        disabled={pending}
+        onClick={() =>
+          startTransition(async () => {
+            setFailure(null);
+            const result = await change(closing ? "close" : "reopen");
+            if (!result.ok) setFailure(result.message);
+            else router.refresh();
+          })
+        }
+      >
+        {closing ? "Close issue" : "Reopen issue"}
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,237 @@
+import { expect, test, type APIRequestContext } from "@playwright/test";
+import { addMember, asToken, createProject, createToken, createUser } from "../support/api";
+import { GitSandbox, remoteUrl } from "../support/git";
+
+interface PushEvent {
+  id: number;
+  action_name: string;
+  author_username: string;
+  project_id: number;
+  target_type: string | null;
+  push_data: {
+    commit_count: number;
+    action: string;
+    ref_type: string;
+    commit_from: string | null;
+    commit_to: string | null;
+    ref: string;
+    commit_title: string | null;
+    ref_count: number | null;
+  };
+}
+
+async function pushEvents(request: APIRequestContext, token: string, projectId: number): Promise<PushEvent[]> {
+  const response = await request.get(`/api/v4/projects/${projectId}/events?action=pushed&sort=asc&per_page=100`, { headers: asToken(token) });
+  expect(response.status(), await response.text()).toBe(200);
+  return (await response.json()) as PushEvent[];
+}
+
+function basic(password: string, username = "oauth2"): Record<string, string> {
+  return { Authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}` };
+}
+
+test.describe("git over smart HTTP", () => {
+  let git: GitSandbox;
+  test.beforeEach(() => {
+    git = new GitSandbox();
+  });
+  test.afterEach(() => {
+    git.dispose();
+  });
+
+  test("pushing a new branch, more commits, a second branch and deleting it records push events that match the repository", async ({ request, baseURL }) => {
+    const owner = await createUser(request);
+    const project = await createProject(request, owner.token);
+    const remote = remoteUrl(baseURL!, project.path_with_namespace, { password: owner.token });
+    const work = git.dir("work");
+    await git.ok(["init", "--quiet", work]);
+    await git.commit(work, "README.md", "# Hello\n", "Initial commit");
+    const second = await git.commit(work, "a.txt", "a\n", "Add a\n\nWith a body that is not the title.");
+    await git.ok(["remote", "add", "origin", remote], work);
+    await git.ok(["push", "--quiet", "origin", "main"], work);
+
+    let events = await pushEvents(request, owner.token, project.id);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      action_name: "pushed new",
+      author_username: owner.username,
+      project_id: project.id,
+      target_type: null,
+      push_data: { commit_count: 2, action: "created", ref_type: "branch", commit_from: null, commit_to: second, ref: "main", commit_title: "Add a", ref_count: null },
+    });
+
+    for (let index = 1; index <= 3; index += 1) await git.commit(work, "b.txt", `${index}\n`, `Change b ${index}`);
+    const head = await git.ok(["rev-parse", "HEAD"], work);
+    expect(await git.ok(["log", "-1", "--format=%s"], work)).toBe("Change b 3");
+    await git.ok(["push", "--quiet", "origin", "main"], work);
+
+    await git.ok(["checkout", "--quiet", "-b", "feature/x"], work);
+    const featureHead = await git.commit(work, "c.txt", "c\n", "Feature work");
+    await git.ok(["push", "--quiet", "origin", "feature/x"], work);
+    await git.ok(["push", "--quiet", "origin", "--delete", "feature/x"], work);
+
+    events = await pushEvents(request, owner.token, project.id);
+    expect(events.map((event) => event.action_name)).toEqual(["pushed new", "pushed to", "pushed new", "deleted"]);
+    expect(events[1]!.push_data).toEqual({
+      commit_count: 3,
+      action: "pushed",
+      ref_type: "branch",
+      commit_from: second,
+      commit_to: head,
+      ref: "main",
+      commit_title: "Change b 3",
+      ref_count: null,
+    });
+    // A branch made from main counts only its own commits.
+    expect(events[2]!.push_data).toEqual({
+      commit_count: 1,
+      action: "created",
+      ref_type: "branch",
+      commit_from: null,
+      commit_to: featureHead,
+      ref: "feature/x",
+      commit_title: "Feature work",
+      ref_count: null,
+    });
+    expect(events[3]!.push_data).toEqual({
+      commit_count: 0,
+      action: "removed",
+      ref_type: "branch",
+      commit_from: featureHead,
+      commit_to: null,
+      ref: "feature/x",
+      commit_title: null,
+      ref_count: null,
+    });
+
+    // Tags are push events too.
+    await git.ok(["tag", "v1.0", "main"], work);
+    await git.ok(["push", "--quiet", "origin", "v1.0"], work);
+    events = await pushEvents(request, owner.token, project.id);
+    expect(events.at(-1)).toMatchObject({ action_name: "pushed new", push_data: { action: "created", ref_type: "tag", ref: "v1.0", commit_to: head, commit_title: "Change b 3" } });
+
+    // The same events show on the pusher's own feed.
+    const own = await request.get("/api/v4/events?action=pushed&sort=asc", { headers: asToken(owner.token) });
+    expect(((await own.json()) as PushEvent[]).map((event) => event.id)).toEqual(events.map((event) => event.id));
+
+    // A fresh clone gets exactly what was pushed, with main as the default branch.
+    const clone = git.dir("clone");
+    await git.ok(["clone", "--quiet", remote, clone]);
+    expect(await git.ok(["rev-parse", "HEAD"], clone)).toBe(head);
+    expect(await git.ok(["rev-parse", "--abbrev-ref", "HEAD"], clone)).toBe("main");
+    expect(await git.ok(["ls-remote", "--heads", "origin"], clone)).not.toContain("feature/x");
+  });
+
+  test("a fetch with many local commits sends a gzip request body, which the server reads", async ({ request, baseURL }) => {
+    const owner = await createUser(request);
+    const project = await createProject(request, owner.token);
+    const remote = remoteUrl(baseURL!, project.path_with_namespace, { password: owner.token });
+    const first = git.dir("first");
+    await git.ok(["init", "--quiet", first]);
+    await git.commit(first, "f", "0\n", "start");
+    await git.ok(["push", "--quiet", remote, "main"], first);
+
+    const second = git.dir("second");
+    await git.ok(["clone", "--quiet", remote, second]);
+    // Local commits the server does not have become "have" lines: enough of them make git compress the request.
+    for (let index = 0; index < 40; index += 1) await git.commit(second, "local", `${index}\n`, `local ${index}`);
+    const upstream = await git.commit(first, "f", "1\n", "upstream change");
+    await git.ok(["push", "--quiet", remote, "main"], first);
+    await git.ok(["fetch", "--quiet", "origin"], second);
+    expect(await git.ok(["rev-parse", "origin/main"], second)).toBe(upstream);
+  });
+
+  test("credentials: none gets a Basic challenge, a wrong password 401, a token without repository scope 401", async ({ request, baseURL }) => {
+    const owner = await createUser(request);
+    const project = await createProject(request, owner.token);
+    const refs = `/${project.path_with_namespace}.git/info/refs?service=git-upload-pack`;
+
+    const anonymous = await request.get(refs);
+    expect(anonymous.status()).toBe(401);
+    expect(anonymous.headers()["www-authenticate"]).toBe('Basic realm="GitLab"');
+
+    const wrong = await request.get(refs, { headers: basic("not-a-token-at-all") });
+    expect(wrong.status()).toBe(401);
+    expect(wrong.headers()["www-authenticate"]).toBe('Basic realm="GitLab"');
+
+    const readApi = await createToken(request, owner.id, ["read_api"]);
+    expect((await request.get(refs, { headers: basic(readApi.token) })).status()).toBe(401);
+
+    const good = await request.get(refs, { headers: basic(owner.token, owner.username) });
+    expect(good.status()).toBe(200);
+    expect(good.headers()["content-type"]).toBe("application/x-git-upload-pack-advertisement");
+
+    const pushRefs = await request.get(`/${project.path_with_namespace}.git/info/refs?service=git-receive-pack`);
+    expect(pushRefs.status()).toBe(401);
+
+    // The real client says so too.
+    const result = await git.run(["ls-remote", remoteUrl(baseURL!, project.path_with_namespace, { password: "wrong-password-here" })]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/Authentication failed/);
+  });
+
+  test("roles: Reporter clones a private project but cannot push; Guest cannot clone; strangers see nothing", async ({ request, baseURL }) => {
+    const owner = await createUser(request);
+    const reporter = await createUser(request);
+    const guest = await createUser(request);
+    const stranger = await createUser(request);
+    const project = await createProject(request, owner.token, { visibility: "private" });
+    await addMember(request, owner.token, project.id, reporter.id, 20);
+    await addMember(request, owner.token, project.id, guest.id, 10);
+
+    const work = git.dir("work");
+    await git.ok(["init", "--quiet", work]);
+    const head = await git.commit(work, "README.md", "private\n", "Private start");
+    await git.ok(["push", "--quiet", remoteUrl(baseURL!, project.path_with_namespace, { password: owner.token }), "main"], work);
+
+    const clone = git.dir("reporter-clone");
+    await git.ok(["clone", "--quiet", remoteUrl(baseURL!, project.path_with_namespace, { password: reporter.token }), clone]);
+    expect(await git.ok(["rev-parse", "HEAD"], clone)).toBe(head);
+    await git.commit(clone, "README.md", "changed\n", "Reporter change");
+    const push = await git.run(["push", "origin", "main"], clone);
+    expect(push.code).not.toBe(0);
+    expect(push.stderr).toMatch(/403|not allowed to push/);
+
+    const receive = `/${project.path_with_namespace}.git/info/refs?service=git-receive-pack`;
+    const reporterPush = await request.get(receive, { headers: basic(reporter.token) });
+    expect(reporterPush.status()).toBe(403);
+    expect(await reporterPush.text()).toContain("You are not allowed to push code to this project.");
+
+    const upload = `/${project.path_with_namespace}.git/info/refs?service=git-upload-pack`;
+    expect((await request.get(upload, { headers: basic(guest.token) })).status()).toBe(403);
+    expect((await request.get(upload, { headers: basic(stranger.token) })).status()).toBe(404);
+    expect((await request.get(receive, { headers: basic(stranger.token) })).status()).toBe(404);
+
+    // A read_repository token pulls but never pushes, even for the owner.
+    const readOnly = await createToken(request, owner.id, ["read_repository"]);
+    expect((await request.get(upload, { headers: basic(readOnly.token) })).status()).toBe(200);
+    expect((await request.get(receive, { headers: basic(readOnly.token) })).status()).toBe(403);
+    const writeToken = await createToken(request, owner.id, ["write_repository"]);
+    expect((await request.get(receive, { headers: basic(writeToken.token) })).status()).toBe(200);
+
+    // No push events for the refused push.
+    expect((await pushEvents(request, owner.token, project.id)).map((event) => event.action_name)).toEqual(["pushed new"]);
+  });
+
+  test("public projects: anyone clones anonymously, nobody pushes anonymously", async ({ request, baseURL }) => {
+    const owner = await createUser(request);
+    const project = await createProject(request, owner.token, { visibility: "public" });
+    const work = git.dir("work");
+    await git.ok(["init", "--quiet", work]);
+    const head = await git.commit(work, "README.md", "public\n", "Public start");
+    await git.ok(["push", "--quiet", remoteUrl(baseURL!, project.path_with_namespace, { password: owner.token }), "main"], work);
+
+    const clone = git.dir("anonymous-clone");
+    await git.ok(["clone", "--quiet", remoteUrl(baseURL!, project.path_with_namespace), clone]);
+    expect(await git.ok(["rev-parse", "HEAD"], clone)).toBe(head);
+    await git.commit(clone, "README.md", "anonymous\n", "Anonymous change");
+    const push = await git.run(["push", "origin", "main"], clone);
+    expect(push.code).not.toBe(0);
+    expect((await request.get(`/${project.path_with_namespace}.git/info/refs?service=git-receive-pack`)).status()).toBe(401);
+
+    // Project events show pushes to anonymous readers of a public project.
+    const events = await request.get(`/api/v4/projects/${project.id}/events?action=pushed`);
+    expect(events.status()).toBe(200);
+    expect(((await events.json()) as PushEvent[]).map((event) => event.push_data.commit_to)).toEqual([head]);
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * How the activity feed puts an event into words, from the Events API's JSON. Pure, so client components use it.
+ */
+
+/** The fields of an Events API item the feed reads. */
+export interface FeedEvent {
+  id: number;
+  project_id: number | null;
+  action_name: string;
+  target_id: number | null;
+  target_iid: number | null;
+  target_type: string | null;
+  target_title: string | null;
+  created_at: string;
+  author: { id: number; username: string; name: string; web_url?: string };
+  author_username: string;
+  push_data?: {
+    commit_count: number;
+    action: "created" | "removed" | "pushed";
+    ref_type: "branch" | "tag";
+    commit_from: string | null;
+    commit_to: string | null;
+    ref: string;
+    commit_title: string | null;
+  };
+  note?: { id: number; body: string; noteable_iid?: number | null };
+}
+
+/** One piece of a sentence: plain words, or a link to something in the project. */
+export interface Phrase {
+  text: string;
+  href?: string | null;
+  /** A branch or tag name, shown as code. */
+  code?: boolean;
+}
+
+export interface EventSentence {
+  /** The words after the author's name, up to the project (“opened issue #3 Title”). */
+  phrases: Phrase[];
+  /** Whether the sentence ends with “at <project>” (or names the project itself, as “joined project”). */
+  projectWording: "at" | "project";
+  /** A second line: the pushed commit's title or the comment's text. */
+  detail: string | null;
+}
+
+function issuePath(projectPath: string | null, iid: number | null): string | null {
+  return projectPath && iid !== null ? `/${projectPath}/-/issues/${iid}` : null;
+}
+
+function target(text: string, href: string | null): Phrase {
+  return { text, href };
+}
+
+/** The feed's sentence for an event; `projectPath` (namespace/path) makes targets into links when known. */
+export function describeEvent(event: FeedEvent, projectPath: string | null): EventSentence {
+  const action = event.action_name;
+  if (event.push_data) {
+    const push = event.push_data;
+    const refWord = push.ref_type === "tag" ? "tag" : "branch";
+    const verb = push.action === "created" ? `pushed new ${refWord}` : push.action === "removed" ? `deleted ${refWord}` : `pushed to ${refWord}`;
+    const commits = push.action === "removed" || push.commit_count === 0 ? null : `${push.commit_count} commit${push.commit_count === 1 ? "" : "s"}`;
+    const title = push.commit_title ? `${push.commit_to?.slice(0, 8) ?? ""} · ${push.commit_title}` : null;
+    return {
+      phrases: [{ text: verb }, { text: push.ref, code: true }],
+      projectWording: "at",
+      detail: [title, commits].filter(Boolean).join(" · ") || null,
+    };
+  }
+  switch (event.target_type) {
+    case "Issue":
+      return {
+        phrases: [{ text: `${action} issue` }, target(`#${event.target_iid ?? event.target_id}`, issuePath(projectPath, event.target_iid)), { text: event.target_title ?? "" }],
+        projectWording: "at",
+        detail: null,
+      };
+    case "Note": {
+      const iid = event.note?.noteable_iid ?? null;
+      const href = issuePath(projectPath, iid);
+      return {
+        phrases: [{ text: `${action} issue` }, target(iid === null ? "" : `#${iid}`, href ? `${href}#note_${event.target_id}` : null), { text: event.target_title ?? "" }],
+        projectWording: "at",
+        detail: event.note?.body ?? null,
+      };
+    }
+    case "Milestone":
+      return { phrases: [{ text: `${action} milestone` }, { text: `%${event.target_title ?? ""}` }], projectWording: "at", detail: null };
+    case null:
+      // Project creation and membership changes: “created project”, “joined project”, “left project”.
+      return { phrases: [{ text: action }], projectWording: "project", detail: null };
+    default:
+      return {
+        phrases: [{ text: `${action} ${event.target_type.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase()}` }, { text: event.target_title ?? "" }],
+        projectWording: "at",
+        detail: null,
+      };
+  }
+}
+
+const units: [Intl.RelativeTimeFormatUnit, number][] = [
+  ["year", 365 * 24 * 3600],
+  ["month", 30 * 24 * 3600],
+  ["week", 7 * 24 * 3600],
+  ["day", 24 * 3600],
+  ["hour", 3600],
+  ["minute", 60],
+];
+
+/** “just now”, “5 minutes ago”, “yesterday”, … relative to `now`. */
+export function relativeTime(iso: string, now: Date): string {
+  const seconds = Math.round((new Date(iso).getTime() - now.getTime()) / 1000);
+  const format = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
+  for (const [unit, size] of units) {
+    if (Math.abs(seconds) >= size) return format.format(Math.trunc(seconds / size), unit);
+  }
+  return "just now";
+}
+
+/** The `id_before`/`id_after` value in a keyset `Link: <…>; rel="next"` header, if there is a next page. */
+export function nextCursorFromLink(link: string | null): string | null {
+  const next = link?.match(/<([^>]+)>;\s*rel="next"/)?.[1];
+  if (!next) return null;
+  const params = new URL(next).searchParams;
+  return params.get("id_before") ?? params.get("id_after");
+}
+
+/** The feed's filter chips: the Events API's `action` and `target_type` values, with labels people read. */
+export const actionChips = [
+  { value: "", label: "All actions" },
+  { value: "pushed", label: "Pushes" },
+  { value: "created", label: "Created" },
+  { value: "closed", label: "Closed" },
+  { value: "reopened", label: "Reopened" },
+  { value: "commented", label: "Comments" },
+  { value: "joined", label: "Joined" },
+  { value: "left", label: "Left" },
+] as const;
+
+export const targetTypeChips = [
+  { value: "", label: "All targets" },
+  { value: "issue", label: "Issues" },
+  { value: "note", label: "Comments" },
+  { value: "milestone", label: "Milestones" },
+] as const;

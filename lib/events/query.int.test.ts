@@ -1,0 +1,266 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseHandle } from "@/lib/db/drivers";
+import { eventActions, eventTargetTypes, type EventAction, type EventTargetType, type ProjectVisibility, type UserRow } from "@/lib/db/schema";
+import { NotFoundError, ParameterError, UnauthorizedError } from "@/lib/errors";
+import { createIssue, updateIssue } from "@/lib/issues/issues";
+import { createNote } from "@/lib/issues/notes";
+import { addMember, updateMember } from "@/lib/projects/members";
+import { createProject } from "@/lib/projects/projects";
+import { testDatabases } from "@/lib/testing/databases";
+import { anonymousTestContext, createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
+import { parseEventQuery } from "./api";
+import { eventTargetTypeFilters, listOwnEvents, listProjectEvents, listUserEvents, type EventFilters, type EventPage } from "./query";
+import { recordEvent } from "./record";
+
+const firstPage: EventPage = { kind: "offset", page: { page: 1, perPage: 100, offset: 0 } };
+
+function query(search: string, allowScope = false) {
+  return parseEventQuery(new URL(`http://localhost/api/v4/events?${search}`), { allowScope });
+}
+
+describe("Events API parameters", () => {
+  it("refuses unknown actions and target types with GitLab's 400 bodies", () => {
+    for (const [search, body] of [
+      ["action=bogus", { error: "action does not have a valid value" }],
+      ["action=Created", { error: "action does not have a valid value" }],
+      ["target_type=bogus", { error: "target_type does not have a valid value" }],
+      ["target_type=Issue", { error: "target_type does not have a valid value" }],
+      ["sort=up", { error: "sort does not have a valid value" }],
+      ["before=2024-02-30", { error: "before is invalid" }],
+      ["after=yesterday", { error: "after is invalid" }],
+    ] as const) {
+      let thrown: unknown;
+      try {
+        query(search);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, search).toBeInstanceOf(ParameterError);
+      expect((thrown as ParameterError).status).toBe(400);
+      expect((thrown as ParameterError).body(), search).toEqual(body);
+    }
+  });
+
+  it("accepts every action and target type GitLab documents, and scope only on /events", () => {
+    for (const action of eventActions) expect(query(`action=${action}`).filters.action).toBe(action);
+    for (const targetType of Object.keys(eventTargetTypeFilters)) expect(query(`target_type=${targetType}`).filters.targetType).toBe(targetType);
+    expect(query("scope=all", true).scopeAll).toBe(true);
+    expect(query("scope=mine", true).scopeAll).toBe(false);
+    expect(() => query("scope=all")).toThrow(ParameterError);
+    expect(query("").filters.sort).toBe("desc");
+  });
+});
+
+describe.each(testDatabases())("event lists on $name", ({ open }) => {
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    handle = await open();
+  });
+  afterAll(async () => {
+    await handle.close();
+  });
+
+  async function projectOf(owner: UserRow, visibility: ProjectVisibility = "private") {
+    const view = await createProject(userContext(handle.db, owner), { name: `Events ${uniqueSuffix()}`, visibility });
+    return view.project.id;
+  }
+
+  async function record(projectId: number, author: UserRow, action: EventAction, options: { targetType?: EventTargetType; createdAt?: Date; issueId?: number } = {}) {
+    await recordEvent(handle.db, {
+      projectId,
+      authorId: author.id,
+      action,
+      targetType: options.targetType ?? null,
+      targetId: options.targetType ? 1 : null,
+      issueId: options.issueId ?? null,
+      createdAt: options.createdAt ?? new Date(),
+    });
+  }
+
+  async function projectEvents(user: UserRow | null, projectId: number, filters: EventFilters = {}, page: EventPage = firstPage) {
+    const ctx = user ? userContext(handle.db, user) : anonymousTestContext(handle.db);
+    return listProjectEvents(ctx, String(projectId), filters, page);
+  }
+
+  it("filters by every action", async () => {
+    const owner = await createTestUser(handle.db);
+    const projectId = await projectOf(owner);
+    for (const action of eventActions) await record(projectId, owner, action, { targetType: action === "commented" ? "Note" : undefined });
+    for (const action of eventActions) {
+      const list = await projectEvents(owner, projectId, { action });
+      // Project creation is a `created` event of its own.
+      expect(list.items.map((item) => item.event.action), action).toEqual(action === "created" ? ["created", "created"] : [action]);
+      expect(list.total).toBe(list.items.length);
+    }
+  });
+
+  it("filters by every target type, matching the stored class name exactly", async () => {
+    const owner = await createTestUser(handle.db);
+    const projectId = await projectOf(owner);
+    for (const targetType of eventTargetTypes) await record(projectId, owner, "created", { targetType });
+    for (const [filter, stored] of Object.entries(eventTargetTypeFilters)) {
+      const list = await projectEvents(owner, projectId, { targetType: filter as keyof typeof eventTargetTypeFilters });
+      expect(list.items.map((item) => item.event.targetType), filter).toEqual([stored]);
+    }
+    // Push and project-creation events have no target and match no target type.
+    expect((await projectEvents(owner, projectId)).total).toBe(eventTargetTypes.length + 1);
+  });
+
+  it("before and after are exclusive whole UTC days", async () => {
+    const owner = await createTestUser(handle.db);
+    const projectId = await projectOf(owner);
+    const instants = ["2024-03-09T23:59:59.999Z", "2024-03-10T00:00:00.000Z", "2024-03-10T12:00:00.000Z", "2024-03-10T23:59:59.999Z", "2024-03-11T00:00:00.000Z"];
+    for (const instant of instants) await record(projectId, owner, "updated", { createdAt: new Date(instant) });
+    const times = async (filters: EventFilters) =>
+      (await projectEvents(owner, projectId, { action: "updated", sort: "asc", ...filters })).items.map((item) => item.event.createdAt.toISOString());
+    expect(await times({ after: "2024-03-09" })).toEqual(instants.slice(1));
+    expect(await times({ before: "2024-03-11" })).toEqual(instants.slice(0, 4));
+    expect(await times({ after: "2024-03-09", before: "2024-03-11" })).toEqual(instants.slice(1, 4));
+    expect(await times({ after: "2024-03-10", before: "2024-03-11" })).toEqual([]);
+    expect(await times({ after: "2024-03-08", before: "2024-03-10" })).toEqual(instants.slice(0, 1));
+    expect(await times({ after: "2024-03-11" })).toEqual([]);
+  });
+
+  it("sorts by creation time, then id, in either direction", async () => {
+    const owner = await createTestUser(handle.db);
+    const projectId = await projectOf(owner);
+    const same = new Date("2024-05-05T05:05:05.005Z");
+    await record(projectId, owner, "updated", { createdAt: new Date("2024-05-06T00:00:00Z") });
+    await record(projectId, owner, "updated", { createdAt: same });
+    await record(projectId, owner, "updated", { createdAt: same });
+    await record(projectId, owner, "updated", { createdAt: new Date("2024-05-04T00:00:00Z") });
+    const desc = (await projectEvents(owner, projectId, { action: "updated", sort: "desc" })).items.map((item) => item.event);
+    const asc = (await projectEvents(owner, projectId, { action: "updated", sort: "asc" })).items.map((item) => item.event);
+    expect(asc.map((event) => event.id)).toEqual([...desc].reverse().map((event) => event.id));
+    expect(desc.map((event) => event.createdAt.toISOString())).toEqual([
+      "2024-05-06T00:00:00.000Z",
+      same.toISOString(),
+      same.toISOString(),
+      "2024-05-04T00:00:00.000Z",
+    ]);
+    expect(desc[1]!.id).toBeGreaterThan(desc[2]!.id);
+  });
+
+  it("private projects and confidential issues: what strangers, guests, reporters and authors see", async () => {
+    const owner = await createTestUser(handle.db);
+    const guest = await createTestUser(handle.db);
+    const reporter = await createTestUser(handle.db);
+    const stranger = await createTestUser(handle.db);
+    const admin = await createTestUser(handle.db, { isAdmin: true });
+    const projectId = await projectOf(owner, "private");
+    const ownerCtx = userContext(handle.db, owner);
+    await addMember(ownerCtx, String(projectId), { userId: guest.id, accessLevel: 10 });
+    await addMember(ownerCtx, String(projectId), { userId: reporter.id, accessLevel: 20 });
+    const open = await createIssue(ownerCtx, String(projectId), { title: "Open issue" });
+    const secret = await createIssue(ownerCtx, String(projectId), { title: "Secret issue", confidential: true });
+    await createNote(ownerCtx, String(projectId), secret.issue.iid, { body: "about the secret" });
+    await updateIssue(ownerCtx, String(projectId), secret.issue.iid, { stateEvent: "close" });
+    await createNote(ownerCtx, String(projectId), open.issue.iid, { body: "about the open one" });
+    await record(projectId, owner, "pushed");
+
+    const titles = async (user: UserRow) =>
+      (await projectEvents(user, projectId, { sort: "asc" })).items.map((item) => `${item.event.action}:${item.event.targetTitle ?? ""}`);
+    const everything = ["created:", "joined:", "joined:", "created:Open issue", "created:Secret issue", "commented:Secret issue", "closed:Secret issue", "commented:Open issue", "pushed:"];
+    expect(await titles(owner)).toEqual(everything);
+    expect(await titles(reporter)).toEqual(everything);
+    expect(await titles(admin)).toEqual(everything);
+    // Guests see the project's activity but neither confidential issues nor code.
+    expect(await titles(guest)).toEqual(["created:", "joined:", "joined:", "created:Open issue", "commented:Open issue"]);
+    const guestList = await projectEvents(guest, projectId);
+    expect(guestList.total).toBe(5);
+
+    await expect(projectEvents(stranger, projectId)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(projectEvents(null, projectId)).rejects.toThrow("404 Project Not Found");
+    // The owner's activity, as others see it.
+    const ownerEventsFor = async (user: UserRow | null) =>
+      (await listUserEvents(user ? userContext(handle.db, user) : anonymousTestContext(handle.db), owner.username, {}, firstPage)).total;
+    expect(await ownerEventsFor(stranger)).toBe(0);
+    expect(await ownerEventsFor(null)).toBe(0);
+    expect(await ownerEventsFor(guest)).toBe(3);
+    expect(await ownerEventsFor(reporter)).toBe(7);
+
+    // A guest who authors a confidential issue sees its events; other guests do not.
+    const otherGuest = await createTestUser(handle.db);
+    await addMember(ownerCtx, String(projectId), { userId: otherGuest.id, accessLevel: 10 });
+    // Guests cannot open issues (Reporter+): the author opens it as a Reporter and is then demoted to Guest.
+    const authored = await createIssue(userContext(handle.db, reporter), String(projectId), { title: "Reporter secret", confidential: true });
+    expect(authored.issue.confidential).toBe(true);
+    await updateMember(ownerCtx, String(projectId), reporter.id, 10);
+    expect((await titles(reporter)).filter((title) => title.includes("secret"))).toEqual(["created:Reporter secret"]);
+    expect((await titles(otherGuest)).filter((title) => title.toLowerCase().includes("secret"))).toEqual([]);
+  });
+
+  it("public projects show their activity to everybody, but pushes only where code is readable", async () => {
+    const owner = await createTestUser(handle.db);
+    const stranger = await createTestUser(handle.db);
+    const projectId = await projectOf(owner, "public");
+    await record(projectId, owner, "pushed");
+    expect((await projectEvents(null, projectId)).items.map((item) => item.event.action)).toEqual(["pushed", "created"]);
+    expect((await projectEvents(stranger, projectId)).total).toBe(2);
+    expect((await listUserEvents(anonymousTestContext(handle.db), String(owner.id), {}, firstPage)).total).toBe(2);
+  });
+
+  it("unknown users and projects are 404 with GitLab's bodies; /events needs a user", async () => {
+    const user = await createTestUser(handle.db);
+    const ctx = userContext(handle.db, user);
+    await expect(listUserEvents(ctx, "no_such_user_here", {}, firstPage)).rejects.toSatisfy(
+      (error: unknown) => error instanceof NotFoundError && JSON.stringify(error.body()) === '{"message":"404 User Not Found"}',
+    );
+    await expect(listUserEvents(ctx, "2147483000", {}, firstPage)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(listProjectEvents(ctx, "2147483000", {}, firstPage)).rejects.toSatisfy(
+      (error: unknown) => error instanceof NotFoundError && JSON.stringify(error.body()) === '{"message":"404 Project Not Found"}',
+    );
+    await expect(listProjectEvents(ctx, "nobody/nothing", {}, firstPage)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(listOwnEvents(anonymousTestContext(handle.db), false, {}, firstPage)).rejects.toBeInstanceOf(UnauthorizedError);
+  });
+
+  it("scope=all lists everything in the caller's projects, by anyone, and nothing from elsewhere", async () => {
+    const owner = await createTestUser(handle.db);
+    const developer = await createTestUser(handle.db);
+    const outsider = await createTestUser(handle.db);
+    const projectId = await projectOf(owner);
+    await addMember(userContext(handle.db, owner), String(projectId), { userId: developer.id, accessLevel: 30 });
+    await projectOf(outsider, "public");
+    const all = await listOwnEvents(userContext(handle.db, developer), true, {}, firstPage);
+    expect(all.items.map((item) => [item.event.action, item.event.authorId])).toEqual([
+      ["joined", developer.id],
+      ["created", owner.id],
+    ]);
+    const own = await listOwnEvents(userContext(handle.db, developer), false, {}, firstPage);
+    expect(own.items.map((item) => item.event.action)).toEqual(["joined"]);
+  });
+
+  it("keyset pages have no duplicates or gaps while events keep arriving", async () => {
+    const owner = await createTestUser(handle.db);
+    const projectId = await projectOf(owner);
+    // Many events share one instant, so the id must break ties.
+    const instant = new Date("2024-06-01T00:00:00.000Z");
+    for (let index = 0; index < 23; index += 1) await record(projectId, owner, "updated", { createdAt: index % 3 === 0 ? new Date(instant.getTime() + index) : instant });
+    const original = (await projectEvents(owner, projectId, { action: "updated" })).items.map((item) => item.event.id);
+    expect(original).toHaveLength(23);
+
+    for (const sort of ["desc", "asc"] as const) {
+      const seen: number[] = [];
+      let cursor: number | undefined;
+      let arrivals = 0;
+      for (let guard = 0; guard < 20; guard += 1) {
+        const page: EventPage = { kind: "keyset", perPage: 5, ...(sort === "asc" ? { idAfter: cursor } : { idBefore: cursor }) };
+        // Events arrive while the client pages: concurrently with the page read, and between pages.
+        const [list] = await Promise.all([
+          projectEvents(owner, projectId, { action: "updated", sort }, page),
+          record(projectId, owner, "updated", { createdAt: new Date() }).then(() => (arrivals += 1)),
+        ]);
+        seen.push(...list.items.map((item) => item.event.id));
+        if (!list.hasMore) break;
+        cursor = list.items.at(-1)!.event.id;
+      }
+      expect(new Set(seen).size, sort).toBe(seen.length);
+      const expected = sort === "desc" ? original : [...original].reverse();
+      // Every event that existed when paging began, exactly once and in order; newer ones only ever after them.
+      expect(seen.filter((id) => original.includes(id)), sort).toEqual(expected);
+      if (sort === "asc") expect(seen.slice(0, original.length)).toEqual(expected);
+      expect(arrivals).toBeGreaterThan(0);
+      original.splice(0, original.length, ...(await projectEvents(owner, projectId, { action: "updated" })).items.map((item) => item.event.id));
+    }
+  });
+});

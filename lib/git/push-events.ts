@@ -1,0 +1,85 @@
+import "server-only";
+import type { Database } from "@/lib/db";
+import { recordEvent } from "@/lib/events/record";
+import { git } from "./repositories";
+import { commitTitleOf, describeRef, isZeroSha, pushActionOf, type PushData, type RefUpdate } from "./ref-updates";
+
+/**
+ * How many commits a ref update brought: for an existing ref the commits between old and new; for a new ref the
+ * commits that no ref reached before the push (so a branch made from main counts only its own commits).
+ */
+async function countNewCommits(repository: string, update: RefUpdate, refsBefore: Map<string, string>): Promise<number> {
+  if (isZeroSha(update.newSha)) return 0;
+  const excluded = isZeroSha(update.oldSha)
+    ? [...new Set([...refsBefore].filter(([ref]) => ref !== update.ref).map(([, sha]) => sha))]
+    : [update.oldSha];
+  const input = [update.newSha, ...excluded.map((sha) => `^${sha}`)].join("\n") + "\n";
+  const output = await git(["rev-list", "--count", "--stdin"], { cwd: repository, input });
+  return Number(output.trim()) || 0;
+}
+
+async function commitTitle(repository: string, sha: string): Promise<string | null> {
+  try {
+    const message = await git(["log", "-1", "--format=%B", `${sha}^{commit}`, "--"], { cwd: repository });
+    return commitTitleOf(message);
+  } catch {
+    // A tag may point at something that is not a commit.
+    return null;
+  }
+}
+
+/** GitLab's `push_data` for one ref update, read from the repository after the push. */
+export async function pushDataFor(repository: string, update: RefUpdate, refsBefore: Map<string, string>): Promise<PushData | null> {
+  const described = describeRef(update.ref);
+  if (!described) return null;
+  const action = pushActionOf(update);
+  return {
+    commit_count: await countNewCommits(repository, update, refsBefore),
+    action,
+    ref_type: described.refType,
+    commit_from: action === "created" ? null : update.oldSha,
+    commit_to: action === "removed" ? null : update.newSha,
+    ref: described.name,
+    commit_title: action === "removed" ? null : await commitTitle(repository, update.newSha),
+    ref_count: null,
+  };
+}
+
+/**
+ * The first branch pushed to an empty repository becomes its default branch (HEAD), as in GitLab; a HEAD that
+ * still names an existing branch is left alone.
+ */
+export async function adoptDefaultBranch(repository: string, updates: RefUpdate[]): Promise<void> {
+  const head = (await git(["symbolic-ref", "--quiet", "HEAD"], { cwd: repository }).catch(() => "")).trim();
+  if (head) {
+    const current = await git(["rev-parse", "--verify", "--quiet", head], { cwd: repository }).catch(() => "");
+    if (current.trim()) return;
+  }
+  const created = updates.find((update) => update.ref.startsWith("refs/heads/") && !isZeroSha(update.newSha));
+  if (created) await git(["symbolic-ref", "HEAD", created.ref], { cwd: repository });
+}
+
+/** Records one `pushed` event per branch or tag a push updated, all in one transaction, authored by the pusher. */
+export async function recordPushEvents(
+  db: Database,
+  push: { projectId: number; authorId: number; repository: string; updates: RefUpdate[]; refsBefore: Map<string, string>; now: Date },
+): Promise<PushData[]> {
+  const payloads: PushData[] = [];
+  for (const update of push.updates) {
+    const data = await pushDataFor(push.repository, update, push.refsBefore);
+    if (data) payloads.push(data);
+  }
+  if (payloads.length === 0) return payloads;
+  await db.transaction(async (tx) => {
+    for (const pushData of payloads) {
+      await recordEvent(tx, {
+        projectId: push.projectId,
+        authorId: push.authorId,
+        action: "pushed",
+        data: { push_data: pushData },
+        createdAt: push.now,
+      });
+    }
+  });
+  return payloads;
+}

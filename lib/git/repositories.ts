@@ -1,0 +1,109 @@
+import "server-only";
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { access, chmod, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { childProcessEnv, env } from "@/lib/env";
+
+/**
+ * The post-receive hook every repository gets: git hands it the `old new ref` lines of the refs a push actually
+ * updated, and it appends them to the file the service names for that push, which turns them into push events.
+ */
+export const postReceiveHook = `#!/bin/sh
+# Installed by the service: hands the refs this push updated back to it (see lib/git/repositories.ts).
+if [ -n "$PUSH_UPDATES_FILE" ]; then
+  cat >> "$PUSH_UPDATES_FILE"
+else
+  cat > /dev/null
+fi
+exit 0
+`;
+
+/** Environment for every git command the service runs: no user or system configuration leaks in. */
+export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  // The type's NODE_ENV is only a declaration of the framework's; child processes need not have it.
+  return childProcessEnv({ GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERMINAL_PROMPT: "0", ...extra }) as NodeJS.ProcessEnv;
+}
+
+export function repositoriesRoot(): string {
+  return path.resolve(env.REPOSITORIES_DIR);
+}
+
+/** The directory name of a project's bare repository, relative to the repositories root. */
+export function repositoryName(projectId: number): string {
+  return `${projectId}.git`;
+}
+
+export function repositoryPath(projectId: number): string {
+  return path.join(repositoriesRoot(), repositoryName(projectId));
+}
+
+/** Runs git and resolves with its stdout; rejects with git's stderr on failure. */
+export function git(args: string[], options: { cwd?: string; input?: string } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      "git",
+      args,
+      { cwd: options.cwd, env: gitEnv(), maxBuffer: 16 * 1024 * 1024, encoding: "utf8" },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`git ${args[0]} failed: ${stderr.trim() || error.message}`));
+        else resolve(stdout);
+      },
+    );
+    if (options.input !== undefined) child.stdin?.end(options.input);
+  });
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The project's bare repository, created on first use. It is built under a temporary name and renamed into place,
+ * so concurrent first requests never see a half-made repository.
+ */
+export async function ensureRepository(projectId: number): Promise<string> {
+  const target = repositoryPath(projectId);
+  if (await exists(path.join(target, "hooks", "post-receive"))) return target;
+  await mkdir(repositoriesRoot(), { recursive: true });
+  if (!(await exists(target))) {
+    const staging = path.join(repositoriesRoot(), `.tmp-${projectId}-${randomBytes(6).toString("hex")}`);
+    await git(["init", "--quiet", "--bare", "--initial-branch=main", staging]);
+    await installHook(staging);
+    try {
+      await rename(staging, target);
+    } catch (error) {
+      await rm(staging, { recursive: true, force: true });
+      // Another request created it first.
+      if (!(await exists(target))) throw error;
+    }
+  }
+  await installHook(target);
+  return target;
+}
+
+async function installHook(repository: string): Promise<void> {
+  const hooks = path.join(repository, "hooks");
+  await mkdir(hooks, { recursive: true });
+  const hook = path.join(hooks, "post-receive");
+  const staging = `${hook}.${randomBytes(4).toString("hex")}`;
+  await writeFile(staging, postReceiveHook, { mode: 0o755 });
+  await chmod(staging, 0o755);
+  await rename(staging, hook);
+}
+
+/** Every ref of a repository and the object it points at. */
+export async function listRefs(repository: string): Promise<Map<string, string>> {
+  const output = await git(["for-each-ref", "--format=%(objectname) %(refname)"], { cwd: repository });
+  const refs = new Map<string, string>();
+  for (const line of output.split("\n")) {
+    const space = line.indexOf(" ");
+    if (space > 0) refs.set(line.slice(space + 1), line.slice(0, space));
+  }
+  return refs;
+}
