@@ -237,6 +237,10 @@ await db.unsafe(
    from generate_series(1, $3) as n`,
   [project.id, rootId, profile.events],
 );
+// The bulk insert bypasses recordEvent, so bring the project's maintained event count up to date as well.
+await db`insert into project_event_counts (project_id, event_count)
+         select ${project.id}, count(*) from events where project_id = ${project.id}
+         on conflict (project_id) do update set event_count = excluded.event_count`;
 await db`analyze events`;
 const [{ deepId }] = await db`select id as "deepId" from events where project_id = ${project.id} order by created_at, id offset 1000 limit 1`;
 

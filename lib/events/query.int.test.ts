@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
 import type { DatabaseHandle } from "@/lib/db/drivers";
-import { eventActions, eventTargetTypes, type EventAction, type EventTargetType, type ProjectVisibility, type UserRow } from "@/lib/db/schema";
+import { eventActions, events, eventTargetTypes, type EventAction, type EventTargetType, type ProjectVisibility, type UserRow } from "@/lib/db/schema";
 import { NotFoundError, ParameterError, UnauthorizedError } from "@/lib/errors";
 import { createIssue, updateIssue } from "@/lib/issues/issues";
 import { createNote } from "@/lib/issues/notes";
@@ -262,5 +263,30 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
       expect(arrivals).toBeGreaterThan(0);
       original.splice(0, original.length, ...(await projectEvents(owner, projectId, { action: "updated" })).items.map((item) => item.event.id));
     }
+  });
+
+  it("X-Total for members comes from the maintained count and matches a real count, filters included", async () => {
+    const owner = await createTestUser(handle.db);
+    const guest = await createTestUser(handle.db);
+    const projectId = await projectOf(owner);
+    await addMember(userContext(handle.db, owner), String(projectId), { userId: guest.id, accessLevel: 10 });
+    for (let index = 0; index < 7; index += 1) await record(projectId, owner, index % 2 === 0 ? "updated" : "closed");
+    await record(projectId, owner, "pushed");
+    // created + joined + 8 recorded
+    expect((await projectEvents(owner, projectId)).total).toBe(10);
+    expect((await projectEvents(owner, projectId, { action: "closed" })).total).toBe(3);
+    // A guest of a private project does not see pushes: counted, not taken from the project's total.
+    expect((await projectEvents(guest, projectId)).total).toBe(9);
+  });
+
+  it("a keyset page continues past a cursor event that was deleted meanwhile", async () => {
+    const owner = await createTestUser(handle.db);
+    const projectId = await projectOf(owner);
+    for (let index = 0; index < 6; index += 1) await record(projectId, owner, "updated", { createdAt: new Date(Date.UTC(2024, 0, 1 + index)) });
+    const first = await projectEvents(owner, projectId, { action: "updated" }, { kind: "keyset", perPage: 2 });
+    const cursor = first.items.at(-1)!.event.id;
+    await handle.db.delete(events).where(eq(events.id, cursor));
+    const second = await projectEvents(owner, projectId, { action: "updated" }, { kind: "keyset", perPage: 2, idBefore: cursor });
+    expect(second.items.map((item) => item.event.id)).toEqual([cursor - 1, cursor - 2]);
   });
 });

@@ -1,7 +1,7 @@
 import "server-only";
 import { and, asc, count, desc, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import { accessLevels, eventActions, events, projectMembers, projects, users, type EventAction } from "@/lib/db/schema";
+import { accessLevels, eventActions, events, projectEventCounts, projectMembers, projects, users, type EventAction } from "@/lib/db/schema";
 import { UnauthorizedError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
 import { isMemberOf, projectVisibleTo } from "@/lib/projects/access";
@@ -77,7 +77,11 @@ function filterConditions(filters: EventFilters): SQL[] {
   return conditions;
 }
 
-async function queryEvents(ctx: Ctx, scope: SQL, filters: EventFilters, page: EventPage): Promise<EventList> {
+/**
+ * `knownTotal`: the caller already knows how many events match (a project's maintained count), so the offset page
+ * need not count them.
+ */
+async function queryEvents(ctx: Ctx, scope: SQL, filters: EventFilters, page: EventPage, knownTotal?: () => Promise<number>): Promise<EventList> {
   const base = [scope, eventVisibleTo(ctx), ...filterConditions(filters)];
   const ascending = filters.sort === "asc";
   const order = ascending ? [asc(events.createdAt), asc(events.id)] : [desc(events.createdAt), desc(events.id)];
@@ -92,9 +96,13 @@ async function queryEvents(ctx: Ctx, scope: SQL, filters: EventFilters, page: Ev
     const cursorId = page.idAfter ?? page.idBefore;
     const conditions = [...base];
     if (cursorId !== undefined) {
-      // Rows after the cursor event in (created_at, id) order; id_after walks up, id_before walks down.
+      // Rows after the cursor event in (created_at, id) order; id_after walks up, id_before walks down. If the cursor
+      // event is gone (retention deleted it), ids, which grow with time, stand in for the position.
       const cursor = sql`(select created_at, id from ${events} where id = ${cursorId})`;
-      conditions.push(page.idAfter !== undefined ? sql`(${events.createdAt}, ${events.id}) > ${cursor}` : sql`(${events.createdAt}, ${events.id}) < ${cursor}`);
+      const comparison = page.idAfter !== undefined ? sql`>` : sql`<`;
+      conditions.push(
+        sql`(case when exists ${cursor} then (${events.createdAt}, ${events.id}) ${comparison} ${cursor} else ${events.id} ${comparison} ${cursorId} end)`,
+      );
     }
     const rows = await select()
       .where(and(...conditions))
@@ -104,15 +112,14 @@ async function queryEvents(ctx: Ctx, scope: SQL, filters: EventFilters, page: Ev
   }
 
   const where = and(...base);
-  const [rows, [totals]] = await Promise.all([
+  const countMatching = async () => {
+    const [totals] = await ctx.db.select({ total: count() }).from(events).innerJoin(projects, eq(projects.id, events.projectId)).where(where);
+    return totals?.total ?? 0;
+  };
+  const [rows, total] = await Promise.all([
     select().where(where).orderBy(...order).limit(page.page.perPage).offset(page.page.offset),
-    ctx.db
-      .select({ total: count() })
-      .from(events)
-      .innerJoin(projects, eq(projects.id, events.projectId))
-      .where(where),
+    (knownTotal ?? countMatching)(),
   ]);
-  const total = totals?.total ?? 0;
   return { items: rows, total, hasMore: page.page.offset + rows.length < total };
 }
 
@@ -132,6 +139,18 @@ export async function listUserEvents(ctx: Ctx, userReference: string, filters: E
 /** `GET /projects/:id/events`. */
 export async function listProjectEvents(ctx: Ctx, projectReference: string, filters: EventFilters, page: EventPage): Promise<EventList> {
   const view = await getVisibleProject(ctx, projectReference);
-  return queryEvents(ctx, eq(events.projectId, view.project.id), filters, page);
+  // Reporters and above see every event of the project, so with no filter its maintained count is their total.
+  const unfiltered = !filters.action && !filters.targetType && !filters.before && !filters.after;
+  const seesEverything = (view.accessLevel ?? 0) >= accessLevels.reporter;
+  const knownTotal = unfiltered && seesEverything ? () => projectEventCount(ctx, view.project.id) : undefined;
+  return queryEvents(ctx, eq(events.projectId, view.project.id), filters, page, knownTotal);
 }
 
+
+async function projectEventCount(ctx: Ctx, projectId: number): Promise<number> {
+  const [row] = await ctx.db
+    .select({ eventCount: projectEventCounts.eventCount })
+    .from(projectEventCounts)
+    .where(eq(projectEventCounts.projectId, projectId));
+  return row?.eventCount ?? 0;
+}

@@ -1,7 +1,7 @@
 import "server-only";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Executor } from "@/lib/db";
-import { events, projects, type EventAction, type EventTargetType } from "@/lib/db/schema";
+import { events, projectEventCounts, projects, type EventAction, type EventTargetType } from "@/lib/db/schema";
 
 export interface NewEvent {
   projectId: number | null;
@@ -19,7 +19,7 @@ export interface NewEvent {
 
 /**
  * Records an event. Call it with the transaction that makes the change, so the event exists exactly when the change
- * does. A project event also moves the project's last activity time.
+ * does. A project event also moves the project's last activity time and its event count.
  */
 export async function recordEvent(tx: Executor, event: NewEvent): Promise<void> {
   await tx.insert(events).values({
@@ -36,5 +36,9 @@ export async function recordEvent(tx: Executor, event: NewEvent): Promise<void> 
   });
   if (event.projectId !== null) {
     await tx.update(projects).set({ lastActivityAt: event.createdAt }).where(eq(projects.id, event.projectId));
+    await tx
+      .insert(projectEventCounts)
+      .values({ projectId: event.projectId, eventCount: 1 })
+      .onConflictDoUpdate({ target: projectEventCounts.projectId, set: { eventCount: sql`${projectEventCounts.eventCount} + 1` } });
   }
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import type { DatabaseHandle } from "@/lib/db/drivers";
-import { events } from "@/lib/db/schema";
+import { events, projectEventCounts } from "@/lib/db/schema";
 import { createProject } from "@/lib/projects/projects";
 import { testDatabases } from "@/lib/testing/databases";
 import { createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
@@ -40,6 +40,9 @@ describe.each(testDatabases())("event retention on $name", ({ name, open }) => {
     expect(deleted).toBe(7);
     // The project's own `created` event is new (age 0).
     expect(await agesOf(projectId, now)).toEqual([729, 365, 1, 0]);
+    // The project's maintained event count follows the deletions.
+    const [counted] = await handle.db.select().from(projectEventCounts).where(eq(projectEventCounts.projectId, projectId));
+    expect(counted?.eventCount).toBe(4);
     expect(await pruneEventsBefore(handle.db, retentionCutoff(now, 730), { batchSize: 2, pauseMs: 0 })).toBe(0);
   });
 

@@ -1,10 +1,10 @@
 import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
-import { inArray, lt } from "drizzle-orm";
+import { eq, inArray, lt, sql } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import { getDatabaseHandle, type Database } from "@/lib/db";
 import type { DatabaseHandle } from "@/lib/db/drivers";
-import { events } from "@/lib/db/schema";
+import { events, projectEventCounts } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { ForbiddenError, UnauthorizedError } from "@/lib/errors";
 import { logger } from "@/lib/log";
@@ -33,7 +33,19 @@ export async function pruneEventsBefore(db: Database, cutoff: Date, options: Pru
   let deleted = 0;
   for (;;) {
     const batch = db.select({ id: events.id }).from(events).where(lt(events.createdAt, cutoff)).limit(batchSize);
-    const removed = await db.delete(events).where(inArray(events.id, batch)).returning({ id: events.id });
+    const removed = await db.transaction(async (tx) => {
+      const rows = await tx.delete(events).where(inArray(events.id, batch)).returning({ projectId: events.projectId });
+      // Keep the per-project counts in step, in the same transaction as the delete.
+      const perProject = new Map<number, number>();
+      for (const { projectId } of rows) if (projectId !== null) perProject.set(projectId, (perProject.get(projectId) ?? 0) + 1);
+      for (const [projectId, removedCount] of perProject) {
+        await tx
+          .update(projectEventCounts)
+          .set({ eventCount: sql`greatest(${projectEventCounts.eventCount} - ${removedCount}, 0)` })
+          .where(eq(projectEventCounts.projectId, projectId));
+      }
+      return rows;
+    });
     deleted += removed.length;
     if (removed.length < batchSize) return deleted;
     if (pauseMs > 0) await sleep(pauseMs);

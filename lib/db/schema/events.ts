@@ -50,3 +50,14 @@ export const events = pgTable(
 );
 
 export type EventRow = typeof events.$inferSelect;
+
+/**
+ * How many events each project has, kept in step by every write and by retention, so the first page of a project's
+ * events can report `X-Total` without counting millions of rows.
+ */
+export const projectEventCounts = pgTable("project_event_counts", {
+  projectId: integer("project_id")
+    .primaryKey()
+    .references(() => projects.id, { onDelete: "cascade" }),
+  eventCount: bigint("event_count", { mode: "number" }).notNull().default(0),
+});
