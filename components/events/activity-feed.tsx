@@ -7,10 +7,10 @@ import {
   actionChips,
   describeEvent,
   nextCursorFromLink,
-  relativeTime,
   targetTypeChips,
   type FeedEvent,
 } from "@/lib/events/describe";
+import { relativeTimeText } from "@/lib/time/relative";
 
 export interface ActivityFeedProps {
   /** The Events API list to show: `/api/v4/events`, `/api/v4/users/:id/events` or `/api/v4/projects/:id/events`. */
@@ -163,7 +163,7 @@ function EventRow({ event, project, now }: { event: FeedEvent; project?: { id: n
           {sentence.projectWording === "project" ? <>project {projectLink}</> : <>at {projectLink}</>}
         </span>
         <time className="event-time muted" dateTime={event.created_at} title={new Date(event.created_at).toUTCString()}>
-          {relativeTime(event.created_at, now)}
+          {relativeTimeText(event.created_at, now)}
         </time>
       </div>
       {sentence.detail ? <div className="event-detail muted">{sentence.detail}</div> : null}

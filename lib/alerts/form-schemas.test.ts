@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { relativeTimeText } from "@/components/ui/relative-time";
+import { relativeTimeText } from "@/lib/time/relative";
 import { alertListTabs, integrationDetailsSchema, integrationSaveSchema } from "./form-schemas";
 
 describe("integration form schemas", () => {

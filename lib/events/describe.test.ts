@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { describeEvent, nextCursorFromLink, relativeTime, type FeedEvent } from "./describe";
+import { relativeTimeText } from "@/lib/time/relative";
+import { describeEvent, nextCursorFromLink, type FeedEvent } from "./describe";
 
 const base: FeedEvent = {
   id: 1,
@@ -46,8 +47,8 @@ describe("activity feed sentences", () => {
     expect(nextCursorFromLink('<http://x/api/v4/events?id_before=42&pagination=keyset>; rel="next"')).toBe("42");
     expect(nextCursorFromLink(null)).toBeNull();
     const now = new Date("2024-01-01T12:00:00Z");
-    expect(relativeTime("2024-01-01T11:59:30Z", now)).toBe("just now");
-    expect(relativeTime("2024-01-01T11:55:00Z", now)).toBe("5 minutes ago");
-    expect(relativeTime("2023-12-31T12:00:00Z", now)).toBe("yesterday");
+    expect(relativeTimeText("2024-01-01T11:59:30Z", now)).toBe("just now");
+    expect(relativeTimeText("2024-01-01T11:55:00Z", now)).toBe("5 minutes ago");
+    expect(relativeTimeText("2023-12-31T12:00:00Z", now)).toBe("yesterday");
   });
 });

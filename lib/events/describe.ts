@@ -96,25 +96,6 @@ export function describeEvent(event: FeedEvent, projectPath: string | null): Eve
   }
 }
 
-const units: [Intl.RelativeTimeFormatUnit, number][] = [
-  ["year", 365 * 24 * 3600],
-  ["month", 30 * 24 * 3600],
-  ["week", 7 * 24 * 3600],
-  ["day", 24 * 3600],
-  ["hour", 3600],
-  ["minute", 60],
-];
-
-/** “just now”, “5 minutes ago”, “yesterday”, … relative to `now`. */
-export function relativeTime(iso: string, now: Date): string {
-  const seconds = Math.round((new Date(iso).getTime() - now.getTime()) / 1000);
-  const format = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
-  for (const [unit, size] of units) {
-    if (Math.abs(seconds) >= size) return format.format(Math.trunc(seconds / size), unit);
-  }
-  return "just now";
-}
-
 /** The `id_before`/`id_after` value in a keyset `Link: <…>; rel="next"` header, if there is a next page. */
 export function nextCursorFromLink(link: string | null): string | null {
   const next = link?.match(/<([^>]+)>;\s*rel="next"/)?.[1];
