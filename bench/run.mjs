@@ -120,6 +120,8 @@ const server = startProcess(
     INITIAL_ROOT_PASSWORD: rootPassword,
     INITIAL_ROOT_TOKEN: rootToken,
     LOG_LEVEL: "warn",
+    // The retention scenario prunes on purpose, at a moment of its choosing.
+    EVENTS_PRUNE_INTERVAL_MINUTES: "0",
   },
 );
 await waitFor(async () => (await fetch(`${base}/-/readiness`)).ok, "the service").catch((error) => {

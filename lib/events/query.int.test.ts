@@ -227,8 +227,18 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
       ["joined", developer.id],
       ["created", owner.id],
     ]);
+    expect(all.total).toBe(2);
     const own = await listOwnEvents(userContext(handle.db, developer), false, {}, firstPage);
     expect(own.items.map((item) => item.event.action)).toEqual(["joined"]);
+
+    // As a Guest elsewhere, the total counts only what a Guest sees there (no pushes in a private project).
+    const other = await projectOf(owner);
+    await addMember(userContext(handle.db, owner), String(other), { userId: developer.id, accessLevel: 10 });
+    await record(other, owner, "pushed");
+    await record(other, owner, "updated");
+    const withGuest = await listOwnEvents(userContext(handle.db, developer), true, {}, firstPage);
+    expect(withGuest.total).toBe(5);
+    expect(withGuest.items).toHaveLength(5);
   });
 
   it("keyset pages have no duplicates or gaps while events keep arriving", async () => {

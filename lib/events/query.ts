@@ -1,7 +1,7 @@
 import "server-only";
 import { and, asc, count, desc, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import { accessLevels, eventActions, events, projectEventCounts, projectMembers, projects, users, type EventAction } from "@/lib/db/schema";
+import { accessLevels, eventActions, events, projectEventCounts, projectMembers, projects, users, type EventAction, type UserRow } from "@/lib/db/schema";
 import { UnauthorizedError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
 import { isMemberOf, projectVisibleTo } from "@/lib/projects/access";
@@ -96,12 +96,15 @@ async function queryEvents(ctx: Ctx, scope: SQL, filters: EventFilters, page: Ev
     const cursorId = page.idAfter ?? page.idBefore;
     const conditions = [...base];
     if (cursorId !== undefined) {
-      // Rows after the cursor event in (created_at, id) order; id_after walks up, id_before walks down. If the cursor
-      // event is gone (retention deleted it), ids, which grow with time, stand in for the position.
-      const cursor = sql`(select created_at, id from ${events} where id = ${cursorId})`;
+      // Rows after the cursor event in (created_at, id) order; id_after walks up, id_before walks down. The cursor's
+      // position is read first so the page query is a plain index range. If the cursor event is gone (retention
+      // deleted it), ids, which grow with time, stand in for the position.
+      const [cursor] = await ctx.db.select({ createdAt: events.createdAt, id: events.id }).from(events).where(eq(events.id, cursorId));
       const comparison = page.idAfter !== undefined ? sql`>` : sql`<`;
       conditions.push(
-        sql`(case when exists ${cursor} then (${events.createdAt}, ${events.id}) ${comparison} ${cursor} else ${events.id} ${comparison} ${cursorId} end)`,
+        cursor
+          ? sql`(${events.createdAt}, ${events.id}) ${comparison} (${cursor.createdAt.toISOString()}::timestamptz, ${cursor.id})`
+          : sql`${events.id} ${comparison} ${cursorId}`,
       );
     }
     const rows = await select()
@@ -127,7 +130,9 @@ async function queryEvents(ctx: Ctx, scope: SQL, filters: EventFilters, page: Ev
 export async function listOwnEvents(ctx: Ctx, scopeAll: boolean, filters: EventFilters, page: EventPage): Promise<EventList> {
   const user = actingUser(ctx);
   if (!user) throw new UnauthorizedError();
-  return queryEvents(ctx, scopeAll ? isMemberOf(user.id) : eq(events.authorId, user.id), filters, page);
+  if (!scopeAll) return queryEvents(ctx, eq(events.authorId, user.id), filters, page);
+  const knownTotal = isUnfiltered(filters) ? () => memberProjectsEventCount(ctx, user) : undefined;
+  return queryEvents(ctx, isMemberOf(user.id), filters, page, knownTotal);
 }
 
 /** `GET /users/:id/events`: what a user did, as far as the caller may see. */
@@ -140,9 +145,8 @@ export async function listUserEvents(ctx: Ctx, userReference: string, filters: E
 export async function listProjectEvents(ctx: Ctx, projectReference: string, filters: EventFilters, page: EventPage): Promise<EventList> {
   const view = await getVisibleProject(ctx, projectReference);
   // Reporters and above see every event of the project, so with no filter its maintained count is their total.
-  const unfiltered = !filters.action && !filters.targetType && !filters.before && !filters.after;
   const seesEverything = (view.accessLevel ?? 0) >= accessLevels.reporter;
-  const knownTotal = unfiltered && seesEverything ? () => projectEventCount(ctx, view.project.id) : undefined;
+  const knownTotal = isUnfiltered(filters) && seesEverything ? () => projectEventCount(ctx, view.project.id) : undefined;
   return queryEvents(ctx, eq(events.projectId, view.project.id), filters, page, knownTotal);
 }
 
@@ -153,4 +157,32 @@ async function projectEventCount(ctx: Ctx, projectId: number): Promise<number> {
     .from(projectEventCounts)
     .where(eq(projectEventCounts.projectId, projectId));
   return row?.eventCount ?? 0;
+}
+
+function isUnfiltered(filters: EventFilters): boolean {
+  return !filters.action && !filters.targetType && !filters.before && !filters.after;
+}
+
+/**
+ * `scope=all` totals without counting every row: the maintained counts of the projects where the caller sees every
+ * event (Reporter and above, or admin), plus a real count only in the projects where they are a Guest.
+ */
+async function memberProjectsEventCount(ctx: Ctx, user: UserRow): Promise<number> {
+  const fullAccess = user.isAdmin ? sql`true` : sql`${projectMembers.accessLevel} >= ${accessLevels.reporter}`;
+  const [full] = await ctx.db
+    .select({ total: sql<string>`coalesce(sum(${projectEventCounts.eventCount}), 0)` })
+    .from(projectEventCounts)
+    .innerJoin(projectMembers, and(eq(projectMembers.projectId, projectEventCounts.projectId), eq(projectMembers.userId, user.id)))
+    .where(fullAccess);
+  let partial = 0;
+  if (!user.isAdmin) {
+    const guestProjects = sql`${events.projectId} in (select ${projectMembers.projectId} from ${projectMembers} where ${projectMembers.userId} = ${user.id} and ${projectMembers.accessLevel} < ${accessLevels.reporter})`;
+    const [counted] = await ctx.db
+      .select({ total: count() })
+      .from(events)
+      .innerJoin(projects, eq(projects.id, events.projectId))
+      .where(and(guestProjects, eventVisibleTo(ctx)));
+    partial = counted?.total ?? 0;
+  }
+  return Number(full?.total ?? 0) + partial;
 }
