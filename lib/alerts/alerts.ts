@@ -140,7 +140,7 @@ export async function updateAlertStatus(
         .where(eq(alerts.id, alert.id))
         .returning();
       if (!updated) throw new NotFoundError("Alert");
-      await addSystemNote(tx, alert.id, `changed the status to **${statusLabels[status]}**`, ctx.now, actor?.id);
+      await addSystemNote(tx, alert.id, `changed the status to **${statusLabels[status]}**`, ctx.now, actor?.id ?? null);
       return { view, alert: updated, issueIid };
     });
   } catch (error) {

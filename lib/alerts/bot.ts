@@ -7,8 +7,23 @@ import { hashPassword } from "@/lib/auth/password";
 
 export const alertBotUsername = "alert-bot";
 
-/** The user that authors what alerts do by themselves (system notes, incidents); created on first need. */
-export async function getAlertBot(db: Executor): Promise<UserRow> {
+const knownBots = new WeakMap<object, Promise<UserRow>>();
+
+/**
+ * The user that authors what alerts do by themselves (system notes, incidents); created on first need and then
+ * remembered per database handle, as it never changes.
+ */
+export function getAlertBot(db: Executor): Promise<UserRow> {
+  let bot = knownBots.get(db);
+  if (!bot) {
+    bot = findOrCreateAlertBot(db);
+    bot.catch(() => knownBots.delete(db));
+    knownBots.set(db, bot);
+  }
+  return bot;
+}
+
+async function findOrCreateAlertBot(db: Executor): Promise<UserRow> {
   const [existing] = await db.select().from(users).where(eq(users.username, alertBotUsername));
   if (existing) return existing;
   const [created] = await db

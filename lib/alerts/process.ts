@@ -1,12 +1,12 @@
 import "server-only";
 import { and, eq, ne, sql } from "drizzle-orm";
 import type { Database, Executor } from "@/lib/db";
-import { violatedUniqueConstraint } from "@/lib/db/errors";
-import { alertNotes, alerts, internalIds, namespaces, projects, type AlertIntegrationRow, type AlertRow } from "@/lib/db/schema";
+import { nextInternalId } from "@/lib/db/internal-ids";
+import { alertNotes, alerts, namespaces, projects, type AlertIntegrationRow, type AlertRow } from "@/lib/db/schema";
 import { getAlertBot } from "./bot";
 import { fingerprintOf } from "./fingerprint";
 import { closeIncident, incidentIid, openIncident } from "./incidents";
-import { readAlertSettings } from "./settings";
+import { readAlertSettings, type AlertSettings } from "./settings";
 import { alertDetailsUrl } from "./urls";
 import type { NormalizedAlert } from "./normalize";
 
@@ -16,6 +16,8 @@ export interface IncomingAlert {
   normalized: NormalizedAlert;
   payload: unknown;
   now: Date;
+  /** The project's alert settings when the caller already read them; read here otherwise. */
+  settings?: AlertSettings;
 }
 
 /** Who the system notes say sent the alert: its monitoring tool, else the integration's name. */
@@ -40,32 +42,18 @@ export async function processAlert(db: Database, incoming: IncomingAlert): Promi
     const grouped = await countRepeat(db, incoming.projectId, fingerprint);
     if (grouped) return grouped;
   }
-  try {
-    return await openAlert(db, incoming, fingerprint);
-  } catch (error) {
-    // Someone reopened an alert with this fingerprint meanwhile; the index refused a second open one: group into it.
-    if (fingerprint && violatedUniqueConstraint(error) === "alerts_open_fingerprint_key") {
-      const grouped = await countRepeat(db, incoming.projectId, fingerprint);
-      if (grouped) return grouped;
-    }
-    throw error;
-  }
+  return openAlert(db, incoming, fingerprint);
 }
 
+/**
+ * A new alert. Its number is taken in a short statement of its own, so new alerts of one project never wait for each
+ * other's transactions. The insert itself groups into an open alert that a concurrent request with the same
+ * fingerprint opened first (the unique index decides); the number taken for it is then left unused, a gap.
+ */
 async function openAlert(db: Database, incoming: IncomingAlert, fingerprint: string | null): Promise<AlertRow> {
+  const iid = await nextInternalId(db, incoming.projectId, "alerts");
+  const bot = await getAlertBot(db);
   return db.transaction(async (tx) => {
-    // Taking the project's alert counter serializes new alerts of one project, so the repeat check below and the
-    // insert cannot interleave with another request's.
-    const lastIid = await lockAlertCounter(tx, incoming.projectId);
-    if (fingerprint) {
-      const grouped = await countRepeat(tx, incoming.projectId, fingerprint);
-      if (grouped) return grouped;
-    }
-    const iid = lastIid + 1;
-    await tx
-      .update(internalIds)
-      .set({ lastValue: iid })
-      .where(and(eq(internalIds.projectId, incoming.projectId), eq(internalIds.usage, "alerts")));
     const { normalized } = incoming;
     const [alert] = await tx
       .insert(alerts)
@@ -87,13 +75,18 @@ async function openAlert(db: Database, incoming: IncomingAlert, fingerprint: str
         createdAt: incoming.now,
         updatedAt: incoming.now,
       })
+      .onConflictDoUpdate({
+        target: [alerts.projectId, alerts.fingerprint],
+        targetWhere: sql`${alerts.status} <> 'resolved' and ${alerts.fingerprint} is not null`,
+        set: { eventCount: sql`${alerts.eventCount} + 1` },
+      })
       .returning();
     if (!alert) throw new Error("insert into alerts returned no row");
-    await addSystemNote(tx, alert.id, `logged an alert from **${sourceOf(incoming)}**`, incoming.now);
-    const settings = await readAlertSettings(tx, incoming.projectId);
+    if (alert.iid !== iid) return alert;
+    await addSystemNote(tx, alert.id, `logged an alert from **${sourceOf(incoming)}**`, incoming.now, bot.id);
+    const settings = incoming.settings ?? (await readAlertSettings(tx, incoming.projectId));
     if (!settings.createIncident) return alert;
     const project = await projectWithNamespace(tx, incoming.projectId);
-    const bot = await getAlertBot(tx);
     const linked = await openIncident(tx, project.project, alert, bot, alertDetailsUrl(project, alert), incoming.now);
     await addSystemNote(tx, alert.id, `created incident #${await incidentIid(tx, linked)} for this alert`, incoming.now, bot.id);
     return linked;
@@ -109,16 +102,8 @@ async function countRepeat(db: Executor, projectId: number, fingerprint: string)
   return grouped;
 }
 
-async function lockAlertCounter(tx: Executor, projectId: number): Promise<number> {
-  const [counter] = await tx
-    .insert(internalIds)
-    .values({ projectId, usage: "alerts", lastValue: 0 })
-    .onConflictDoUpdate({ target: [internalIds.projectId, internalIds.usage], set: { lastValue: sql`${internalIds.lastValue}` } })
-    .returning({ lastValue: internalIds.lastValue });
-  return counter?.lastValue ?? 0;
-}
-
 async function resolveMatching(db: Database, incoming: IncomingAlert, fingerprint: string): Promise<AlertRow | null> {
+  const bot = await getAlertBot(db);
   return db.transaction(async (tx) => {
     const [resolved] = await tx
       .update(alerts)
@@ -126,19 +111,19 @@ async function resolveMatching(db: Database, incoming: IncomingAlert, fingerprin
       .where(openWithFingerprint(incoming.projectId, fingerprint))
       .returning();
     if (!resolved) return null;
-    await addSystemNote(tx, resolved.id, `logged a recovery alert from **${sourceOf(incoming)}**`, incoming.now);
-    await addSystemNote(tx, resolved.id, "changed the status to **Resolved**", incoming.now);
-    if (resolved.issueId !== null && (await readAlertSettings(tx, incoming.projectId)).autoCloseIncident) {
+    await addSystemNote(tx, resolved.id, `logged a recovery alert from **${sourceOf(incoming)}**`, incoming.now, bot.id);
+    await addSystemNote(tx, resolved.id, "changed the status to **Resolved**", incoming.now, bot.id);
+    const settings = incoming.settings ?? (await readAlertSettings(tx, incoming.projectId));
+    if (resolved.issueId !== null && settings.autoCloseIncident) {
       const project = await projectWithNamespace(tx, incoming.projectId);
-      await closeIncident(tx, project.project, resolved, await getAlertBot(tx), incoming.now);
+      await closeIncident(tx, project.project, resolved, bot, incoming.now);
     }
     return resolved;
   });
 }
 
-export async function addSystemNote(tx: Executor, alertId: number, body: string, now: Date, authorId?: number): Promise<void> {
-  const author = authorId ?? (await getAlertBot(tx)).id;
-  await tx.insert(alertNotes).values({ alertId, authorId: author, body, system: true, createdAt: now });
+export async function addSystemNote(tx: Executor, alertId: number, body: string, now: Date, authorId: number | null): Promise<void> {
+  await tx.insert(alertNotes).values({ alertId, authorId, body, system: true, createdAt: now });
 }
 
 async function projectWithNamespace(tx: Executor, projectId: number) {

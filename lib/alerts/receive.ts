@@ -2,11 +2,12 @@ import "server-only";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db";
 import { constantTimeEqual, sha256Hex } from "@/lib/crypto";
-import { alertIntegrations, alertRateWindows, namespaces, projects, type AlertIntegrationRow, type AlertRow } from "@/lib/db/schema";
+import { alertIntegrations, alertRateWindows, namespaces, projectAlertSettings, projects, type AlertIntegrationRow, type AlertRow } from "@/lib/db/schema";
 import { isPlainObject, jsonDepth } from "./json-values";
 import { maxPayloadBytes, maxPayloadDepth } from "./integrations";
 import { isAlertmanagerPayload, normalizeGenericPayload, normalizePrometheusAlert, type NormalizedAlert } from "./normalize";
 import { processAlert } from "./process";
+import { defaultAlertSettings, type AlertSettings } from "./settings";
 
 /** Which integration a receiver URL names (CONTRACT §5). */
 export type ReceiverEndpoint =
@@ -82,7 +83,11 @@ function parsePayload(text: string): ParsedPayload {
   return { ok: true, payload: parsed };
 }
 
-async function findIntegration(db: Database, target: ReceiverTarget): Promise<AlertIntegrationRow | undefined> {
+/** The integration a receiver URL names, with its project's alert settings (one query on the hot path). */
+async function findIntegration(
+  db: Database,
+  target: ReceiverTarget,
+): Promise<{ integration: AlertIntegrationRow; settings: AlertSettings } | undefined> {
   const separator = target.projectPath.lastIndexOf("/");
   if (separator <= 0) return undefined;
   const inProject = and(
@@ -97,14 +102,23 @@ async function findIntegration(db: Database, target: ReceiverTarget): Promise<Al
         ? eq(alertIntegrations.endpointIdentifier, "legacy")
         : and(eq(alertIntegrations.type, "prometheus"), eq(alertIntegrations.active, true));
   const [row] = await db
-    .select({ integration: alertIntegrations })
+    .select({
+      integration: alertIntegrations,
+      createIncident: projectAlertSettings.createIncident,
+      autoCloseIncident: projectAlertSettings.autoCloseIncident,
+    })
     .from(alertIntegrations)
     .innerJoin(projects, eq(projects.id, alertIntegrations.projectId))
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .leftJoin(projectAlertSettings, eq(projectAlertSettings.projectId, projects.id))
     .where(and(inProject, which))
     .orderBy(asc(alertIntegrations.id))
     .limit(1);
-  return row?.integration;
+  if (!row) return undefined;
+  const settings = { ...defaultAlertSettings };
+  if (row.createIncident !== null) settings.createIncident = row.createIncident;
+  if (row.autoCloseIncident !== null) settings.autoCloseIncident = row.autoCloseIncident;
+  return { integration: row.integration, settings };
 }
 
 /** Counts this request in the integration's current minute; the answer when it is over the limit. */
@@ -141,14 +155,15 @@ export async function receiveAlert(db: Database, target: ReceiverTarget, request
   const body = parsed.payload;
   const alertmanager = isAlertmanagerPayload(body);
 
-  const integration = await findIntegration(db, target);
-  if (!integration || !integration.active) return alertmanager ? unauthorized : forbidden;
+  const found = await findIntegration(db, target);
+  if (!found || !found.integration.active) return alertmanager ? unauthorized : forbidden;
+  const { integration, settings } = found;
   const key = presentedKey(request.headers.get("authorization"));
   if (!key || !constantTimeEqual(sha256Hex(key), integration.tokenDigest)) return unauthorized;
   const limited = await checkRateLimit(db, integration, now);
   if (limited) return limited;
 
-  return applyPayload(db, integration, body, now);
+  return applyPayload(db, integration, body, now, settings);
 }
 
 /** Turns an accepted payload into alerts; shared by the receiver and the integration's test alert. */
@@ -157,19 +172,20 @@ export async function applyPayload(
   integration: AlertIntegrationRow,
   body: Record<string, unknown>,
   now: Date,
+  settings?: AlertSettings,
 ): Promise<ReceiverAnswer> {
   if (isAlertmanagerPayload(body)) {
     const processed: AlertRow[] = [];
     for (const element of body.alerts as unknown[]) {
       const normalized = normalizePrometheusAlert(element, now);
       if (!normalized) continue;
-      const alert = await processAlert(db, { projectId: integration.projectId, integration, normalized, payload: element, now });
+      const alert = await processAlert(db, { projectId: integration.projectId, integration, normalized, payload: element, now, settings });
       if (alert) processed.push(alert);
     }
     return { status: 201, body: processed.map(summary) };
   }
   const normalized: NormalizedAlert = normalizeGenericPayload(body, integration.payloadAttributeMapping, now);
-  const alert = await processAlert(db, { projectId: integration.projectId, integration, normalized, payload: body, now });
+  const alert = await processAlert(db, { projectId: integration.projectId, integration, normalized, payload: body, now, settings });
   return { status: 200, body: alert ? [summary(alert)] : [] };
 }
 

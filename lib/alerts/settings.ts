@@ -10,11 +10,12 @@ export interface AlertSettings {
   autoCloseIncident: boolean;
 }
 
-const defaults: AlertSettings = { createIncident: false, autoCloseIncident: true };
+/** CONTRACT §5: no incidents unless asked for; incidents close with their alert. */
+export const defaultAlertSettings: AlertSettings = { createIncident: false, autoCloseIncident: true };
 
 export async function readAlertSettings(db: Executor, projectId: number): Promise<AlertSettings> {
   const [row] = await db.select().from(projectAlertSettings).where(eq(projectAlertSettings.projectId, projectId));
-  return row ? { createIncident: row.createIncident, autoCloseIncident: row.autoCloseIncident } : defaults;
+  return row ? { createIncident: row.createIncident, autoCloseIncident: row.autoCloseIncident } : defaultAlertSettings;
 }
 
 /** `GET …/alert_management/settings` (Maintainer+). */

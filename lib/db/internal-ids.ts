@@ -4,10 +4,10 @@ import type { Executor } from "./drivers";
 import { internalIds } from "./schema";
 
 /**
- * The next per-project number (#iid) for `usage`. Call it inside the transaction that inserts the record: the
- * counter row stays locked until that transaction ends, so two records never get the same number.
+ * The next per-project number (#iid) for `usage`; two calls never get the same one. Inside a transaction the counter
+ * row stays locked until it ends (numbers without gaps, one writer at a time); outside one, only for the statement.
  */
-export async function nextInternalId(tx: Executor, projectId: number, usage: "issues" | "milestones"): Promise<number> {
+export async function nextInternalId(tx: Executor, projectId: number, usage: "alerts" | "issues" | "milestones"): Promise<number> {
   const [counter] = await tx
     .insert(internalIds)
     .values({ projectId, usage, lastValue: 1 })
