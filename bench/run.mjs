@@ -513,7 +513,7 @@ async function retentionUnderLoad() {
   load.stop();
   const result = await finished;
   clearInterval(sampler);
-  const [{ left }] = await db`select count(*)::int as left from events where project_id = ${expiredProject.id}`;
+  const [{ left }] = await db`select count(*)::int as left from events where project_id = ${expiredProject.id} and created_at < now() - interval '730 days'`;
   process.stdout.write(` ${prune.deleted} deleted in ${pruneSeconds.toFixed(1)} s, slowest read ${result.latency.max} ms\n`);
   return {
     name: "retention under read load",
@@ -523,7 +523,7 @@ async function retentionUnderLoad() {
     max: result.latency.max,
     non2xx: result.non2xx + result.errors + result.timeouts,
     peakRss,
-    check: `${prune.deleted} expired events deleted in ${pruneSeconds.toFixed(1)} s, ${left} left; slowest read ${result.latency.max} ms`,
+    check: `${prune.deleted} expired events deleted in ${pruneSeconds.toFixed(1)} s, ${left} expired left; slowest read ${result.latency.max} ms`,
     checkPassed: left === 0 && prune.deleted >= profile.expiredEvents && result.latency.max <= 200,
     scenario: { name: "retention under read load", latencyTarget: undefined },
   };

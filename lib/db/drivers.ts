@@ -43,7 +43,7 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const client = postgres(url, { max: poolSize, onnotice: () => {} });
-  const db = drizzle({ client, schema });
+  const db = drizzle({ client: preparingStatements(client), schema });
   return {
     db,
     driver: "postgres",
@@ -94,4 +94,20 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     close: () => client.close(),
     runExclusive: (_key, job) => job(),
   };
+}
+
+/**
+ * drizzle sends every query as an unnamed statement, so PostgreSQL parses and plans it on every request. Asking the
+ * driver to prepare them makes it keep one prepared statement per query text and connection, which the hot paths
+ * (token lookups, event pages, the receiver) reuse. Behind PgBouncer use session pooling, or transaction pooling with
+ * prepared-statement support (PgBouncer 1.21+ `max_prepared_statements`).
+ */
+function preparingStatements<Client extends { unsafe: (...args: never[]) => unknown }>(client: Client): Client {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property !== "unsafe") return Reflect.get(target, property, receiver);
+      const unsafe = target.unsafe as (query: string, params?: unknown[], options?: object) => unknown;
+      return (query: string, params?: unknown[], options?: object) => unsafe.call(target, query, params ?? [], { ...options, prepare: true });
+    },
+  });
 }
