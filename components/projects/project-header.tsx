@@ -1,21 +1,19 @@
 import Link from "next/link";
+import type { ProjectView } from "@/lib/projects/projects";
 
+/** The project's title, path, visibility and tabs; the Alerts tabs only for roles that may open them. */
 export function ProjectHeader({
-  name,
-  fullPath,
-  namespacePath,
-  visibility,
+  view,
   current,
-  accessLevel = null,
 }: {
-  name: string;
-  fullPath: string;
-  namespacePath: string;
-  visibility: string;
+  view: Pick<ProjectView, "project" | "namespace" | "accessLevel">;
   current: "overview" | "members" | "activity" | "issues" | "alerts" | "monitor-settings";
-  /** The viewer's role in the project: Reporters and above see the alerts, Maintainers the alert settings. */
-  accessLevel?: number | null;
 }) {
+  const { project, namespace, accessLevel } = view;
+  const namespacePath = namespace.path;
+  const fullPath = `${namespace.path}/${project.path}`;
+  const name = project.name;
+  const visibility = project.visibility;
   return (
     <>
       <div className="breadcrumbs">

@@ -44,7 +44,7 @@ export default async function ProjectPage({ params }: ProjectPageProps) {
   const fullPath = projectFullPath(view);
   return (
     <>
-      <ProjectHeader name={project.name} fullPath={fullPath} namespacePath={namespace.path} visibility={project.visibility} current="overview" accessLevel={accessLevel} />
+      <ProjectHeader view={{ project, namespace, accessLevel }} current="overview" />
       {project.description ? <p>{project.description}</p> : <p className="muted">No description.</p>}
       <dl className="details section">
         <dt>Path</dt>

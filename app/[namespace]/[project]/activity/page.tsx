@@ -21,7 +21,7 @@ export default async function ProjectActivityPage({ params }: { params: Promise<
   const fullPath = projectFullPath(view);
   return (
     <>
-      <ProjectHeader name={view.project.name} fullPath={fullPath} namespacePath={view.namespace.path} visibility={view.project.visibility} current="activity" />
+      <ProjectHeader view={view} current="activity" />
       <ActivityFeed endpoint={`/api/v4/projects/${view.project.id}/events`} project={{ id: view.project.id, fullPath }} />
     </>
   );

@@ -76,14 +76,7 @@ export default async function AlertListPage({
 
   return (
     <>
-      <ProjectHeader
-        name={view.project.name}
-        fullPath={fullPath}
-        namespacePath={view.namespace.path}
-        visibility={view.project.visibility}
-        current="alerts"
-        accessLevel={view.accessLevel}
-      />
+      <ProjectHeader view={view} current="alerts" />
       <h2>Alerts</h2>
       <nav className="tabs" aria-label="Alert status">
         {alertListTabs.map((candidate) => (

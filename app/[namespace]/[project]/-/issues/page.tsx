@@ -42,7 +42,7 @@ export default async function IssuesPage({ params, searchParams }: IssuesPagePro
   const canCreate = actingUser(ctx) !== null && (projectView.accessLevel ?? 0) >= reporterLevel;
   return (
     <>
-      <ProjectHeader name={projectView.project.name} fullPath={fullPath} namespacePath={projectView.namespace.path} visibility={projectView.project.visibility} current="issues" />
+      <ProjectHeader view={projectView} current="issues" />
       <nav className="chips" aria-label="Issue state">
         {states.map((value) => (
           <Link key={value} className="chip" aria-pressed={value === state} href={`/${fullPath}/-/issues?state=${value}`}>

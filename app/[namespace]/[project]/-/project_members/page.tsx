@@ -35,7 +35,7 @@ export default async function ProjectMembersPage({ params }: { params: Promise<{
   const canManage = viewerLevel >= maintainerLevel;
   return (
     <>
-      <ProjectHeader name={view.project.name} fullPath={fullPath} namespacePath={view.namespace.path} visibility={view.project.visibility} current="members" accessLevel={view.accessLevel} />
+      <ProjectHeader view={view} current="members" />
       {canManage ? (
         <AddMemberForm
           add={addMemberAction.bind(null, fullPath)}

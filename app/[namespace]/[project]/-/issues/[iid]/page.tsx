@@ -44,7 +44,7 @@ export default async function IssuePage({ params }: IssuePageProps) {
   const level = actingUser(ctx) ? (view.accessLevel ?? 0) : 0;
   return (
     <>
-      <ProjectHeader name={view.project.name} fullPath={fullPath} namespacePath={view.namespace.path} visibility={view.project.visibility} current="issues" />
+      <ProjectHeader view={view} current="issues" />
       <div className="page-header">
         <div>
           <h2 style={{ margin: 0 }}>

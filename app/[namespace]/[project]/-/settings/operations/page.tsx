@@ -33,14 +33,7 @@ export default async function AlertSettingsPage({ params }: { params: Promise<{ 
   const fullPath = projectFullPath(view);
   return (
     <>
-      <ProjectHeader
-        name={view.project.name}
-        fullPath={fullPath}
-        namespacePath={view.namespace.path}
-        visibility={view.project.visibility}
-        current="monitor-settings"
-        accessLevel={view.accessLevel}
-      />
+      <ProjectHeader view={view} current="monitor-settings" />
       <div className="section">
         <h2>Alerts</h2>
         <p className="muted">Display alerts from all configured monitoring tools.</p>

@@ -64,14 +64,7 @@ export default async function AlertDetailsPage({ params }: { params: Promise<{ n
 
   return (
     <>
-      <ProjectHeader
-        name={view.project.name}
-        fullPath={fullPath}
-        namespacePath={view.namespace.path}
-        visibility={view.project.visibility}
-        current="alerts"
-        accessLevel={view.accessLevel}
-      />
+      <ProjectHeader view={view} current="alerts" />
       <p className="breadcrumbs">
         <Link href={`/${fullPath}/-/alert_management`}>Alerts</Link> / #{alert.iid}
       </p>
