@@ -16,6 +16,7 @@ import autocannon from "autocannon";
 import postgres from "postgres";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const benchStartedAt = performance.now();
 const require = createRequire(import.meta.url);
 const args = new Map(
   process.argv.slice(2).map((arg) => {
@@ -30,7 +31,7 @@ const base = `http://localhost:${port}`;
 
 const profile = quick
   ? { duration: 2, connections: 8, events: 20_000, expiredEvents: 20_000, storm: { alerts: 2_000, fingerprints: 20 }, codes: 300 }
-  : { duration: 15, connections: 32, events: 1_000_000, expiredEvents: 500_000, storm: { alerts: 20_000, fingerprints: 200 }, codes: 6_000 };
+  : { duration: 12, connections: 32, events: 1_000_000, expiredEvents: 500_000, storm: { alerts: 20_000, fingerprints: 200 }, codes: 6_000 };
 
 const rootPassword = "bench-root-password";
 const rootToken = "bench-root-token-0123456789abcdef";
@@ -565,7 +566,8 @@ const report = lines.join("\n");
 console.log(`\n${report}\n`);
 console.log(
   `Mode: ${quick ? "quick" : "full"} · ${profile.connections} connections · ${profile.duration} s per scenario · ${profile.events} events · ` +
-    `peers: node-oidc-provider${peers.alertmanager ? ", Prometheus Alertmanager" : " (Alertmanager not installed: no receiver peer)"}`,
+    `peers: node-oidc-provider${peers.alertmanager ? ", Prometheus Alertmanager" : " (Alertmanager not installed: no receiver peer)"} · ` +
+    `whole run ${((performance.now() - benchStartedAt) / 60_000).toFixed(1)} min`,
 );
 mkdirSync(path.join(root, "bench", "results"), { recursive: true });
 writeFileSync(path.join(root, "bench", "results", quick ? "quick.md" : "latest.md"), `${report}\n`);
