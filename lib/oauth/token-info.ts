@@ -1,7 +1,7 @@
 import "server-only";
 import { and, eq, isNull, or } from "drizzle-orm";
 import type { Database } from "@/lib/db";
-import { oauthAccessTokens, oauthApplications, type OAuthApplicationRow } from "@/lib/db/schema";
+import { oauthAccessTokens, oauthApplications, oauthGrants, users, type OAuthApplicationRow } from "@/lib/db/schema";
 import { formatScopes } from "./scopes";
 import { authenticateClientIfPresent, readClientCredentials } from "./client-auth";
 import { invalidRequest, OAuthError } from "./errors";
@@ -23,21 +23,38 @@ async function findActiveToken(db: Database, token: string | null, now: Date): P
   return found;
 }
 
-function remainingSeconds(found: FoundAccessToken, now: Date): number {
-  return Math.max(0, Math.floor((found.token.expiresAt.getTime() - now.getTime()) / 1000));
-}
-
 /** `GET /oauth/token/info`: GitLab's body, with its deprecated aliases `scopes` and `expires_in_seconds`. */
 export async function getTokenInfo(db: Database, token: string | null, now: Date) {
-  const found = await findActiveToken(db, token, now);
-  const expiresIn = remainingSeconds(found, now);
+  // A hot path for resource servers: one indexed lookup that reads only the columns the answer needs.
+  const [found] = token
+    ? await db
+        .select({
+          userId: oauthAccessTokens.userId,
+          scopes: oauthAccessTokens.scopes,
+          expiresAt: oauthAccessTokens.expiresAt,
+          createdAt: oauthAccessTokens.createdAt,
+          revokedAt: oauthAccessTokens.revokedAt,
+          grantRevokedAt: oauthGrants.revokedAt,
+          userState: users.state,
+          applicationUid: oauthApplications.uid,
+        })
+        .from(oauthAccessTokens)
+        .innerJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId))
+        .innerJoin(users, eq(users.id, oauthAccessTokens.userId))
+        .leftJoin(oauthApplications, eq(oauthApplications.id, oauthAccessTokens.applicationId))
+        .where(eq(oauthAccessTokens.tokenDigest, tokenDigest(token)))
+    : [];
+  const usable =
+    found && accessTokenState(found, { revokedAt: found.grantRevokedAt }, now) === "active" && found.userState === "active";
+  if (!found || !usable) throw invalidTokenError();
+  const expiresIn = Math.max(0, Math.floor((found.expiresAt.getTime() - now.getTime()) / 1000));
   return {
-    resource_owner_id: found.user.id,
-    scope: found.token.scopes,
+    resource_owner_id: found.userId,
+    scope: found.scopes,
     expires_in: expiresIn,
-    application: { uid: found.application?.uid ?? null },
-    created_at: Math.floor(found.token.createdAt.getTime() / 1000),
-    scopes: found.token.scopes,
+    application: { uid: found.applicationUid ?? null },
+    created_at: Math.floor(found.createdAt.getTime() / 1000),
+    scopes: found.scopes,
     expires_in_seconds: expiresIn,
   };
 }
