@@ -87,7 +87,8 @@ async function queryEvents(ctx: Ctx, scope: SQL, filters: EventFilters, page: Ev
   const order = ascending ? [asc(events.createdAt), asc(events.id)] : [desc(events.createdAt), desc(events.id)];
   const select = () =>
     ctx.db
-      .select({ event: events, author: users })
+      // Only the author columns an event shows: lists are hot, and the rest of a user row is not theirs to read.
+      .select({ event: events, author: { id: users.id, username: users.username, name: users.name, state: users.state } })
       .from(events)
       .innerJoin(projects, eq(projects.id, events.projectId))
       .innerJoin(users, eq(users.id, events.authorId));

@@ -1,10 +1,10 @@
 import "server-only";
-import type { EventRow, UserRow } from "@/lib/db/schema";
-import { serializeUserBasic } from "@/lib/users/serialize";
+import type { EventRow } from "@/lib/db/schema";
+import { serializeUserBasic, type UserSummary } from "@/lib/users/serialize";
 
 export interface EventView {
   event: EventRow;
-  author: UserRow;
+  author: UserSummary;
 }
 
 /** GitLab's `action_name`: what the activity feed says, which differs from the `action` filter values. */

@@ -10,8 +10,11 @@ export function userAvatarUrl(user: Pick<UserRow, "id">): string {
   return `${env.EXTERNAL_URL}/-/avatars/${user.id}`;
 }
 
+/** The columns a user's appearance inside other resources needs. */
+export type UserSummary = Pick<UserRow, "id" | "username" | "name" | "state">;
+
 /** GitLab's UserBasic: how a user appears inside other resources (event authors, members). */
-export function serializeUserBasic(user: UserRow) {
+export function serializeUserBasic(user: UserSummary) {
   return {
     id: user.id,
     username: user.username,
