@@ -6,8 +6,9 @@ import { useId, useState } from "react";
 import { useForm } from "react-hook-form";
 import { applyFieldErrors } from "@/components/ui/apply-field-errors";
 import { CopyField } from "@/components/ui/copy-field";
+import { ScopeCheckboxes } from "@/components/ui/scope-checkboxes";
 import { Notice } from "@/components/ui/notice";
-import { FieldError, TextField } from "@/components/ui/text-field";
+import { TextField } from "@/components/ui/text-field";
 import type { ActionResult } from "@/lib/forms/action-result";
 import { applicationFormSchema, selectableApplicationScopes, type ApplicationForm as ApplicationValues } from "@/lib/oauth/form-schemas";
 
@@ -20,7 +21,6 @@ interface ApplicationFormProps {
 /** Registers an OAuth application; after saving, shows its Application ID and (once) its secret. */
 export function ApplicationForm({ create }: ApplicationFormProps) {
   const router = useRouter();
-  const scopesErrorId = useId();
   const confidentialHintId = useId();
   const { register, handleSubmit, formState, setError, reset } = useForm<ApplicationValues>({
     resolver: zodResolver(applicationFormSchema),
@@ -77,17 +77,7 @@ export function ApplicationForm({ create }: ApplicationFormProps) {
               because they cannot keep the client secret confidential.
             </p>
           </div>
-          <fieldset aria-describedby={errors.scopes ? scopesErrorId : undefined}>
-            <legend>Scopes</legend>
-            {selectableApplicationScopes.map(({ scope, description }) => (
-              <label className="choice" key={scope}>
-                <input type="checkbox" value={scope} {...register("scopes")} />
-                <span className="choice-label">{scope}</span>
-                <span className="choice-description">{description}</span>
-              </label>
-            ))}
-            <FieldError id={scopesErrorId} message={errors.scopes?.message} />
-          </fieldset>
+          <ScopeCheckboxes options={selectableApplicationScopes} registration={register("scopes")} error={errors.scopes?.message} />
           <div className="form-actions">
             <button type="submit" className="button" disabled={formState.isSubmitting}>
               Save application

@@ -1,4 +1,5 @@
 import { Notice } from "@/components/ui/notice";
+import { ScopeList } from "./scope-list";
 import type { ConsentScreen } from "@/lib/oauth/authorize";
 
 /**
@@ -32,14 +33,7 @@ export function ConsentForm({ screen, authenticityToken }: { screen: ConsentScre
         ) : null}
         <section aria-labelledby="consent-scopes-heading">
           <h2 id="consent-scopes-heading">This application will be able to:</h2>
-          <ul className="consent-scopes">
-            {scopes.map((scope) => (
-              <li key={scope.scope}>
-                <strong>{scope.title}</strong> <code className="muted">{scope.scope}</code>
-                <p>{scope.description}</p>
-              </li>
-            ))}
-          </ul>
+          <ScopeList scopes={scopes} />
         </section>
         <p>
           {owner ? (

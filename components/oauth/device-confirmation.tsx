@@ -2,6 +2,7 @@
 
 import { useActionState } from "react";
 import { Notice } from "@/components/ui/notice";
+import { ScopeList } from "./scope-list";
 import type { ActionResult } from "@/lib/forms/action-result";
 
 type Result = ActionResult<{ decision: "approved" | "denied" }> | null;
@@ -39,14 +40,7 @@ export function DeviceConfirmation({ userCode, applicationName, scopes, decide }
       </p>
       <section aria-labelledby="device-scopes-heading">
         <h2 id="device-scopes-heading">Scopes associated with this request:</h2>
-        <ul className="consent-scopes">
-          {scopes.map((scope) => (
-            <li key={scope.scope}>
-              <strong>{scope.title}</strong> <code className="muted">{scope.scope}</code>
-              <p>{scope.description}</p>
-            </li>
-          ))}
-        </ul>
+        <ScopeList scopes={scopes} />
       </section>
       <form action={formAction} className="form-actions">
         <input type="hidden" name="user_code" value={userCode} />

@@ -2,11 +2,12 @@
 
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useRouter } from "next/navigation";
-import { useId, useState } from "react";
+import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { applyFieldErrors } from "@/components/ui/apply-field-errors";
 import { CopyField } from "@/components/ui/copy-field";
-import { FieldError, TextField } from "@/components/ui/text-field";
+import { ScopeCheckboxes } from "@/components/ui/scope-checkboxes";
+import { TextField } from "@/components/ui/text-field";
 import { Notice } from "@/components/ui/notice";
 import type { ActionResult } from "@/lib/forms/action-result";
 import {
@@ -23,7 +24,6 @@ interface PersonalAccessTokenFormProps {
 
 export function PersonalAccessTokenForm({ create, today }: PersonalAccessTokenFormProps) {
   const router = useRouter();
-  const scopesErrorId = useId();
   const { register, handleSubmit, formState, setError, reset } = useForm<TokenValues>({
     resolver: zodResolver(personalAccessTokenFormSchema),
     defaultValues: { name: "", scopes: [], expiresAt: "" },
@@ -67,17 +67,7 @@ export function PersonalAccessTokenForm({ create, today }: PersonalAccessTokenFo
             error={errors.expiresAt?.message}
             hint={`Optional. The token stops working at the start of that day (UTC). Today is ${today}.`}
           />
-          <fieldset aria-describedby={errors.scopes ? scopesErrorId : undefined}>
-            <legend>Scopes</legend>
-            {selectablePersonalAccessTokenScopes.map(({ scope, description }) => (
-              <label className="choice" key={scope}>
-                <input type="checkbox" value={scope} {...register("scopes")} />
-                <span className="choice-label">{scope}</span>
-                <span className="choice-description">{description}</span>
-              </label>
-            ))}
-            <FieldError id={scopesErrorId} message={errors.scopes?.message} />
-          </fieldset>
+          <ScopeCheckboxes options={selectablePersonalAccessTokenScopes} registration={register("scopes")} error={errors.scopes?.message} />
           <div className="form-actions">
             <button type="submit" className="button" disabled={formState.isSubmitting}>
               Create personal access token
