@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, count, desc, eq, ilike, inArray, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, inArray, or, sql, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { containsPattern } from "@/lib/db/like";
@@ -8,7 +8,7 @@ import { ConflictError, NotFoundError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
 import { getProjectWithAccess, type ProjectView } from "@/lib/projects/projects";
 import { alertStatuses, type AlertStatus } from "./fields";
-import { addSystemNote } from "./process";
+import { addSystemNote, unresolvedWithFingerprint } from "./process";
 import { alertDetailsUrl } from "./urls";
 
 export const alertSorts = ["started_at_desc", "started_at_asc", "severity_desc", "event_count_desc"] as const;
@@ -127,7 +127,7 @@ export async function updateAlertStatus(
     const [openTwin] = await ctx.db
       .select({ id: alerts.id })
       .from(alerts)
-      .where(and(eq(alerts.projectId, view.project.id), eq(alerts.fingerprint, alert.fingerprint), ne(alerts.status, "resolved")));
+      .where(unresolvedWithFingerprint(view.project.id, alert.fingerprint));
     if (openTwin) throw new ConflictError(fingerprintAlreadyOpen);
   }
   const actor = actingUser(ctx);

@@ -6,6 +6,7 @@ import { createProject } from "@/lib/projects/projects";
 import { testDatabases } from "@/lib/testing/databases";
 import { createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { createIntegration } from "./integrations";
+import { fingerprintOf } from "./fingerprint";
 import { applyPayload } from "./receive";
 
 describe.each(testDatabases())("alert processing on $name", ({ open }) => {
@@ -29,12 +30,49 @@ describe.each(testDatabases())("alert processing on $name", ({ open }) => {
 
   it("groups repeats of a fingerprint into one open alert and counts them", async () => {
     const { integration, projectId } = await newIntegration();
-    const first = await applyPayload(handle.db, integration, { title: "Disk", fingerprint: "disk" }, now);
-    const second = await applyPayload(handle.db, integration, { title: "Disk", fingerprint: "disk" }, now);
+    const payload = {
+      title: "Disk",
+      description: "Disk 91% full",
+      severity: "high",
+      start_time: "2026-03-01T11:59:00Z",
+      service: "db",
+      monitoring_tool: "Zabbix",
+      hosts: ["db-1", "db-2"],
+      gitlab_environment_name: "production",
+      fingerprint: "disk",
+    };
+    const first = await applyPayload(handle.db, integration, payload, now);
+    const second = await applyPayload(handle.db, integration, { ...payload, description: "Disk 95% full" }, now);
     expect(first).toEqual({ status: 200, body: [{ iid: 1, title: "Disk" }] });
     expect(second).toEqual({ status: 200, body: [{ iid: 1, title: "Disk" }] });
     const rows = await handle.db.select().from(alerts).where(eq(alerts.projectId, projectId));
-    expect(rows).toMatchObject([{ iid: 1, eventCount: 2, status: "triggered" }]);
+    expect(rows).toEqual([
+      {
+        id: rows[0]!.id,
+        projectId,
+        integrationId: integration.id,
+        iid: 1,
+        title: "Disk",
+        description: "Disk 91% full",
+        severity: "high",
+        status: "triggered",
+        startedAt: new Date("2026-03-01T11:59:00Z"),
+        endedAt: null,
+        monitoringTool: "Zabbix",
+        service: "db",
+        hosts: ["db-1", "db-2"],
+        environment: "production",
+        fingerprint: fingerprintOf("disk"),
+        eventCount: 2,
+        payload,
+        issueId: null,
+        createdAt: now,
+        updatedAt: now,
+      },
+    ]);
+    // The repeat only counts: the alert keeps its first payload and its one "logged" note.
+    const notes = await handle.db.select().from(alertNotes).where(eq(alertNotes.alertId, rows[0]!.id));
+    expect(notes.map((note) => note.body)).toEqual(["logged an alert from **Zabbix**"]);
   });
 
   it("groups identical payloads without a fingerprint, ignoring start_time and hosts", async () => {

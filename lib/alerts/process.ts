@@ -1,8 +1,7 @@
 import "server-only";
-import { and, eq, ne, sql } from "drizzle-orm";
-import type { Database, Executor } from "@/lib/db";
-import { nextInternalId } from "@/lib/db/internal-ids";
-import { alertNotes, alerts, namespaces, projects, type AlertIntegrationRow, type AlertRow } from "@/lib/db/schema";
+import { and, eq, sql } from "drizzle-orm";
+import { placeholder, preparedStatement, type Database, type Executor } from "@/lib/db";
+import { alertNotes, alerts, internalIds, namespaces, projects, type AlertIntegrationRow, type AlertRow } from "@/lib/db/schema";
 import { getAlertBot } from "./bot";
 import { fingerprintOf } from "./fingerprint";
 import { closeIncident, incidentIid, openIncident } from "./incidents";
@@ -12,7 +11,7 @@ import type { NormalizedAlert } from "./normalize";
 
 export interface IncomingAlert {
   projectId: number;
-  integration: AlertIntegrationRow;
+  integration: Pick<AlertIntegrationRow, "id" | "name">;
   normalized: NormalizedAlert;
   payload: unknown;
   now: Date;
@@ -25,90 +24,118 @@ function sourceOf(incoming: IncomingAlert): string {
   return incoming.normalized.monitoringTool ?? incoming.integration.name ?? "Generic Alert Endpoint";
 }
 
-const openWithFingerprint = (projectId: number, fingerprint: string) =>
-  and(eq(alerts.projectId, projectId), eq(alerts.fingerprint, fingerprint), ne(alerts.status, "resolved"));
+/** What the receiver reports about each alert it recorded. */
+export type ProcessedAlert = Pick<AlertRow, "id" | "iid" | "title">;
+
+/**
+ * Unresolved alerts with this fingerprint. The status test is written as the literal of the partial unique index
+ * `alerts_open_fingerprint_key`, so the lookup is an index probe: as a parameter, a prepared statement's generic plan
+ * could not prove the index applies and would read every alert of the project.
+ */
+export const unresolvedWithFingerprint = (projectId: number, fingerprint: string) =>
+  and(eq(alerts.projectId, projectId), eq(alerts.fingerprint, fingerprint), sql`${alerts.status} <> 'resolved'`);
 
 /**
  * Applies one alert payload:
  * - a firing payload whose fingerprint matches an unresolved alert counts one more event on it;
- * - otherwise it opens a new alert (a resolved match does not count: the problem is back);
+ * - otherwise it opens a new alert (a resolved match does not count: the problem is back), and its incident when the
+ *   project asks for incidents;
  * - a resolving payload resolves the unresolved alert it matches, or does nothing (returns null).
  * The unique index on open fingerprints makes grouping exact under any concurrency.
  */
-export async function processAlert(db: Database, incoming: IncomingAlert): Promise<AlertRow | null> {
+export async function processAlert(db: Database, incoming: IncomingAlert): Promise<ProcessedAlert | null> {
   const fingerprint = fingerprintOf(incoming.normalized.fingerprintSource);
   if (incoming.normalized.resolving) return fingerprint ? resolveMatching(db, incoming, fingerprint) : null;
-  if (fingerprint) {
-    const grouped = await countRepeat(db, incoming.projectId, fingerprint);
-    if (grouped) return grouped;
-  }
-  return openAlert(db, incoming, fingerprint);
-}
-
-/**
- * A new alert. Its number is taken in a short statement of its own, so new alerts of one project never wait for each
- * other's transactions. The insert itself groups into an open alert that a concurrent request with the same
- * fingerprint opened first (the unique index decides); the number taken for it is then left unused, a gap.
- */
-async function openAlert(db: Database, incoming: IncomingAlert, fingerprint: string | null): Promise<AlertRow> {
-  const iid = await nextInternalId(db, incoming.projectId, "alerts");
+  const settings = incoming.settings ?? (await readAlertSettings(db, incoming.projectId));
   const bot = await getAlertBot(db);
+  if (!settings.createIncident) return (await recordFiring(db, incoming, fingerprint, bot.id)).alert;
   return db.transaction(async (tx) => {
-    const { normalized } = incoming;
-    const [alert] = await tx
-      .insert(alerts)
-      .values({
-        projectId: incoming.projectId,
-        integrationId: incoming.integration.id,
-        iid,
-        title: normalized.title,
-        description: normalized.description,
-        severity: normalized.severity,
-        status: "triggered",
-        startedAt: normalized.startedAt,
-        monitoringTool: normalized.monitoringTool,
-        service: normalized.service,
-        hosts: normalized.hosts,
-        environment: normalized.environmentName,
-        fingerprint,
-        payload: incoming.payload,
-        createdAt: incoming.now,
-        updatedAt: incoming.now,
-      })
-      .onConflictDoUpdate({
-        target: [alerts.projectId, alerts.fingerprint],
-        targetWhere: sql`${alerts.status} <> 'resolved' and ${alerts.fingerprint} is not null`,
-        set: { eventCount: sql`${alerts.eventCount} + 1` },
-      })
-      .returning();
-    if (!alert) throw new Error("insert into alerts returned no row");
-    if (alert.iid !== iid) return alert;
-    await addSystemNote(tx, alert.id, `logged an alert from **${sourceOf(incoming)}**`, incoming.now, bot.id);
-    const settings = incoming.settings ?? (await readAlertSettings(tx, incoming.projectId));
-    if (!settings.createIncident) return alert;
+    const { alert, opened } = await recordFiring(tx, incoming, fingerprint, bot.id);
+    if (!opened) return alert;
+    const [row] = await tx.select().from(alerts).where(eq(alerts.id, alert.id));
+    if (!row) throw new Error(`alert ${alert.id} vanished inside its own transaction`);
     const project = await projectWithNamespace(tx, incoming.projectId);
-    const linked = await openIncident(tx, project.project, alert, bot, alertDetailsUrl(project, alert), incoming.now);
+    const linked = await openIncident(tx, project.project, row, bot, alertDetailsUrl(project, row), incoming.now);
     await addSystemNote(tx, alert.id, `created incident #${await incidentIid(tx, linked)} for this alert`, incoming.now, bot.id);
     return linked;
   });
 }
 
-async function countRepeat(db: Executor, projectId: number, fingerprint: string): Promise<AlertRow | undefined> {
-  const [grouped] = await db
-    .update(alerts)
-    .set({ eventCount: sql`${alerts.eventCount} + 1` })
-    .where(openWithFingerprint(projectId, fingerprint))
-    .returning();
-  return grouped;
+/**
+ * A firing alert in one statement, so one round trip and one commit: one more event on the unresolved alert with its
+ * fingerprint, or else the project's next alert number, a new alert and its "logged an alert" note. The number comes
+ * from the counter row, locked only until this statement commits. A concurrent request may open the same fingerprint
+ * in between; the unique index then turns the insert into one more event on that alert, and the number taken is left
+ * unused (a gap).
+ */
+const recordFiringStatement = preparedStatement<ProcessedAlert & { opened: boolean }>(
+  () => sql`with repeat as (
+      update ${alerts} set event_count = event_count + 1
+      where project_id = ${placeholder("projectId")} and fingerprint = ${placeholder("fingerprint")} and status <> 'resolved'
+      returning id, iid, title
+    ), counter as (
+      insert into ${internalIds} (project_id, usage, last_value)
+      select ${placeholder("projectId")}, 'alerts', 1 where not exists (select 1 from repeat)
+      on conflict (project_id, usage) do update set last_value = ${internalIds}.last_value + 1
+      returning last_value
+    ), fired as (
+      insert into ${alerts} (project_id, integration_id, iid, title, description, severity, status, started_at,
+        monitoring_tool, service, hosts, environment, fingerprint, payload, created_at, updated_at)
+      select ${placeholder("projectId")}, ${placeholder("integrationId")}, counter.last_value, ${placeholder("title")},
+        ${placeholder("description")}, ${placeholder("severity")}, 'triggered', ${placeholder("startedAt", alerts.startedAt)},
+        ${placeholder("monitoringTool")}, ${placeholder("service")}, ${placeholder("hosts", alerts.hosts)}::text[],
+        ${placeholder("environment")}, ${placeholder("fingerprint")}, ${placeholder("payload", alerts.payload)}::jsonb,
+        ${placeholder("now", alerts.createdAt)}, ${placeholder("now", alerts.updatedAt)}
+      from counter
+      on conflict (project_id, fingerprint) where status <> 'resolved' and fingerprint is not null
+      do update set event_count = ${alerts}.event_count + 1
+      returning id, iid, title, iid = (select last_value from counter) as opened
+    ), note as (
+      insert into ${alertNotes} (alert_id, author_id, body, system, created_at)
+      select id, ${placeholder("botId")}, ${placeholder("note")}, true, ${placeholder("now", alertNotes.createdAt)}
+      from fired where opened
+    )
+    select id, iid, title, false as opened from repeat
+    union all
+    select id, iid, title, opened from fired`,
+);
+
+async function recordFiring(
+  db: Executor,
+  incoming: IncomingAlert,
+  fingerprint: string | null,
+  botId: number,
+): Promise<{ alert: ProcessedAlert; opened: boolean }> {
+  const { normalized } = incoming;
+  const [row] = await recordFiringStatement(db, {
+    projectId: incoming.projectId,
+    integrationId: incoming.integration.id,
+    fingerprint,
+    title: normalized.title,
+    description: normalized.description,
+    severity: normalized.severity,
+    startedAt: normalized.startedAt,
+    monitoringTool: normalized.monitoringTool,
+    service: normalized.service,
+    hosts: normalized.hosts,
+    environment: normalized.environmentName,
+    payload: incoming.payload,
+    now: incoming.now,
+    botId,
+    note: `logged an alert from **${sourceOf(incoming)}**`,
+  });
+  if (!row) throw new Error("recording a firing alert returned no row");
+  const { opened, ...alert } = row;
+  return { alert, opened };
 }
 
-async function resolveMatching(db: Database, incoming: IncomingAlert, fingerprint: string): Promise<AlertRow | null> {
+async function resolveMatching(db: Database, incoming: IncomingAlert, fingerprint: string): Promise<ProcessedAlert | null> {
   const bot = await getAlertBot(db);
   return db.transaction(async (tx) => {
     const [resolved] = await tx
       .update(alerts)
       .set({ status: "resolved", endedAt: incoming.normalized.endedAt ?? incoming.now, updatedAt: incoming.now })
-      .where(openWithFingerprint(incoming.projectId, fingerprint))
+      .where(unresolvedWithFingerprint(incoming.projectId, fingerprint))
       .returning();
     if (!resolved) return null;
     await addSystemNote(tx, resolved.id, `logged a recovery alert from **${sourceOf(incoming)}**`, incoming.now, bot.id);

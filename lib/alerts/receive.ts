@@ -1,12 +1,12 @@
 import "server-only";
-import { and, asc, eq, sql } from "drizzle-orm";
-import type { Database } from "@/lib/db";
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { preparedQuery, type Database } from "@/lib/db";
 import { constantTimeEqual, sha256Hex } from "@/lib/crypto";
-import { alertIntegrations, alertRateWindows, namespaces, projectAlertSettings, projects, type AlertIntegrationRow, type AlertRow } from "@/lib/db/schema";
+import { alertIntegrations, alertRateWindows, namespaces, projectAlertSettings, projects, type AlertIntegrationRow } from "@/lib/db/schema";
 import { isPlainObject, jsonDepth } from "./json-values";
 import { maxPayloadBytes, maxPayloadDepth } from "./integrations";
 import { isAlertmanagerPayload, normalizeGenericPayload, normalizePrometheusAlert, type NormalizedAlert } from "./normalize";
-import { processAlert } from "./process";
+import { processAlert, type ProcessedAlert } from "./process";
 import { defaultAlertSettings, type AlertSettings } from "./settings";
 
 /** Which integration a receiver URL names (CONTRACT §5). */
@@ -83,27 +83,24 @@ function parsePayload(text: string): ParsedPayload {
   return { ok: true, payload: parsed };
 }
 
-/** The integration a receiver URL names, with its project's alert settings (one query on the hot path). */
-async function findIntegration(
-  db: Database,
-  target: ReceiverTarget,
-): Promise<{ integration: AlertIntegrationRow; settings: AlertSettings } | undefined> {
-  const separator = target.projectPath.lastIndexOf("/");
-  if (separator <= 0) return undefined;
-  const inProject = and(
-    sql`lower(${namespaces.path}) = lower(${target.projectPath.slice(0, separator)})`,
-    sql`lower(${projects.path}) = lower(${target.projectPath.slice(separator + 1)})`,
-  );
-  const endpoint = target.endpoint;
-  const which =
-    endpoint.kind === "identifier"
-      ? eq(alertIntegrations.endpointIdentifier, endpoint.identifier)
-      : endpoint.kind === "legacy"
-        ? eq(alertIntegrations.endpointIdentifier, "legacy")
-        : and(eq(alertIntegrations.type, "prometheus"), eq(alertIntegrations.active, true));
-  const [row] = await db
+/** What receiving an alert needs of its integration; the hot path reads nothing else. */
+export type ReceivingIntegration = Pick<
+  AlertIntegrationRow,
+  "id" | "projectId" | "name" | "active" | "tokenDigest" | "payloadAttributeMapping" | "rateLimitPerMinute"
+>;
+
+function selectReceivingIntegration(db: Database, which: SQL | undefined) {
+  return db
     .select({
-      integration: alertIntegrations,
+      integration: {
+        id: alertIntegrations.id,
+        projectId: alertIntegrations.projectId,
+        name: alertIntegrations.name,
+        active: alertIntegrations.active,
+        tokenDigest: alertIntegrations.tokenDigest,
+        payloadAttributeMapping: alertIntegrations.payloadAttributeMapping,
+        rateLimitPerMinute: alertIntegrations.rateLimitPerMinute,
+      },
       createIncident: projectAlertSettings.createIncident,
       autoCloseIncident: projectAlertSettings.autoCloseIncident,
     })
@@ -111,9 +108,40 @@ async function findIntegration(
     .innerJoin(projects, eq(projects.id, alertIntegrations.projectId))
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .leftJoin(projectAlertSettings, eq(projectAlertSettings.projectId, projects.id))
-    .where(and(inProject, which))
-    .orderBy(asc(alertIntegrations.id))
-    .limit(1);
+    .where(
+      and(
+        sql`lower(${namespaces.path}) = lower(${sql.placeholder("namespacePath")})`,
+        sql`lower(${projects.path}) = lower(${sql.placeholder("projectPath")})`,
+        which,
+      ),
+    )
+    .orderBy(asc(alertIntegrations.id));
+}
+
+const integrationByIdentifier = preparedQuery((db) =>
+  selectReceivingIntegration(db, eq(alertIntegrations.endpointIdentifier, sql.placeholder("identifier"))).prepare(
+    "receiver_integration_by_identifier",
+  ),
+);
+const oldestActivePrometheusIntegration = preparedQuery((db) =>
+  selectReceivingIntegration(db, and(eq(alertIntegrations.type, "prometheus"), eq(alertIntegrations.active, true))).prepare(
+    "receiver_prometheus_integration",
+  ),
+);
+
+/** The integration a receiver URL names, with its project's alert settings (one query on the hot path). */
+async function findIntegration(
+  db: Database,
+  target: ReceiverTarget,
+): Promise<{ integration: ReceivingIntegration; settings: AlertSettings } | undefined> {
+  const separator = target.projectPath.lastIndexOf("/");
+  if (separator <= 0) return undefined;
+  const inProject = { namespacePath: target.projectPath.slice(0, separator), projectPath: target.projectPath.slice(separator + 1) };
+  const { endpoint } = target;
+  const [row] =
+    endpoint.kind === "prometheus"
+      ? await oldestActivePrometheusIntegration(db).execute(inProject)
+      : await integrationByIdentifier(db).execute({ ...inProject, identifier: endpoint.kind === "legacy" ? "legacy" : endpoint.identifier });
   if (!row) return undefined;
   const settings = { ...defaultAlertSettings };
   if (row.createIncident !== null) settings.createIncident = row.createIncident;
@@ -122,7 +150,7 @@ async function findIntegration(
 }
 
 /** Counts this request in the integration's current minute; the answer when it is over the limit. */
-async function checkRateLimit(db: Database, integration: AlertIntegrationRow, now: Date): Promise<ReceiverAnswer | null> {
+async function checkRateLimit(db: Database, integration: ReceivingIntegration, now: Date): Promise<ReceiverAnswer | null> {
   if (integration.rateLimitPerMinute === null) return null;
   const windowStart = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
   const [window] = await db
@@ -169,13 +197,13 @@ export async function receiveAlert(db: Database, target: ReceiverTarget, request
 /** Turns an accepted payload into alerts; shared by the receiver and the integration's test alert. */
 export async function applyPayload(
   db: Database,
-  integration: AlertIntegrationRow,
+  integration: ReceivingIntegration,
   body: Record<string, unknown>,
   now: Date,
   settings?: AlertSettings,
 ): Promise<ReceiverAnswer> {
   if (isAlertmanagerPayload(body)) {
-    const processed: AlertRow[] = [];
+    const processed: ProcessedAlert[] = [];
     for (const element of body.alerts as unknown[]) {
       const normalized = normalizePrometheusAlert(element, now);
       if (!normalized) continue;
@@ -189,6 +217,6 @@ export async function applyPayload(
   return { status: 200, body: alert ? [summary(alert)] : [] };
 }
 
-function summary(alert: AlertRow) {
+function summary(alert: ProcessedAlert) {
   return { iid: alert.iid, title: alert.title };
 }

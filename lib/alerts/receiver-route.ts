@@ -5,6 +5,8 @@ import { observeRequest } from "@/lib/metrics";
 import { receiveAlert, type ReceiverEndpoint } from "./receive";
 
 const endpointIdentifierPattern = /^[A-Za-z0-9-]+$/;
+/** nginx's status for a request its client abandoned; only metrics ever see it. */
+const clientClosedRequest = 499;
 
 /**
  * The receiver URL's tail after `/:namespace/:project/` → which integration it names, or null for a path that is no
@@ -29,6 +31,11 @@ export async function handleReceiverRequest(request: Request, namespace: string,
   const answer = endpoint
     ? await receiveAlert(await getDatabase(), { projectPath: `${namespace}/${project}`, endpoint }, request, new Date()).catch(
         (error: unknown) => {
+          // A sender that hangs up mid-body is not our failure: nothing was stored and nobody reads the answer.
+          if (request.signal.aborted) {
+            logger.info("alert sender closed the connection before its payload arrived");
+            return { status: clientClosedRequest, body: {}, headers: undefined };
+          }
           logger.error({ err: error }, "alert receiver failed");
           return { status: 500, body: { message: "500 Internal Server Error" }, headers: undefined };
         },
