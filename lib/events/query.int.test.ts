@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import type { DatabaseHandle } from "@/lib/db/drivers";
 import { eventActions, events, eventTargetTypes, type EventAction, type EventTargetType, type ProjectVisibility, type UserRow } from "@/lib/db/schema";
+import { env } from "@/lib/env";
 import { NotFoundError, ParameterError, UnauthorizedError } from "@/lib/errors";
 import { createIssue, updateIssue } from "@/lib/issues/issues";
 import { createNote } from "@/lib/issues/notes";
@@ -10,10 +11,32 @@ import { createProject } from "@/lib/projects/projects";
 import { testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { parseEventQuery } from "./api";
-import { eventTargetTypeFilters, listOwnEvents, listProjectEvents, listUserEvents, type EventFilters, type EventPage } from "./query";
+import type { FeedEvent } from "./describe";
+import { eventTargetTypeFilters, listOwnEvents, listProjectEvents, listUserEvents, type EventFilters, type EventList, type EventPage } from "./query";
 import { recordEvent } from "./record";
 
 const firstPage: EventPage = { kind: "offset", page: { page: 1, perPage: 100, offset: 0 } };
+
+/** A page's events as clients read them. */
+function shown(list: EventList): FeedEvent[] {
+  return list.items.map((item) => JSON.parse(item.json) as FeedEvent);
+}
+
+/** GitLab's `action_name` for each stored action (of an event without push data; `created` with a target). */
+const actionNames: Record<EventAction, string> = {
+  created: "opened",
+  updated: "opened",
+  closed: "closed",
+  reopened: "opened",
+  pushed: "pushed to",
+  commented: "commented on",
+  merged: "accepted",
+  joined: "joined",
+  left: "left",
+  destroyed: "destroyed",
+  expired: "removed due to membership expiration from",
+  approved: "approved",
+};
 
 function query(search: string, allowScope = false) {
   return parseEventQuery(new URL(`http://localhost/api/v4/events?${search}`), { allowScope });
@@ -86,13 +109,78 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
   it("filters by every action", async () => {
     const owner = await createTestUser(handle.db);
     const projectId = await projectOf(owner);
-    for (const action of eventActions) await record(projectId, owner, action, { targetType: action === "commented" ? "Note" : undefined });
+    for (const action of eventActions) await record(projectId, owner, action, { targetType: action === "commented" ? "Note" : "Issue" });
     for (const action of eventActions) {
       const list = await projectEvents(owner, projectId, { action });
-      // Project creation is a `created` event of its own.
-      expect(list.items.map((item) => item.event.action), action).toEqual(action === "created" ? ["created", "created"] : [action]);
+      // Project creation is a `created` event of its own, without a target.
+      expect(shown(list).map((event) => event.action_name), action).toEqual(action === "created" ? ["opened", "created"] : [actionNames[action]]);
       expect(list.total).toBe(list.items.length);
     }
+  });
+
+  it("renders each event as GitLab's Events API does, key order included", async () => {
+    const owner = await createTestUser(handle.db);
+    const projectId = await projectOf(owner);
+    const ctx = userContext(handle.db, owner);
+    const { issue } = await createIssue(ctx, String(projectId), { title: "Flaky test" });
+    const { note } = await createNote(ctx, String(projectId), issue.iid, { body: "Seen again" });
+    const pushData = { commit_count: 2, action: "created", ref_type: "branch", commit_from: null, commit_to: "a".repeat(40), ref: "main", commit_title: "Add CI", ref_count: null };
+    await recordEvent(handle.db, { projectId, authorId: owner.id, action: "pushed", data: { push_data: pushData }, createdAt: new Date("2030-01-01T00:00:00.123Z") });
+    const [push, comment, opened] = (await projectEvents(owner, projectId)).items;
+    const author = {
+      id: owner.id,
+      username: owner.username,
+      name: owner.name,
+      state: "active",
+      avatar_url: `${env.EXTERNAL_URL}/-/avatars/${owner.id}`,
+      web_url: `${env.EXTERNAL_URL}/${owner.username}`,
+    };
+    const common = (id: number) => ({ id, title: null, project_id: projectId });
+    expect(push!.json).toBe(
+      JSON.stringify({
+        ...common(push!.id),
+        action_name: "pushed new",
+        target_id: null,
+        target_iid: null,
+        target_type: null,
+        author_id: owner.id,
+        target_title: null,
+        created_at: "2030-01-01T00:00:00.123Z",
+        author,
+        push_data: pushData,
+        author_username: owner.username,
+      }),
+    );
+    expect(comment!.json).toBe(
+      JSON.stringify({
+        ...common(comment!.id),
+        action_name: "commented on",
+        target_id: note.id,
+        target_iid: note.id,
+        target_type: "Note",
+        author_id: owner.id,
+        target_title: "Flaky test",
+        created_at: note.createdAt.toISOString(),
+        author,
+        note: {
+          id: note.id,
+          type: null,
+          body: "Seen again",
+          attachment: null,
+          author,
+          created_at: note.createdAt.toISOString(),
+          updated_at: note.updatedAt.toISOString(),
+          system: false,
+          noteable_id: issue.id,
+          noteable_type: "Issue",
+          project_id: projectId,
+          internal: false,
+          noteable_iid: issue.iid,
+        },
+        author_username: owner.username,
+      }),
+    );
+    expect(JSON.parse(opened!.json)).toMatchObject({ action_name: "opened", target_type: "Issue", target_iid: issue.iid, target_title: "Flaky test" });
   });
 
   it("filters by every target type, matching the stored class name exactly", async () => {
@@ -101,7 +189,7 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
     for (const targetType of eventTargetTypes) await record(projectId, owner, "created", { targetType });
     for (const [filter, stored] of Object.entries(eventTargetTypeFilters)) {
       const list = await projectEvents(owner, projectId, { targetType: filter as keyof typeof eventTargetTypeFilters });
-      expect(list.items.map((item) => item.event.targetType), filter).toEqual([stored]);
+      expect(shown(list).map((event) => event.target_type), filter).toEqual([stored]);
     }
     // Push and project-creation events have no target and match no target type.
     expect((await projectEvents(owner, projectId)).total).toBe(eventTargetTypes.length + 1);
@@ -113,7 +201,7 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
     const instants = ["2024-03-09T23:59:59.999Z", "2024-03-10T00:00:00.000Z", "2024-03-10T12:00:00.000Z", "2024-03-10T23:59:59.999Z", "2024-03-11T00:00:00.000Z"];
     for (const instant of instants) await record(projectId, owner, "updated", { createdAt: new Date(instant) });
     const times = async (filters: EventFilters) =>
-      (await projectEvents(owner, projectId, { action: "updated", sort: "asc", ...filters })).items.map((item) => item.event.createdAt.toISOString());
+      shown(await projectEvents(owner, projectId, { action: "updated", sort: "asc", ...filters })).map((event) => event.created_at);
     expect(await times({ after: "2024-03-09" })).toEqual(instants.slice(1));
     expect(await times({ before: "2024-03-11" })).toEqual(instants.slice(0, 4));
     expect(await times({ after: "2024-03-09", before: "2024-03-11" })).toEqual(instants.slice(1, 4));
@@ -130,10 +218,10 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
     await record(projectId, owner, "updated", { createdAt: same });
     await record(projectId, owner, "updated", { createdAt: same });
     await record(projectId, owner, "updated", { createdAt: new Date("2024-05-04T00:00:00Z") });
-    const desc = (await projectEvents(owner, projectId, { action: "updated", sort: "desc" })).items.map((item) => item.event);
-    const asc = (await projectEvents(owner, projectId, { action: "updated", sort: "asc" })).items.map((item) => item.event);
+    const desc = shown(await projectEvents(owner, projectId, { action: "updated", sort: "desc" }));
+    const asc = shown(await projectEvents(owner, projectId, { action: "updated", sort: "asc" }));
     expect(asc.map((event) => event.id)).toEqual([...desc].reverse().map((event) => event.id));
-    expect(desc.map((event) => event.createdAt.toISOString())).toEqual([
+    expect(desc.map((event) => event.created_at)).toEqual([
       "2024-05-06T00:00:00.000Z",
       same.toISOString(),
       same.toISOString(),
@@ -160,13 +248,23 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
     await record(projectId, owner, "pushed");
 
     const titles = async (user: UserRow) =>
-      (await projectEvents(user, projectId, { sort: "asc" })).items.map((item) => `${item.event.action}:${item.event.targetTitle ?? ""}`);
-    const everything = ["created:", "joined:", "joined:", "created:Open issue", "created:Secret issue", "commented:Secret issue", "closed:Secret issue", "commented:Open issue", "pushed:"];
+      shown(await projectEvents(user, projectId, { sort: "asc" })).map((event) => `${event.action_name}:${event.target_title ?? ""}`);
+    const everything = [
+      "created:",
+      "joined:",
+      "joined:",
+      "opened:Open issue",
+      "opened:Secret issue",
+      "commented on:Secret issue",
+      "closed:Secret issue",
+      "commented on:Open issue",
+      "pushed to:",
+    ];
     expect(await titles(owner)).toEqual(everything);
     expect(await titles(reporter)).toEqual(everything);
     expect(await titles(admin)).toEqual(everything);
     // Guests see the project's activity but neither confidential issues nor code.
-    expect(await titles(guest)).toEqual(["created:", "joined:", "joined:", "created:Open issue", "commented:Open issue"]);
+    expect(await titles(guest)).toEqual(["created:", "joined:", "joined:", "opened:Open issue", "commented on:Open issue"]);
     const guestList = await projectEvents(guest, projectId);
     expect(guestList.total).toBe(5);
 
@@ -187,7 +285,7 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
     const authored = await createIssue(userContext(handle.db, reporter), String(projectId), { title: "Reporter secret", confidential: true });
     expect(authored.issue.confidential).toBe(true);
     await updateMember(ownerCtx, String(projectId), reporter.id, 10);
-    expect((await titles(reporter)).filter((title) => title.includes("secret"))).toEqual(["created:Reporter secret"]);
+    expect((await titles(reporter)).filter((title) => title.includes("secret"))).toEqual(["opened:Reporter secret"]);
     expect((await titles(otherGuest)).filter((title) => title.toLowerCase().includes("secret"))).toEqual([]);
   });
 
@@ -196,7 +294,7 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
     const stranger = await createTestUser(handle.db);
     const projectId = await projectOf(owner, "public");
     await record(projectId, owner, "pushed");
-    expect((await projectEvents(null, projectId)).items.map((item) => item.event.action)).toEqual(["pushed", "created"]);
+    expect(shown(await projectEvents(null, projectId)).map((event) => event.action_name)).toEqual(["pushed to", "created"]);
     expect((await projectEvents(stranger, projectId)).total).toBe(2);
     expect((await listUserEvents(anonymousTestContext(handle.db), String(owner.id), {}, firstPage)).total).toBe(2);
   });
@@ -223,13 +321,13 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
     await addMember(userContext(handle.db, owner), String(projectId), { userId: developer.id, accessLevel: 30 });
     await projectOf(outsider, "public");
     const all = await listOwnEvents(userContext(handle.db, developer), true, {}, firstPage);
-    expect(all.items.map((item) => [item.event.action, item.event.authorId])).toEqual([
+    expect(shown(all).map((event) => [event.action_name, event.author.id])).toEqual([
       ["joined", developer.id],
       ["created", owner.id],
     ]);
     expect(all.total).toBe(2);
     const own = await listOwnEvents(userContext(handle.db, developer), false, {}, firstPage);
-    expect(own.items.map((item) => item.event.action)).toEqual(["joined"]);
+    expect(shown(own).map((event) => event.action_name)).toEqual(["joined"]);
 
     // As a Guest elsewhere, the total counts only what a Guest sees there (no pushes in a private project).
     const other = await projectOf(owner);
@@ -247,7 +345,7 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
     // Many events share one instant, so the id must break ties.
     const instant = new Date("2024-06-01T00:00:00.000Z");
     for (let index = 0; index < 23; index += 1) await record(projectId, owner, "updated", { createdAt: index % 3 === 0 ? new Date(instant.getTime() + index) : instant });
-    const original = (await projectEvents(owner, projectId, { action: "updated" })).items.map((item) => item.event.id);
+    const original = (await projectEvents(owner, projectId, { action: "updated" })).items.map((item) => item.id);
     expect(original).toHaveLength(23);
 
     for (const sort of ["desc", "asc"] as const) {
@@ -261,9 +359,9 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
           projectEvents(owner, projectId, { action: "updated", sort }, page),
           record(projectId, owner, "updated", { createdAt: new Date() }).then(() => (arrivals += 1)),
         ]);
-        seen.push(...list.items.map((item) => item.event.id));
+        seen.push(...list.items.map((item) => item.id));
         if (!list.hasMore) break;
-        cursor = list.items.at(-1)!.event.id;
+        cursor = list.items.at(-1)!.id;
       }
       expect(new Set(seen).size, sort).toBe(seen.length);
       const expected = sort === "desc" ? original : [...original].reverse();
@@ -271,7 +369,7 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
       expect(seen.filter((id) => original.includes(id)), sort).toEqual(expected);
       if (sort === "asc") expect(seen.slice(0, original.length)).toEqual(expected);
       expect(arrivals).toBeGreaterThan(0);
-      original.splice(0, original.length, ...(await projectEvents(owner, projectId, { action: "updated" })).items.map((item) => item.event.id));
+      original.splice(0, original.length, ...(await projectEvents(owner, projectId, { action: "updated" })).items.map((item) => item.id));
     }
   });
 
@@ -294,9 +392,9 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
     const projectId = await projectOf(owner);
     for (let index = 0; index < 6; index += 1) await record(projectId, owner, "updated", { createdAt: new Date(Date.UTC(2024, 0, 1 + index)) });
     const first = await projectEvents(owner, projectId, { action: "updated" }, { kind: "keyset", perPage: 2 });
-    const cursor = first.items.at(-1)!.event.id;
+    const cursor = first.items.at(-1)!.id;
     await handle.db.delete(events).where(eq(events.id, cursor));
     const second = await projectEvents(owner, projectId, { action: "updated" }, { kind: "keyset", perPage: 2, idBefore: cursor });
-    expect(second.items.map((item) => item.event.id)).toEqual([cursor - 1, cursor - 2]);
+    expect(second.items.map((item) => item.id)).toEqual([cursor - 1, cursor - 2]);
   });
 });

@@ -7,7 +7,7 @@ import type { PageRequest } from "@/lib/api/pagination";
 import { isMemberOf, projectVisibleTo } from "@/lib/projects/access";
 import { getVisibleProject } from "@/lib/projects/projects";
 import { getUserByIdOrUsername } from "@/lib/users/users";
-import type { EventView } from "./serialize";
+import { eventJson } from "./serialize";
 
 /** Filter values clients send (lower case) and the stored target types they match. */
 export const eventTargetTypeFilters = {
@@ -35,8 +35,14 @@ export interface EventFilters {
 /** Offset pages (`page`/`per_page`) or keyset pages (`id_before`/`id_after` relative to an event). */
 export type EventPage = { kind: "offset"; page: PageRequest } | { kind: "keyset"; perPage: number; idBefore?: number; idAfter?: number };
 
+/** One event of a page: its id (for keyset links) and its JSON as the API shows it. */
+export interface EventItem {
+  id: number;
+  json: string;
+}
+
 export interface EventList {
-  items: EventView[];
+  items: EventItem[];
   /** Total matching events for offset pages; null for keyset pages, which never count. */
   total: number | null;
   /** For keyset pages: whether another page follows in the requested order. */
@@ -87,8 +93,7 @@ async function queryEvents(ctx: Ctx, scope: SQL, filters: EventFilters, page: Ev
   const order = ascending ? [asc(events.createdAt), asc(events.id)] : [desc(events.createdAt), desc(events.id)];
   const select = () =>
     ctx.db
-      // Only the author columns an event shows: lists are hot, and the rest of a user row is not theirs to read.
-      .select({ event: events, author: { id: users.id, username: users.username, name: users.name, state: users.state } })
+      .select({ id: events.id, json: eventJson() })
       .from(events)
       .innerJoin(projects, eq(projects.id, events.projectId))
       .innerJoin(users, eq(users.id, events.authorId));

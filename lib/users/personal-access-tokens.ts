@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, ilike, sql, type SQL } from "drizzle-orm";
 import type { PageRequest } from "@/lib/api/pagination";
 import type { Ctx } from "@/lib/context";
 import { generateSecret, sha256Hex } from "@/lib/crypto";
-import type { Executor } from "@/lib/db";
+import { preparedQuery, type Database, type Executor } from "@/lib/db";
 import { personalAccessTokens, users, type PersonalAccessTokenRow, type UserRow } from "@/lib/db/schema";
 import { NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { containsPattern } from "@/lib/db/like";
@@ -101,15 +101,21 @@ function requireSessionUser(ctx: Ctx): UserRow {
 }
 
 /** The token row and its owner for a presented token value: one indexed lookup by digest. */
-export async function findPersonalAccessTokenByValue(
-  db: Executor,
-  token: string,
-): Promise<{ token: PersonalAccessTokenRow; user: UserRow } | undefined> {
-  const [row] = await db
+const tokenWithUserByDigest = preparedQuery((db) =>
+  db
     .select({ token: personalAccessTokens, user: users })
     .from(personalAccessTokens)
     .innerJoin(users, eq(users.id, personalAccessTokens.userId))
-    .where(eq(personalAccessTokens.tokenDigest, sha256Hex(token)));
+    .where(eq(personalAccessTokens.tokenDigest, sql.placeholder("digest")))
+    .prepare("personal_access_token_by_digest"),
+);
+
+/** The token and its user; every API request with a token asks, so the query is prepared once. */
+export async function findPersonalAccessTokenByValue(
+  db: Database,
+  token: string,
+): Promise<{ token: PersonalAccessTokenRow; user: UserRow } | undefined> {
+  const [row] = await tokenWithUserByDigest(db).execute({ digest: sha256Hex(token) });
   return row;
 }
 
