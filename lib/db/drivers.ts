@@ -42,15 +42,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
-  const client = postgres(url, {
-    max: poolSize,
-    onnotice: () => {},
-    // Every statement is prepared (below) and planned once. Left to choose, PostgreSQL re-plans a statement on each
-    // execution whenever a parameter such as a page's LIMIT makes the generic plan look costlier, and for the event
-    // pages planning took longer than running the query. The application's queries are index lookups and index
-    // ranges, which the generic plan serves as well.
-    connection: { plan_cache_mode: "force_generic_plan" },
-  });
+  const client = postgres(url, { max: poolSize, onnotice: () => {} });
   const db = drizzle({ client: preparingStatements(client), schema });
   return {
     db,

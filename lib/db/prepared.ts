@@ -44,3 +44,15 @@ export function preparedStatement<Row>(statement: () => SQL): (db: Executor, val
 export function placeholder(name: string, column?: Column) {
   return column ? sql.param(sql.placeholder(name), column) : sql.placeholder(name);
 }
+
+/**
+ * A LIMIT written into the statement's text rather than sent as a parameter. PostgreSQL plans a prepared statement
+ * once (its generic plan) unless that plan looks costlier than planning for the given values, and a LIMIT parameter
+ * always makes it look so: the statement would then be planned again on every execution, which for the event pages
+ * took longer than running them. Page sizes are few, so the texts stay few.
+ */
+export function literalLimit(rows: number): number {
+  if (!Number.isSafeInteger(rows) || rows < 0) throw new Error(`not a row count: ${rows}`);
+  // drizzle embeds an SQL object given as the limit as it is; its type only admits numbers and placeholders.
+  return sql.raw(String(rows)) as unknown as number;
+}

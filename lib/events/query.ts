@@ -1,6 +1,7 @@
 import "server-only";
 import { and, asc, count, desc, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
+import { literalLimit } from "@/lib/db";
 import { accessLevels, eventActions, events, projectEventCounts, projectMembers, projects, users, type EventAction, type UserRow } from "@/lib/db/schema";
 import { UnauthorizedError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
@@ -116,7 +117,7 @@ async function queryEvents(ctx: Ctx, scope: SQL, filters: EventFilters, page: Ev
     const rows = await select()
       .where(and(...conditions))
       .orderBy(...order)
-      .limit(page.perPage + 1);
+      .limit(literalLimit(page.perPage + 1));
     return { items: rows.slice(0, page.perPage), total: null, hasMore: rows.length > page.perPage };
   }
 
@@ -126,7 +127,7 @@ async function queryEvents(ctx: Ctx, scope: SQL, filters: EventFilters, page: Ev
     return totals?.total ?? 0;
   };
   const [rows, total] = await Promise.all([
-    select().where(where).orderBy(...order).limit(page.page.perPage).offset(page.page.offset),
+    select().where(where).orderBy(...order).limit(literalLimit(page.page.perPage)).offset(page.page.offset),
     (knownTotal ?? countMatching)(),
   ]);
   return { items: rows, total, hasMore: page.page.offset + rows.length < total };
