@@ -3,7 +3,7 @@ import { sql, type Column, type Query, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Database, Executor } from "./drivers";
 
-// drizzle renders a query's SQL text every time it runs, and on the hot paths (token lookups, event pages, the alert
+// drizzle renders a query's SQL text every time it runs, and on the hot paths (the token lookup, the alert
 // receiver) that rendering costs more than PostgreSQL takes to run the query. The helpers below render once and then
 // only fill in the values, passed as `sql.placeholder(name)`.
 
