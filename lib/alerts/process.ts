@@ -1,7 +1,8 @@
 import "server-only";
 import { and, eq, sql } from "drizzle-orm";
 import { placeholder, preparedStatement, type Database, type Executor } from "@/lib/db";
-import { alertNotes, alerts, internalIds, namespaces, projects, type AlertIntegrationRow, type AlertRow } from "@/lib/db/schema";
+import { takeInternalIdSql } from "@/lib/db/internal-ids";
+import { alertNotes, alerts, namespaces, projects, type AlertIntegrationRow, type AlertRow } from "@/lib/db/schema";
 import { getAlertBot } from "./bot";
 import { fingerprintOf } from "./fingerprint";
 import { closeIncident, incidentIid, openIncident } from "./incidents";
@@ -74,10 +75,7 @@ const recordFiringStatement = preparedStatement<ProcessedAlert & { opened: boole
       where project_id = ${placeholder("projectId")} and fingerprint = ${placeholder("fingerprint")} and status <> 'resolved'
       returning id, iid, title
     ), counter as (
-      insert into ${internalIds} (project_id, usage, last_value)
-      select ${placeholder("projectId")}, 'alerts', 1 where not exists (select 1 from repeat)
-      on conflict (project_id, usage) do update set last_value = ${internalIds}.last_value + 1
-      returning last_value
+      ${takeInternalIdSql(placeholder("projectId"), sql`'alerts'`, sql`not exists (select 1 from repeat)`)}
     ), fired as (
       insert into ${alerts} (project_id, integration_id, iid, title, description, severity, status, started_at,
         monitoring_tool, service, hosts, environment, fingerprint, payload, created_at, updated_at)

@@ -1,18 +1,30 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { sql, type SQL, type SQLChunk } from "drizzle-orm";
 import type { Executor } from "./drivers";
+import { placeholder, preparedStatement } from "./prepared";
 import { internalIds } from "./schema";
+
+type Usage = "alerts" | "issues" | "milestones";
+
+/**
+ * The counter upsert that hands out per-project numbers, as SQL: a statement that needs the number together with the
+ * row it numbers embeds it as a CTE (`onlyIf` skips it, taking no number). Returns `last_value`.
+ */
+export function takeInternalIdSql(projectId: SQLChunk, usage: SQLChunk, onlyIf?: SQL): SQL {
+  return sql`insert into ${internalIds} (project_id, usage, last_value)
+      select ${projectId}, ${usage}, 1${onlyIf ? sql` where ${onlyIf}` : sql``}
+      on conflict (project_id, usage) do update set last_value = ${internalIds}.last_value + 1
+      returning last_value`;
+}
+
+const takeInternalId = preparedStatement<{ last_value: number }>(() => takeInternalIdSql(placeholder("projectId"), placeholder("usage")));
 
 /**
  * The next per-project number (#iid) for `usage`; two calls never get the same one. Inside a transaction the counter
  * row stays locked until it ends (numbers without gaps, one writer at a time); outside one, only for the statement.
  */
-export async function nextInternalId(tx: Executor, projectId: number, usage: "alerts" | "issues" | "milestones"): Promise<number> {
-  const [counter] = await tx
-    .insert(internalIds)
-    .values({ projectId, usage, lastValue: 1 })
-    .onConflictDoUpdate({ target: [internalIds.projectId, internalIds.usage], set: { lastValue: sql`${internalIds.lastValue} + 1` } })
-    .returning({ lastValue: internalIds.lastValue });
+export async function nextInternalId(tx: Executor, projectId: number, usage: Usage): Promise<number> {
+  const [counter] = await takeInternalId(tx, { projectId, usage });
   if (!counter) throw new Error("internal id counter returned no row");
-  return counter.lastValue;
+  return counter.last_value;
 }

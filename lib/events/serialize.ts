@@ -2,7 +2,7 @@ import "server-only";
 import { sql, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { events, users } from "@/lib/db/schema";
-import { env } from "@/lib/env";
+import { userBasicSqlFields } from "@/lib/users/serialize";
 
 // Event lists are the hottest read of the API, so PostgreSQL renders each event as GitLab's JSON and the server only
 // joins the rows of a page: turning every row into objects and back into JSON cost more than the query itself.
@@ -38,28 +38,19 @@ const actionName = sql`case ${events.action}
     when 'created' then case when ${events.targetType} is null then 'created' else 'opened' end
     else 'opened' end`;
 
-/** GitLab's UserBasic for the event's author (usernames need no URL escaping: letters, digits, `_`, `-`, `.`). */
-function authorJson(): SQL {
-  const externalUrl = sql.raw(`'${env.EXTERNAL_URL.replaceAll("'", "''")}'::text`);
-  return jsonObject([
-    ["id", sql`${users.id}`],
-    ["username", sql`${users.username}`],
-    ["name", sql`${users.name}`],
-    ["state", sql`${users.state}`],
-    ["avatar_url", sql`${externalUrl} || '/-/avatars/' || ${users.id}`],
-    ["web_url", sql`${externalUrl} || '/' || ${users.username}`],
-  ]);
+/** A value of the `push_data` or `note` object recorded with the event, as JSON. */
+function recorded(object: "push_data" | "note", key: string): [string, SQL] {
+  return [key, sql`${events.data}->${sql.raw(`'${object}'`)}->${sql.raw(`'${key}'`)}`];
 }
 
 /** GitLab's PushEventPayload, from the `push_data` recorded with the push. */
-const pushData = (() => {
-  const field = (key: string): [string, SQL] => [key, sql`${events.data}->'push_data'->${sql.raw(`'${key}'`)}`];
-  return jsonObject(["commit_count", "action", "ref_type", "commit_from", "commit_to", "ref", "commit_title", "ref_count"].map(field));
-})();
+const pushData = jsonObject(
+  ["commit_count", "action", "ref_type", "commit_from", "commit_to", "ref", "commit_title", "ref_count"].map((key) => recorded("push_data", key)),
+);
 
 /** GitLab's Note entity, from the note snapshot recorded with the comment. */
 function noteJson(author: SQL): SQL {
-  const field = (key: string): [string, SQL] => [key, sql`${events.data}->'note'->${sql.raw(`'${key}'`)}`];
+  const field = (key: string) => recorded("note", key);
   return jsonObject([
     field("id"),
     ["type", sql`null::text`],
@@ -90,7 +81,7 @@ export function eventJson(): SQL<string> {
 }
 
 function eventJsonExpression(): SQL {
-  const author = authorJson();
+  const author = jsonObject(userBasicSqlFields());
   const eventWith = (extra: [string, SQL][]) =>
     jsonObject([
       ["id", sql`${events.id}`],

@@ -1,6 +1,7 @@
 import "server-only";
+import { sql, type SQL } from "drizzle-orm";
 import { env } from "@/lib/env";
-import type { UserRow } from "@/lib/db/schema";
+import { users, type UserRow } from "@/lib/db/schema";
 
 export function userWebUrl(user: Pick<UserRow, "username">): string {
   return `${env.EXTERNAL_URL}/${encodeURIComponent(user.username)}`;
@@ -23,6 +24,20 @@ export function serializeUserBasic(user: UserSummary) {
     avatar_url: userAvatarUrl(user),
     web_url: userWebUrl(user),
   };
+}
+
+/** The same UserBasic as SQL over `users`, key by key, for lists that PostgreSQL renders as JSON (event pages). */
+export function userBasicSqlFields(): [key: string, value: SQL][] {
+  const externalUrl = sql.raw(`'${env.EXTERNAL_URL.replaceAll("'", "''")}'::text`);
+  return [
+    ["id", sql`${users.id}`],
+    ["username", sql`${users.username}`],
+    ["name", sql`${users.name}`],
+    ["state", sql`${users.state}`],
+    ["avatar_url", sql`${externalUrl} || '/-/avatars/' || ${users.id}`],
+    // Usernames need no URL escaping: letters, digits, `_`, `-` and `.`.
+    ["web_url", sql`${externalUrl} || '/' || ${users.username}`],
+  ];
 }
 
 /** A user as `GET /users/:id` shows it; the account owner and admins also see email, admin flag and 2FA state. */
