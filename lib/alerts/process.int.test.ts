@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import type { DatabaseHandle } from "@/lib/db/drivers";
-import { alertNotes, alerts } from "@/lib/db/schema";
+import { alertIntegrations, alertNotes, alertRateWindows, alerts } from "@/lib/db/schema";
+import { sha256Hex } from "@/lib/crypto";
 import { createProject } from "@/lib/projects/projects";
 import { testDatabases } from "@/lib/testing/databases";
 import { createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { createIntegration } from "./integrations";
 import { fingerprintOf } from "./fingerprint";
-import { applyPayload } from "./receive";
+import { applyPayload, receiveAlert } from "./receive";
 
 describe.each(testDatabases())("alert processing on $name", ({ open }) => {
   let handle: DatabaseHandle;
@@ -21,9 +22,9 @@ describe.each(testDatabases())("alert processing on $name", ({ open }) => {
   async function newIntegration() {
     const owner = await createTestUser(handle.db);
     const ctx = userContext(handle.db, owner);
-    const { project } = await createProject(ctx, { name: `Alerts ${uniqueSuffix()}` });
+    const { project, namespace } = await createProject(ctx, { name: `Alerts ${uniqueSuffix()}` });
     const { integration } = await createIntegration(ctx, String(project.id), { name: "Monitor", type: "http", active: true });
-    return { integration, projectId: project.id };
+    return { integration, projectId: project.id, projectPath: `${namespace.path}/${project.path}` };
   }
 
   const now = new Date("2026-03-01T12:00:00Z");
@@ -163,5 +164,35 @@ describe.each(testDatabases())("alert processing on $name", ({ open }) => {
       ["A", "low", "resolved", "Prometheus"],
       ["B", "low", "resolved", "Prometheus"],
     ]);
+  });
+
+  it("keeps only the current minute's rate-limit window of an integration", async () => {
+    const { integration, projectPath } = await newIntegration();
+    await handle.db
+      .update(alertIntegrations)
+      .set({ rateLimitPerMinute: 100, tokenDigest: sha256Hex("rate-limit-test-key") })
+      .where(eq(alertIntegrations.id, integration.id));
+    const target = { projectPath, endpoint: { kind: "identifier" as const, identifier: integration.endpointIdentifier } };
+    const send = (at: string) =>
+      receiveAlert(
+        handle.db,
+        target,
+        new Request("http://localhost/", {
+          method: "POST",
+          headers: { Authorization: "Bearer rate-limit-test-key" },
+          body: JSON.stringify({ title: "Load", fingerprint: "load" }),
+        }),
+        new Date(at),
+      );
+    const windows = async () =>
+      (await handle.db.select().from(alertRateWindows).where(eq(alertRateWindows.integrationId, integration.id)))
+        .map((window) => [window.windowStart.toISOString(), window.requestCount])
+        .sort();
+
+    expect((await send("2026-03-01T12:00:10Z")).status).toBe(200);
+    expect((await send("2026-03-01T12:00:50Z")).status).toBe(200);
+    expect(await windows()).toEqual([["2026-03-01T12:00:00.000Z", 2]]);
+    expect((await send("2026-03-01T12:03:05Z")).status).toBe(200);
+    expect(await windows()).toEqual([["2026-03-01T12:03:00.000Z", 1]]);
   });
 });

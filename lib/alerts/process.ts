@@ -29,12 +29,15 @@ function sourceOf(incoming: IncomingAlert): string {
 export type ProcessedAlert = Pick<AlertRow, "id" | "iid" | "title">;
 
 /**
- * Unresolved alerts with this fingerprint. The status test is written as the literal of the partial unique index
- * `alerts_open_fingerprint_key`, so the lookup is an index probe: as a parameter, a prepared statement's generic plan
- * could not prove the index applies and would read every alert of the project.
+ * The predicate of the partial unique index `alerts_open_fingerprint_key` (see the schema), which every lookup of an
+ * unresolved alert by fingerprint and the ON CONFLICT below must write exactly so: with the status as a parameter, a
+ * prepared statement's generic plan could not prove the index applies and would read every alert of the project.
  */
+const unresolved = sql.raw(`status <> 'resolved'`);
+
+/** Unresolved alerts with this fingerprint: an index probe. */
 export const unresolvedWithFingerprint = (projectId: number, fingerprint: string) =>
-  and(eq(alerts.projectId, projectId), eq(alerts.fingerprint, fingerprint), sql`${alerts.status} <> 'resolved'`);
+  and(eq(alerts.projectId, projectId), eq(alerts.fingerprint, fingerprint), unresolved);
 
 /**
  * Applies one alert payload:
@@ -72,7 +75,7 @@ export async function processAlert(db: Database, incoming: IncomingAlert): Promi
 const recordFiringStatement = preparedStatement<ProcessedAlert & { opened: boolean }>(
   () => sql`with repeat as (
       update ${alerts} set event_count = event_count + 1
-      where project_id = ${placeholder("projectId")} and fingerprint = ${placeholder("fingerprint")} and status <> 'resolved'
+      where project_id = ${placeholder("projectId")} and fingerprint = ${placeholder("fingerprint")} and ${unresolved}
       returning id, iid, title
     ), counter as (
       ${takeInternalIdSql(placeholder("projectId"), sql`'alerts'`, sql`not exists (select 1 from repeat)`)}
@@ -85,7 +88,7 @@ const recordFiringStatement = preparedStatement<ProcessedAlert & { opened: boole
         ${placeholder("environment")}, ${placeholder("fingerprint")}, ${placeholder("payload", alerts.payload)}::jsonb,
         ${placeholder("now", alerts.createdAt)}, ${placeholder("now", alerts.updatedAt)}
       from counter
-      on conflict (project_id, fingerprint) where status <> 'resolved' and fingerprint is not null
+      on conflict (project_id, fingerprint) where ${unresolved} and fingerprint is not null
       do update set event_count = ${alerts}.event_count + 1
       returning id, iid, title, iid = (select last_value from counter) as opened
     ), note as (

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, lt, sql, type SQL } from "drizzle-orm";
 import { preparedQuery, type Database } from "@/lib/db";
 import { constantTimeEqual, sha256Hex } from "@/lib/crypto";
 import { alertIntegrations, alertRateWindows, namespaces, projectAlertSettings, projects, type AlertIntegrationRow } from "@/lib/db/schema";
@@ -161,6 +161,12 @@ async function checkRateLimit(db: Database, integration: ReceivingIntegration, n
       set: { requestCount: sql`${alertRateWindows.requestCount} + 1` },
     })
     .returning({ requestCount: alertRateWindows.requestCount });
+  if (window?.requestCount === 1) {
+    // The first request of a minute opens its window; the integration's earlier windows will never be read again.
+    await db
+      .delete(alertRateWindows)
+      .where(and(eq(alertRateWindows.integrationId, integration.id), lt(alertRateWindows.windowStart, windowStart)));
+  }
   if ((window?.requestCount ?? 0) <= integration.rateLimitPerMinute) return null;
   const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + 60_000 - now.getTime()) / 1000));
   return {

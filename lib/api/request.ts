@@ -98,9 +98,8 @@ export function parseParams<Shape extends z.ZodRawShape>(
   for (const [name, value] of Object.entries(input)) {
     if (containsNul(value)) throw new ParameterError(name, "is invalid");
   }
-  // The schema is built for this one call, so zod's compiled fast path would be compiled and thrown away each time.
-  const result = z.strictObject(shape).safeParse(input, { jitless: true });
-  if (result.success) return result.data;
+  const result = strictSchemaOf(shape).safeParse(input, { jitless: true });
+  if (result.success) return result.data as z.infer<z.ZodObject<Shape>>;
   const issue = result.error.issues[0]!;
   if (issue.code === "unrecognized_keys") throw new ParameterError(issue.keys[0]!, "is not a known parameter");
   // GitLab names the parameter, not the element: `scopes does not have a valid value`.
@@ -108,6 +107,22 @@ export function parseParams<Shape extends z.ZodRawShape>(
   if (input[param] === undefined) throw new ParameterError(param, "is missing");
   if (issue.code === "invalid_value") throw new ParameterError(param, "does not have a valid value");
   throw new ParameterError(param, "is invalid");
+}
+
+/**
+ * Most routes pass a shape declared once at module level; its schema is built once too. A shape written inline is a
+ * new object on every call and gets a fresh schema each time, which is why parsing stays `jitless`: compiling zod's
+ * fast path for a schema used once costs more than it saves.
+ */
+const strictSchemas = new WeakMap<z.ZodRawShape, z.ZodObject>();
+
+function strictSchemaOf(shape: z.ZodRawShape): z.ZodObject {
+  let schema = strictSchemas.get(shape);
+  if (!schema) {
+    schema = z.strictObject(shape);
+    strictSchemas.set(shape, schema);
+  }
+  return schema;
 }
 
 function containsNul(value: unknown): boolean {

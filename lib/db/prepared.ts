@@ -1,5 +1,5 @@
 import "server-only";
-import { sql, type Column, type Query, type SQL } from "drizzle-orm";
+import { sql, type Column, type Placeholder, type Query, type SQL, type SQLWrapper } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Database, Executor } from "./drivers";
 
@@ -40,19 +40,40 @@ export function preparedStatement<Row>(statement: () => SQL): (db: Executor, val
   };
 }
 
-/** A value filled in at run time; with a column, encoded as that column encodes it (timestamps, arrays, JSON). */
-export function placeholder(name: string, column?: Column) {
-  return column ? sql.param(sql.placeholder(name), column) : sql.placeholder(name);
+/**
+ * A family of hand-written statements whose text depends on a few choices (which filters are present, the page
+ * size…): `statement(shape)` is rendered once per distinct shape, and every request of that shape only fills in the
+ * values. Shapes must be plain data; write values that vary per request as placeholders, never into the shape.
+ */
+export function preparedStatements<Shape, Row>(
+  statement: (shape: Shape) => SQL,
+): (db: Executor, shape: Shape, values: Record<string, unknown>) => Promise<Row[]> {
+  const byShape = new Map<string, (db: Executor, values: Record<string, unknown>) => Promise<Row[]>>();
+  return (db, shape, values) => {
+    const key = JSON.stringify(shape);
+    let run = byShape.get(key);
+    if (!run) {
+      run = preparedStatement<Row>(() => statement(shape));
+      byShape.set(key, run);
+    }
+    return run(db, values);
+  };
 }
 
 /**
- * A LIMIT written into the statement's text rather than sent as a parameter. PostgreSQL plans a prepared statement
- * once (its generic plan) unless that plan looks costlier than planning for the given values, and a LIMIT parameter
- * always makes it look so: the statement would then be planned again on every execution, which for the event pages
- * took longer than running them. Page sizes are few, so the texts stay few.
+ * A number written into the statement's text. PostgreSQL plans a prepared statement once for all values only when
+ * that plan is about as cheap as one made for the values at hand, and it can fold a literal while planning (`40 >= 20`
+ * is true, a branch that is never taken costs nothing) but not a parameter. For constants (access levels) and LIMITs
+ * (a LIMIT parameter makes every execution plan again, which took longer than running the event pages).
  */
-export function literalLimit(rows: number): number {
-  if (!Number.isSafeInteger(rows) || rows < 0) throw new Error(`not a row count: ${rows}`);
-  // drizzle embeds an SQL object given as the limit as it is; its type only admits numbers and placeholders.
-  return sql.raw(String(rows)) as unknown as number;
+export function literal(value: number): SQL {
+  if (!Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);
+  return sql.raw(String(value));
+}
+
+/** A value filled in at run time; with a column, encoded as that column encodes it (timestamps, arrays, JSON). */
+export function placeholder(name: string): Placeholder;
+export function placeholder(name: string, column: Column): SQLWrapper;
+export function placeholder(name: string, column?: Column): Placeholder | SQLWrapper {
+  return column ? sql.param(sql.placeholder(name), column) : sql.placeholder(name);
 }

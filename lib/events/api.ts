@@ -15,24 +15,23 @@ export interface EventQuery {
   scopeAll: boolean;
 }
 
+const eventQueryParams = {
+  action: z.enum(eventActions).optional(),
+  target_type: z.enum(targetTypeFilterNames).optional(),
+  before: dateParam.optional(),
+  after: dateParam.optional(),
+  sort: z.enum(["asc", "desc"]).optional(),
+  pagination: z.enum(["offset", "keyset"]).optional(),
+  id_before: positiveIntegerParam.optional(),
+  id_after: positiveIntegerParam.optional(),
+  order_by: z.enum(["id", "created_at"]).optional(),
+  ...paginationParams,
+};
+const ownEventQueryParams = { ...eventQueryParams, scope: z.string().optional() };
+
 /** The Events API's parameters (CONTRACT §6); `scope` exists only on `/events`. */
 export function parseEventQuery(url: URL, { allowScope }: { allowScope: boolean }): EventQuery {
-  const params = parseParams(
-    {
-      action: z.enum(eventActions).optional(),
-      target_type: z.enum(targetTypeFilterNames).optional(),
-      before: dateParam.optional(),
-      after: dateParam.optional(),
-      sort: z.enum(["asc", "desc"]).optional(),
-      ...(allowScope ? { scope: z.string().optional() } : {}),
-      pagination: z.enum(["offset", "keyset"]).optional(),
-      id_before: positiveIntegerParam.optional(),
-      id_after: positiveIntegerParam.optional(),
-      order_by: z.enum(["id", "created_at"]).optional(),
-      ...paginationParams,
-    },
-    readQuery(url),
-  );
+  const params: z.infer<z.ZodObject<typeof ownEventQueryParams>> = parseParams(allowScope ? ownEventQueryParams : eventQueryParams, readQuery(url));
   const filters: EventFilters = {
     action: params.action,
     targetType: params.target_type,
@@ -45,7 +44,7 @@ export function parseEventQuery(url: URL, { allowScope }: { allowScope: boolean 
     params.pagination === "keyset"
       ? { kind: "keyset", perPage: offset.perPage, idBefore: params.id_before, idAfter: params.id_after }
       : { kind: "offset", page: offset };
-  return { filters, page, scopeAll: (params as { scope?: string }).scope === "all" };
+  return { filters, page, scopeAll: params.scope === "all" };
 }
 
 function keysetNextLink(url: URL, list: EventList, query: EventQuery): string | null {

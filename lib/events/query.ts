@@ -1,12 +1,12 @@
 import "server-only";
-import { and, asc, count, desc, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, gte, lt, or, sql, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import { literalLimit } from "@/lib/db";
-import { accessLevels, eventActions, events, projectEventCounts, projectMembers, projects, users, type EventAction, type UserRow } from "@/lib/db/schema";
-import { UnauthorizedError } from "@/lib/errors";
+import { literal, placeholder, preparedStatements } from "@/lib/db";
+import { accessLevels, eventActions, events, namespaces, projectEventCounts, projectMembers, projects, users, type EventAction } from "@/lib/db/schema";
+import { NotFoundError, UnauthorizedError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
-import { isMemberOf, projectVisibleTo } from "@/lib/projects/access";
-import { getVisibleProject } from "@/lib/projects/projects";
+import { accessLevelIn, isMemberOf, projectVisibleTo, viewerOf, type Viewer } from "@/lib/projects/access";
+import { parseProjectReference, projectNamed, type ProjectReference } from "@/lib/projects/projects";
 import { getUserByIdOrUsername } from "@/lib/users/users";
 import { eventJson } from "./serialize";
 
@@ -51,21 +51,21 @@ export interface EventList {
 }
 
 /**
- * Which events an actor may see, as SQL (so pages are full and totals exact): events of projects they can see;
- * pushes only where they may read the code; events about confidential issues only for the issue's author and
- * Reporters and above.
+ * Which events a viewer may see, as SQL over `events` joined to `projects` (so pages are full and totals exact):
+ * events of projects they can see; pushes only where they may read the code; events about confidential issues only
+ * for the issue's author and Reporters and above.
  */
-function eventVisibleTo(ctx: Ctx): SQL {
-  const user = actingUser(ctx);
-  if (ctx.actor.kind === "system" || user?.isAdmin) return sql`true`;
-  const memberLevel = user
-    ? sql`coalesce((select ${projectMembers.accessLevel} from ${projectMembers} where ${projectMembers.projectId} = ${events.projectId} and ${projectMembers.userId} = ${user.id}), 0)`
-    : sql`0`;
-  const codeReadable = or(sql`${projects.visibility} <> 'private'`, sql`${memberLevel} >= ${accessLevels.reporter}`)!;
+function eventVisibleTo(viewer: Viewer): SQL {
+  if (viewer.kind === "everything") return sql`true`;
+  const memberLevel =
+    viewer.kind === "user"
+      ? sql`coalesce((select ${projectMembers.accessLevel} from ${projectMembers} where ${projectMembers.projectId} = ${events.projectId} and ${projectMembers.userId} = ${viewer.id}), 0)`
+      : sql`0`;
+  const codeReadable = or(sql`${projects.visibility} <> 'private'`, sql`${memberLevel} >= ${literal(accessLevels.reporter)}`)!;
   const issueReadable = sql`(${events.issueId} is null or exists (select 1 from issues i where i.id = ${events.issueId} and (not i.confidential${
-    user ? sql` or i.author_id = ${user.id}` : sql``
-  } or ${memberLevel} >= ${accessLevels.reporter})))`;
-  return and(projectVisibleTo(ctx.actor), or(sql`${events.action} <> 'pushed'`, codeReadable), issueReadable)!;
+    viewer.kind === "user" ? sql` or i.author_id = ${viewer.id}` : sql``
+  } or ${memberLevel} >= ${literal(accessLevels.reporter)})))`;
+  return and(projectVisibleTo(viewer), or(sql`${events.action} <> 'pushed'`, codeReadable), issueReadable)!;
 }
 
 function dayStart(day: string, offsetDays = 0): Date {
@@ -74,122 +74,191 @@ function dayStart(day: string, offsetDays = 0): Date {
   return start;
 }
 
-function filterConditions(filters: EventFilters): SQL[] {
-  const conditions: SQL[] = [];
-  if (filters.action) conditions.push(eq(events.action, filters.action));
-  if (filters.targetType) conditions.push(eq(events.targetType, eventTargetTypeFilters[filters.targetType]));
-  if (filters.before) conditions.push(lt(events.createdAt, dayStart(filters.before)));
-  // Through the column, so the driver gets the timestamp in its own format (a raw Date fails on postgres-js).
-  if (filters.after) conditions.push(gte(events.createdAt, dayStart(filters.after, 1)));
-  return conditions;
+/** Whose events a list shows. */
+type EventScope =
+  | { kind: "project"; project: ProjectReference }
+  | { kind: "author"; userId: number }
+  /** The events of every project the user is a member of (`scope=all`). */
+  | { kind: "member"; userId: number };
+
+/**
+ * Everything about a list request that changes its statement's text. Each shape is prepared once, so a page costs
+ * one statement that PostgreSQL has already parsed and planned; the values travel as parameters.
+ */
+interface EventPageShape {
+  scope: "project-by-id" | "project-by-path" | "author" | "member";
+  viewer: Viewer["kind"];
+  /** Which filters are present. */
+  filters: { action: boolean; targetType: boolean; before: boolean; after: boolean };
+  ascending: boolean;
+  /**
+   * Offset pages carry their total; keyset pages walk from a cursor event: past its (created_at, id) position, or,
+   * when retention deleted it, past its id (ids grow with time).
+   */
+  page: "offset" | "keyset" | `${"after" | "before"}-${"position" | "id"}`;
+  /** The LIMIT, written into the text (see `literal`); page sizes are few, so the texts stay few. */
+  rows: number;
+  /**
+   * Offset pages after the first skip rows with an OFFSET parameter. The first page has none: PostgreSQL guesses an
+   * OFFSET parameter skips a tenth of the rows, so it would plan a statement with one again on every execution.
+   */
+  skips: boolean;
+}
+
+/** One row per event of the page, or a single row with `id` null for an empty page. */
+interface EventPageRow {
+  /** A bigint: a string from postgres-js. */
+  id: string | number | null;
+  json: string | null;
+  /** Matching events (offset pages only), as the driver returns a bigint. */
+  total: string | number | bigint | null;
+  /** Keyset pages from a cursor: whether the cursor event still exists. */
+  cursor_found?: boolean;
+}
+
+/** The `project` CTE: the project the reference names, if the viewer may see it, with their access level. */
+function namedProject(shape: EventPageShape, viewer: Viewer): SQL {
+  const reference =
+    shape.scope === "project-by-id"
+      ? { by: "id" as const, id: placeholder("projectId") }
+      : { by: "path" as const, namespacePath: placeholder("namespacePath"), projectPath: placeholder("projectPath") };
+  return sql`select ${projects.id} as id, ${accessLevelIn(viewer)} as access_level
+    from ${projects} inner join ${namespaces} on ${namespaces.id} = ${projects.namespaceId}
+    where ${and(projectNamed(reference), projectVisibleTo(viewer))}`;
 }
 
 /**
- * `knownTotal`: the caller already knows how many events match (a project's maintained count), so the offset page
- * need not count them.
+ * How many events match, without counting where a maintained count answers: a project's count when the viewer sees
+ * every event of it (Reporter and above); for `scope=all`, the maintained counts of the projects where they do plus
+ * a real count only in those where they are a Guest.
  */
-async function queryEvents(ctx: Ctx, scope: SQL, filters: EventFilters, page: EventPage, knownTotal?: () => Promise<number>): Promise<EventList> {
-  const base = [scope, eventVisibleTo(ctx), ...filterConditions(filters)];
-  const ascending = filters.sort === "asc";
-  const order = ascending ? [asc(events.createdAt), asc(events.id)] : [desc(events.createdAt), desc(events.id)];
-  const select = () =>
-    ctx.db
-      .select({ id: events.id, json: eventJson() })
-      .from(events)
-      .innerJoin(projects, eq(projects.id, events.projectId))
-      .innerJoin(users, eq(users.id, events.authorId));
-
-  if (page.kind === "keyset") {
-    const cursorId = page.idAfter ?? page.idBefore;
-    const conditions = [...base];
-    if (cursorId !== undefined) {
-      // Rows after the cursor event in (created_at, id) order; id_after walks up, id_before walks down. The cursor's
-      // position is read first so the page query is a plain index range. If the cursor event is gone (retention
-      // deleted it), ids, which grow with time, stand in for the position.
-      const [cursor] = await ctx.db.select({ createdAt: events.createdAt, id: events.id }).from(events).where(eq(events.id, cursorId));
-      const comparison = page.idAfter !== undefined ? sql`>` : sql`<`;
-      conditions.push(
-        cursor
-          ? sql`(${events.createdAt}, ${events.id}) ${comparison} (${cursor.createdAt.toISOString()}::timestamptz, ${cursor.id})`
-          : sql`${events.id} ${comparison} ${cursorId}`,
-      );
-    }
-    const rows = await select()
-      .where(and(...conditions))
-      .orderBy(...order)
-      .limit(literalLimit(page.perPage + 1));
-    return { items: rows.slice(0, page.perPage), total: null, hasMore: rows.length > page.perPage };
+function totalOf(shape: EventPageShape, viewer: Viewer, matching: SQL): SQL {
+  const counted = sql`(select count(*) from ${events} inner join ${projects} on ${projects.id} = ${events.projectId} where ${matching})`;
+  const unfiltered = !Object.values(shape.filters).some(Boolean);
+  if (!unfiltered) return counted;
+  if (shape.scope === "project-by-id" || shape.scope === "project-by-path") {
+    return sql`case when project.access_level >= ${literal(accessLevels.reporter)}
+      then coalesce((select ${projectEventCounts.eventCount} from ${projectEventCounts} where ${projectEventCounts.projectId} = project.id), 0)
+      else ${counted} end`;
   }
+  if (shape.scope !== "member") return counted;
+  const member = placeholder("scopeUserId");
+  const fullAccess = viewer.kind === "everything" ? sql`true` : sql`${projectMembers.accessLevel} >= ${literal(accessLevels.reporter)}`;
+  const maintained = sql`(select coalesce(sum(${projectEventCounts.eventCount}), 0) from ${projectEventCounts}
+    inner join ${projectMembers} on ${projectMembers.projectId} = ${projectEventCounts.projectId} and ${projectMembers.userId} = ${member}
+    where ${fullAccess})`;
+  if (viewer.kind === "everything") return maintained;
+  const inGuestProjects = sql`${events.projectId} in (select ${projectMembers.projectId} from ${projectMembers} where ${projectMembers.userId} = ${member} and ${projectMembers.accessLevel} < ${literal(accessLevels.reporter)})`;
+  return sql`${maintained} + (select count(*) from ${events} inner join ${projects} on ${projects.id} = ${events.projectId} where ${and(inGuestProjects, eventVisibleTo(viewer))})`;
+}
 
-  const where = and(...base);
-  const countMatching = async () => {
-    const [totals] = await ctx.db.select({ total: count() }).from(events).innerJoin(projects, eq(projects.id, events.projectId)).where(where);
-    return totals?.total ?? 0;
+const eventPage = preparedStatements<EventPageShape, EventPageRow>((shape) => {
+  const viewer: Viewer = shape.viewer === "user" ? { kind: "user", id: placeholder("viewerId") } : { kind: shape.viewer };
+  const isProject = shape.scope === "project-by-id" || shape.scope === "project-by-path";
+  const inScope = isProject
+    ? sql`${events.projectId} = project.id`
+    : shape.scope === "author"
+      ? sql`${events.authorId} = ${placeholder("scopeUserId")}`
+      : isMemberOf(placeholder("scopeUserId"));
+  const matching = and(
+    inScope,
+    eventVisibleTo(viewer),
+    shape.filters.action ? sql`${events.action} = ${placeholder("action")}` : undefined,
+    shape.filters.targetType ? sql`${events.targetType} = ${placeholder("targetType")}` : undefined,
+    shape.filters.before ? lt(events.createdAt, placeholder("before")) : undefined,
+    shape.filters.after ? gte(events.createdAt, placeholder("after")) : undefined,
+  )!;
+
+  let walk = sql``;
+  let cursorFound = sql``;
+  if (shape.page !== "offset" && shape.page !== "keyset") {
+    const [direction, by] = shape.page.split("-") as ["after" | "before", "position" | "id"];
+    const comparison = sql.raw(direction === "after" ? ">" : "<");
+    const cursorId = placeholder("cursorId");
+    walk =
+      by === "position"
+        ? sql` and (${events.createdAt}, ${events.id}) ${comparison} (select c.created_at, c.id from ${events} c where c.id = ${cursorId})`
+        : sql` and ${events.id} ${comparison} ${cursorId}`;
+    if (by === "position") cursorFound = sql`, exists (select 1 from ${events} c where c.id = ${cursorId}) as cursor_found`;
+  }
+  const direction = sql.raw(shape.ascending ? "asc" : "desc");
+  const rows = sql`select ${events.id} as id, ${events.createdAt} as created_at, ${eventJson()} as json
+    from ${events}
+    inner join ${projects} on ${projects.id} = ${events.projectId}
+    inner join ${users} on ${users.id} = ${events.authorId}
+    where ${matching}${walk}
+    order by ${events.createdAt} ${direction}, ${events.id} ${direction}
+    limit ${literal(shape.rows)}${shape.skips ? sql` offset ${placeholder("offset")}` : sql``}`;
+  const total = shape.page === "offset" ? totalOf(shape, viewer, matching) : sql`null::bigint`;
+  // The total and the page in one statement: the total is computed once (a lateral subquery of the single scope row),
+  // then the page joins it; an empty page still answers one row, so the total is never lost.
+  const from = isProject ? sql`project cross join lateral (select ${total} as total) totals` : sql`(select ${total} as total) totals`;
+  return sql`${isProject ? sql`with project as (${namedProject(shape, viewer)}) ` : sql``}select totals.total, page.id, page.json${cursorFound}
+    from ${from} left join lateral (${rows}) page on true
+    order by page.created_at ${direction}, page.id ${direction}`;
+});
+
+function shapeAndValues(ctx: Ctx, scope: EventScope, filters: EventFilters, page: EventPage, cursorBy: "position" | "id") {
+  const viewer = viewerOf(ctx.actor);
+  const cursorId = page.kind === "keyset" ? (page.idAfter ?? page.idBefore) : undefined;
+  const shape: EventPageShape = {
+    scope: scope.kind === "project" ? (scope.project.by === "id" ? "project-by-id" : "project-by-path") : scope.kind,
+    viewer: viewer.kind,
+    filters: { action: !!filters.action, targetType: !!filters.targetType, before: !!filters.before, after: !!filters.after },
+    ascending: filters.sort === "asc",
+    page:
+      page.kind === "offset" ? "offset" : cursorId === undefined ? "keyset" : `${page.idAfter !== undefined ? "after" : "before"}-${cursorBy}`,
+    rows: page.kind === "offset" ? page.page.perPage : page.perPage + 1,
+    skips: page.kind === "offset" && page.page.offset > 0,
   };
-  const [rows, total] = await Promise.all([
-    select().where(where).orderBy(...order).limit(literalLimit(page.page.perPage)).offset(page.page.offset),
-    (knownTotal ?? countMatching)(),
-  ]);
-  return { items: rows, total, hasMore: page.page.offset + rows.length < total };
+  const values = {
+    projectId: scope.kind === "project" && scope.project.by === "id" ? scope.project.id : null,
+    namespacePath: scope.kind === "project" && scope.project.by === "path" ? scope.project.namespacePath : null,
+    projectPath: scope.kind === "project" && scope.project.by === "path" ? scope.project.projectPath : null,
+    scopeUserId: scope.kind === "project" ? null : scope.userId,
+    viewerId: viewer.kind === "user" ? viewer.id : null,
+    action: filters.action ?? null,
+    targetType: filters.targetType ? eventTargetTypeFilters[filters.targetType] : null,
+    before: filters.before ? dayStart(filters.before).toISOString() : null,
+    after: filters.after ? dayStart(filters.after, 1).toISOString() : null,
+    cursorId: cursorId ?? null,
+    offset: page.kind === "offset" ? page.page.offset : null,
+  };
+  return { shape, values };
+}
+
+/** A page of events: one prepared statement, and a second only when a keyset cursor's event no longer exists. */
+async function queryEvents(ctx: Ctx, scope: EventScope, filters: EventFilters, page: EventPage): Promise<EventList> {
+  let { shape, values } = shapeAndValues(ctx, scope, filters, page, "position");
+  let rows = await eventPage(ctx.db, shape, values);
+  if (rows[0]?.cursor_found === false) {
+    ({ shape, values } = shapeAndValues(ctx, scope, filters, page, "id"));
+    rows = await eventPage(ctx.db, shape, values);
+  }
+  // Only a project the viewer cannot see answers no row at all.
+  if (rows.length === 0) throw new NotFoundError("Project");
+  const items = rows.flatMap((row) => (row.id === null ? [] : [{ id: Number(row.id), json: row.json! }]));
+  if (page.kind === "keyset") return { items: items.slice(0, page.perPage), total: null, hasMore: items.length > page.perPage };
+  const total = Number(rows[0]!.total);
+  return { items, total, hasMore: page.page.offset + items.length < total };
 }
 
 /** `GET /events`: the caller's own events, or with `scope=all` everything in the projects they are a member of. */
 export async function listOwnEvents(ctx: Ctx, scopeAll: boolean, filters: EventFilters, page: EventPage): Promise<EventList> {
   const user = actingUser(ctx);
   if (!user) throw new UnauthorizedError();
-  if (!scopeAll) return queryEvents(ctx, eq(events.authorId, user.id), filters, page);
-  const knownTotal = isUnfiltered(filters) ? () => memberProjectsEventCount(ctx, user) : undefined;
-  return queryEvents(ctx, isMemberOf(user.id), filters, page, knownTotal);
+  return queryEvents(ctx, { kind: scopeAll ? "member" : "author", userId: user.id }, filters, page);
 }
 
 /** `GET /users/:id/events`: what a user did, as far as the caller may see. */
 export async function listUserEvents(ctx: Ctx, userReference: string, filters: EventFilters, page: EventPage): Promise<EventList> {
   const user = await getUserByIdOrUsername(ctx, userReference);
-  return queryEvents(ctx, eq(events.authorId, user.id), filters, page);
+  return queryEvents(ctx, { kind: "author", userId: user.id }, filters, page);
 }
 
-/** `GET /projects/:id/events`. */
+/** `GET /projects/:id/events`: 404 for a project the caller cannot see, as everywhere. */
 export async function listProjectEvents(ctx: Ctx, projectReference: string, filters: EventFilters, page: EventPage): Promise<EventList> {
-  const view = await getVisibleProject(ctx, projectReference);
-  // Reporters and above see every event of the project, so with no filter its maintained count is their total.
-  const seesEverything = (view.accessLevel ?? 0) >= accessLevels.reporter;
-  const knownTotal = isUnfiltered(filters) && seesEverything ? () => projectEventCount(ctx, view.project.id) : undefined;
-  return queryEvents(ctx, eq(events.projectId, view.project.id), filters, page, knownTotal);
-}
-
-
-async function projectEventCount(ctx: Ctx, projectId: number): Promise<number> {
-  const [row] = await ctx.db
-    .select({ eventCount: projectEventCounts.eventCount })
-    .from(projectEventCounts)
-    .where(eq(projectEventCounts.projectId, projectId));
-  return row?.eventCount ?? 0;
-}
-
-function isUnfiltered(filters: EventFilters): boolean {
-  return !filters.action && !filters.targetType && !filters.before && !filters.after;
-}
-
-/**
- * `scope=all` totals without counting every row: the maintained counts of the projects where the caller sees every
- * event (Reporter and above, or admin), plus a real count only in the projects where they are a Guest.
- */
-async function memberProjectsEventCount(ctx: Ctx, user: UserRow): Promise<number> {
-  const fullAccess = user.isAdmin ? sql`true` : sql`${projectMembers.accessLevel} >= ${accessLevels.reporter}`;
-  const [full] = await ctx.db
-    .select({ total: sql<string>`coalesce(sum(${projectEventCounts.eventCount}), 0)` })
-    .from(projectEventCounts)
-    .innerJoin(projectMembers, and(eq(projectMembers.projectId, projectEventCounts.projectId), eq(projectMembers.userId, user.id)))
-    .where(fullAccess);
-  let partial = 0;
-  if (!user.isAdmin) {
-    const guestProjects = sql`${events.projectId} in (select ${projectMembers.projectId} from ${projectMembers} where ${projectMembers.userId} = ${user.id} and ${projectMembers.accessLevel} < ${accessLevels.reporter})`;
-    const [counted] = await ctx.db
-      .select({ total: count() })
-      .from(events)
-      .innerJoin(projects, eq(projects.id, events.projectId))
-      .where(and(guestProjects, eventVisibleTo(ctx)));
-    partial = counted?.total ?? 0;
-  }
-  return Number(full?.total ?? 0) + partial;
+  const project = parseProjectReference(projectReference);
+  if (!project) throw new NotFoundError("Project");
+  return queryEvents(ctx, { kind: "project", project }, filters, page);
 }

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, count, desc, eq, ilike, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, or, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { containsPattern } from "@/lib/db/like";
@@ -17,7 +17,7 @@ import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } fro
 import { recordEvent } from "@/lib/events/record";
 import { getUserByUsername } from "@/lib/users/users";
 import type { PageRequest } from "@/lib/api/pagination";
-import { isMemberOf, projectVisibleTo } from "./access";
+import { accessLevelIn, isMemberOf, projectVisibleTo, viewerOf } from "./access";
 import { pathFromName, projectNameProblem, projectPathProblem } from "./path-rules";
 
 export { projectVisibilities } from "@/lib/db/schema";
@@ -86,32 +86,41 @@ export async function createProject(ctx: Ctx, input: NewProject): Promise<Projec
   }
 }
 
-/** `:id` in API paths is a numeric id or a URL-encoded `namespace/path`. */
-function projectReferencePredicate(reference: string): SQL {
+/** What `:id` in API paths names: a numeric id or a URL-encoded `namespace/path`; null when it can name no project. */
+export type ProjectReference = { by: "id"; id: number } | { by: "path"; namespacePath: string; projectPath: string };
+
+export function parseProjectReference(reference: string): ProjectReference | null {
   // Ids beyond the integer column's range name no project (rather than failing the query).
-  if (/^\d+$/.test(reference)) return Number(reference) <= 2_147_483_647 ? eq(projects.id, Number(reference)) : sql`false`;
+  if (/^\d+$/.test(reference)) return Number(reference) <= 2_147_483_647 ? { by: "id", id: Number(reference) } : null;
   const separator = reference.lastIndexOf("/");
-  if (separator <= 0) return sql`false`;
-  return and(
-    sql`lower(${namespaces.path}) = lower(${reference.slice(0, separator)})`,
-    sql`lower(${projects.path}) = lower(${reference.slice(separator + 1)})`,
-  )!;
+  if (separator <= 0) return null;
+  return { by: "path", namespacePath: reference.slice(0, separator), projectPath: reference.slice(separator + 1) };
 }
 
-function accessLevelColumn(ctx: Ctx): SQL<number | null> {
-  const user = actingUser(ctx);
-  if (!user) return sql<null>`null::integer`;
-  if (user.isAdmin) return sql<number>`${accessLevels.owner}::integer`;
-  return sql<number | null>`(select ${projectMembers.accessLevel} from ${projectMembers} where ${projectMembers.projectId} = ${projects.id} and ${projectMembers.userId} = ${user.id})`;
+/**
+ * The project a reference names, as a predicate on `projects` joined to its `namespaces`. The values may be
+ * placeholders, for statements prepared once for every reference of a kind.
+ */
+export function projectNamed(
+  reference: { by: "id"; id: number | Placeholder } | { by: "path"; namespacePath: string | Placeholder; projectPath: string | Placeholder },
+): SQL {
+  if (reference.by === "id") return eq(projects.id, reference.id);
+  return and(
+    sql`lower(${namespaces.path}) = lower(${reference.namespacePath})`,
+    sql`lower(${projects.path}) = lower(${reference.projectPath})`,
+  )!;
 }
 
 /** The project if the caller may see it; otherwise 404, so private projects are indistinguishable from missing ones. */
 export async function getVisibleProject(ctx: Ctx, reference: string): Promise<ProjectView> {
+  const named = parseProjectReference(reference);
+  if (!named) throw new NotFoundError("Project");
+  const viewer = viewerOf(ctx.actor);
   const [row] = await ctx.db
-    .select({ project: projects, namespace: namespaces, accessLevel: accessLevelColumn(ctx) })
+    .select({ project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewer) })
     .from(projects)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-    .where(and(projectReferencePredicate(reference), projectVisibleTo(ctx.actor)));
+    .where(and(projectNamed(named), projectVisibleTo(viewer)));
   if (!row) throw new NotFoundError("Project");
   return row;
 }
@@ -148,7 +157,8 @@ export async function listProjects(
   page: PageRequest,
 ): Promise<{ items: ProjectView[]; total: number }> {
   const user = actingUser(ctx);
-  const conditions: SQL[] = [projectVisibleTo(ctx.actor)];
+  const viewer = viewerOf(ctx.actor);
+  const conditions: SQL[] = [projectVisibleTo(viewer)];
   if (filters.membership && user) conditions.push(isMemberOf(user.id));
   if (filters.owned && user) conditions.push(eq(namespaces.ownerId, user.id));
   if ((filters.membership || filters.owned) && !user) conditions.push(sql`false`);
@@ -163,7 +173,7 @@ export async function listProjects(
 
   const [items, [totals]] = await Promise.all([
     ctx.db
-      .select({ project: projects, namespace: namespaces, accessLevel: accessLevelColumn(ctx) })
+      .select({ project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewer) })
       .from(projects)
       .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
       .where(where)
@@ -186,10 +196,11 @@ export async function listUserProjects(
   page: PageRequest,
 ): Promise<{ user: UserRow; items: ProjectView[]; total: number }> {
   const user = await getUserByUsername(ctx, username);
-  const where = and(eq(namespaces.ownerId, user.id), projectVisibleTo(ctx.actor));
+  const viewer = viewerOf(ctx.actor);
+  const where = and(eq(namespaces.ownerId, user.id), projectVisibleTo(viewer));
   const [items, [totals]] = await Promise.all([
     ctx.db
-      .select({ project: projects, namespace: namespaces, accessLevel: accessLevelColumn(ctx) })
+      .select({ project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewer) })
       .from(projects)
       .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
       .where(where)
