@@ -4,7 +4,7 @@ import { actingUser, type Ctx } from "@/lib/context";
 import { literal, placeholder, preparedStatements } from "@/lib/db";
 import { accessLevels, eventActions, events, namespaces, projectEventCounts, projectMembers, projects, users, type EventAction } from "@/lib/db/schema";
 import { NotFoundError, UnauthorizedError } from "@/lib/errors";
-import type { PageRequest } from "@/lib/api/pagination";
+import { maxPerPage, type PageRequest } from "@/lib/api/pagination";
 import { accessLevelIn, isMemberOf, projectVisibleTo, viewerOf, type Viewer } from "@/lib/projects/access";
 import { parseProjectReference, projectNamed, type ProjectReference } from "@/lib/projects/projects";
 import { getUserByIdOrUsername } from "@/lib/users/users";
@@ -96,8 +96,11 @@ interface EventPageShape {
    * when retention deleted it, past its id (ids grow with time).
    */
   page: "offset" | "keyset" | `${"after" | "before"}-${"position" | "id"}`;
-  /** The LIMIT, written into the text (see `literal`); page sizes are few, so the texts stay few. */
-  rows: number;
+  /**
+   * The LIMIT: written into the text for the usual page sizes (see `literal`), a parameter for the others, so a client
+   * trying every size cannot make every connection hold a hundred variants of each statement.
+   */
+  rows: number | "parameter";
   /**
    * Offset pages after the first skip rows with an OFFSET parameter. The first page has none: PostgreSQL guesses an
    * OFFSET parameter skips a tenth of the rows, so it would plan a statement with one again on every execution.
@@ -188,7 +191,7 @@ const eventPage = preparedStatements<EventPageShape, EventPageRow>((shape) => {
     inner join ${users} on ${users.id} = ${events.authorId}
     where ${matching}${walk}
     order by ${events.createdAt} ${direction}, ${events.id} ${direction}
-    limit ${literal(shape.rows)}${shape.skips ? sql` offset ${placeholder("offset")}` : sql``}`;
+    limit ${shape.rows === "parameter" ? placeholder("rows") : literal(shape.rows)}${shape.skips ? sql` offset ${placeholder("offset")}` : sql``}`;
   const total = shape.page === "offset" ? totalOf(shape, viewer, matching) : sql`null::bigint`;
   // The total and the page in one statement: the total is computed once (a lateral subquery of the single scope row),
   // then the page joins it; an empty page still answers one row, so the total is never lost.
@@ -198,8 +201,14 @@ const eventPage = preparedStatements<EventPageShape, EventPageRow>((shape) => {
     order by page.created_at ${direction}, page.id ${direction}`;
 });
 
+/** GitLab's default and largest page sizes. */
+const usualPageSizes = new Set([20, maxPerPage]);
+
 function shapeAndValues(ctx: Ctx, scope: EventScope, filters: EventFilters, page: EventPage, cursorBy: "position" | "id") {
   const viewer = viewerOf(ctx.actor);
+  const perPage = page.kind === "offset" ? page.page.perPage : page.perPage;
+  // Keyset pages read one row more, to know whether another page follows.
+  const rows = page.kind === "offset" ? perPage : perPage + 1;
   const cursorId = page.kind === "keyset" ? (page.idAfter ?? page.idBefore) : undefined;
   const shape: EventPageShape = {
     scope: scope.kind === "project" ? (scope.project.by === "id" ? "project-by-id" : "project-by-path") : scope.kind,
@@ -208,7 +217,7 @@ function shapeAndValues(ctx: Ctx, scope: EventScope, filters: EventFilters, page
     ascending: filters.sort === "asc",
     page:
       page.kind === "offset" ? "offset" : cursorId === undefined ? "keyset" : `${page.idAfter !== undefined ? "after" : "before"}-${cursorBy}`,
-    rows: page.kind === "offset" ? page.page.perPage : page.perPage + 1,
+    rows: usualPageSizes.has(perPage) ? rows : "parameter",
     skips: page.kind === "offset" && page.page.offset > 0,
   };
   const values = {
@@ -223,6 +232,7 @@ function shapeAndValues(ctx: Ctx, scope: EventScope, filters: EventFilters, page
     after: filters.after ? dayStart(filters.after, 1).toISOString() : null,
     cursorId: cursorId ?? null,
     offset: page.kind === "offset" ? page.page.offset : null,
+    rows,
   };
   return { shape, values };
 }
