@@ -119,6 +119,10 @@ interface EventPageRow {
   cursor_found?: boolean;
 }
 
+function isProjectScope(shape: EventPageShape): boolean {
+  return shape.scope === "project-by-id" || shape.scope === "project-by-path";
+}
+
 /** The `project` CTE: the project the reference names, if the viewer may see it, with their access level. */
 function namedProject(shape: EventPageShape, viewer: Viewer): SQL {
   const reference =
@@ -139,7 +143,7 @@ function totalOf(shape: EventPageShape, viewer: Viewer, matching: SQL): SQL {
   const counted = sql`(select count(*) from ${events} inner join ${projects} on ${projects.id} = ${events.projectId} where ${matching})`;
   const unfiltered = !Object.values(shape.filters).some(Boolean);
   if (!unfiltered) return counted;
-  if (shape.scope === "project-by-id" || shape.scope === "project-by-path") {
+  if (isProjectScope(shape)) {
     return sql`case when project.access_level >= ${literal(accessLevels.reporter)}
       then coalesce((select ${projectEventCounts.eventCount} from ${projectEventCounts} where ${projectEventCounts.projectId} = project.id), 0)
       else ${counted} end`;
@@ -157,7 +161,7 @@ function totalOf(shape: EventPageShape, viewer: Viewer, matching: SQL): SQL {
 
 const eventPage = preparedStatements<EventPageShape, EventPageRow>((shape) => {
   const viewer: Viewer = shape.viewer === "user" ? { kind: "user", id: placeholder("viewerId") } : { kind: shape.viewer };
-  const isProject = shape.scope === "project-by-id" || shape.scope === "project-by-path";
+  const isProject = isProjectScope(shape);
   const inScope = isProject
     ? sql`${events.projectId} = project.id`
     : shape.scope === "author"
