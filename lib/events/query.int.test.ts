@@ -313,6 +313,19 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
     await expect(listOwnEvents(anonymousTestContext(handle.db), false, {}, firstPage)).rejects.toBeInstanceOf(UnauthorizedError);
   });
 
+  it("names a project by id or by its full path in any case; a stranger gets 404 either way", async () => {
+    const owner = await createTestUser(handle.db);
+    const stranger = await createTestUser(handle.db);
+    const view = await createProject(userContext(handle.db, owner), { name: `Events ${uniqueSuffix()}` });
+    const path = `${view.namespace.path}/${view.project.path}`;
+    const byId = await listProjectEvents(userContext(handle.db, owner), String(view.project.id), {}, firstPage);
+    const byPath = await listProjectEvents(userContext(handle.db, owner), path.toUpperCase(), {}, firstPage);
+    expect(byId.total).toBe(1);
+    expect(byId.items).toHaveLength(1);
+    expect(byPath).toEqual(byId);
+    await expect(listProjectEvents(userContext(handle.db, stranger), path, {}, firstPage)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
   it("scope=all lists everything in the caller's projects, by anyone, and nothing from elsewhere", async () => {
     const owner = await createTestUser(handle.db);
     const developer = await createTestUser(handle.db);
