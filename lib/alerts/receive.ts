@@ -3,6 +3,7 @@ import { and, asc, eq, lt, sql, type SQL } from "drizzle-orm";
 import { preparedQuery, type Database } from "@/lib/db";
 import { constantTimeEqual, sha256Hex } from "@/lib/crypto";
 import { alertIntegrations, alertRateWindows, namespaces, projectAlertSettings, projects, type AlertIntegrationRow } from "@/lib/db/schema";
+import { parseProjectReference, projectNamed } from "@/lib/projects/projects";
 import { isPlainObject, jsonDepth } from "./json-values";
 import { maxPayloadBytes, maxPayloadDepth } from "./integrations";
 import { isAlertmanagerPayload, normalizeGenericPayload, normalizePrometheusAlert, type NormalizedAlert } from "./normalize";
@@ -108,13 +109,7 @@ function selectReceivingIntegration(db: Database, which: SQL | undefined) {
     .innerJoin(projects, eq(projects.id, alertIntegrations.projectId))
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .leftJoin(projectAlertSettings, eq(projectAlertSettings.projectId, projects.id))
-    .where(
-      and(
-        sql`lower(${namespaces.path}) = lower(${sql.placeholder("namespacePath")})`,
-        sql`lower(${projects.path}) = lower(${sql.placeholder("projectPath")})`,
-        which,
-      ),
-    )
+    .where(and(projectNamed({ by: "path", namespacePath: sql.placeholder("namespacePath"), projectPath: sql.placeholder("projectPath") }), which))
     .orderBy(asc(alertIntegrations.id));
 }
 
@@ -134,9 +129,9 @@ async function findIntegration(
   db: Database,
   target: ReceiverTarget,
 ): Promise<{ integration: ReceivingIntegration; settings: AlertSettings } | undefined> {
-  const separator = target.projectPath.lastIndexOf("/");
-  if (separator <= 0) return undefined;
-  const inProject = { namespacePath: target.projectPath.slice(0, separator), projectPath: target.projectPath.slice(separator + 1) };
+  const project = parseProjectReference(target.projectPath);
+  if (project?.by !== "path") return undefined;
+  const inProject = { namespacePath: project.namespacePath, projectPath: project.projectPath };
   const { endpoint } = target;
   const [row] =
     endpoint.kind === "prometheus"

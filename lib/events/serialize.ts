@@ -1,11 +1,11 @@
 import "server-only";
 import { sql, type SQL } from "drizzle-orm";
-import { PgDialect } from "drizzle-orm/pg-core";
 import { events, users } from "@/lib/db/schema";
 import { userBasicSqlFields } from "@/lib/users/serialize";
 
 // Event lists are the hottest read of the API, so PostgreSQL renders each event as GitLab's JSON and the server only
-// joins the rows of a page: turning every row into objects and back into JSON cost more than the query itself.
+// joins the rows of a page: turning every row into objects and back into JSON cost more than the query itself. The
+// page statements that embed this are rendered once per shape (lib/events/query.ts), so it need not be cached here.
 
 /**
  * A JSON object with these keys in this order, compact as `JSON.stringify` writes it (`json_build_object` would put
@@ -68,19 +68,11 @@ function noteJson(author: SQL): SQL {
   ]);
 }
 
-let renderedEventJson: SQL<string> | undefined;
-
 /**
  * An event as GitLab's Events API shows it, as JSON text, for a query over `events` joined to its author in `users`.
- * `push_data` and `note` appear only on push and comment events. The expression holds no parameters, so it is
- * rendered to SQL text once rather than on every query.
+ * `push_data` and `note` appear only on push and comment events.
  */
 export function eventJson(): SQL<string> {
-  renderedEventJson ??= sql.raw(new PgDialect().sqlToQuery(eventJsonExpression()).sql) as SQL<string>;
-  return renderedEventJson;
-}
-
-function eventJsonExpression(): SQL {
   const author = jsonObject(userBasicSqlFields());
   const eventWith = (extra: [string, SQL][]) =>
     jsonObject([
@@ -98,7 +90,7 @@ function eventJsonExpression(): SQL {
       ...extra,
       ["author_username", sql`${users.username}`],
     ]);
-  return sql`(case
+  return sql<string>`(case
     when ${events.action} = 'pushed' and jsonb_typeof(${events.data}->'push_data') = 'object' then ${eventWith([["push_data", pushData]])}
     when ${events.action} = 'commented' and jsonb_typeof(${events.data}->'note') = 'object' then ${eventWith([["note", noteJson(author)]])}
     else ${eventWith([])}
