@@ -116,7 +116,6 @@ const server = startProcess(
   {
     NODE_ENV: "production",
     DATABASE_URL: databaseUrl,
-    DATABASE_POOL_SIZE: "20",
     EXTERNAL_URL: base,
     INITIAL_ROOT_PASSWORD: rootPassword,
     INITIAL_ROOT_TOKEN: rootToken,

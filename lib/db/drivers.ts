@@ -36,7 +36,7 @@ const migrationsFolder = path.join(process.cwd(), "drizzle");
 const migrationLockKey = 727_001;
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return options.url ? openPostgres(options.url, options.poolSize ?? 10) : openPglite(options.dataDir);
+  return options.url ? openPostgres(options.url, options.poolSize ?? 4) : openPglite(options.dataDir);
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
