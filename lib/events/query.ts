@@ -57,10 +57,7 @@ export interface EventList {
  */
 function eventVisibleTo(viewer: Viewer): SQL {
   if (viewer.kind === "everything") return sql`true`;
-  const memberLevel =
-    viewer.kind === "user"
-      ? sql`coalesce((select ${projectMembers.accessLevel} from ${projectMembers} where ${projectMembers.projectId} = ${events.projectId} and ${projectMembers.userId} = ${viewer.id}), 0)`
-      : sql`0`;
+  const memberLevel = sql`coalesce(${accessLevelIn(viewer)}, 0)`;
   const codeReadable = or(sql`${projects.visibility} <> 'private'`, sql`${memberLevel} >= ${literal(accessLevels.reporter)}`)!;
   const issueReadable = sql`(${events.issueId} is null or exists (select 1 from issues i where i.id = ${events.issueId} and (not i.confidential${
     viewer.kind === "user" ? sql` or i.author_id = ${viewer.id}` : sql``
@@ -140,7 +137,7 @@ function namedProject(shape: EventPageShape, viewer: Viewer): SQL {
  * a real count only in those where they are a Guest.
  */
 function totalOf(shape: EventPageShape, viewer: Viewer, matching: SQL): SQL {
-  const counted = sql`(select count(*) from ${events} inner join ${projects} on ${projects.id} = ${events.projectId} where ${matching})`;
+  const counted = countedEvents(matching);
   const unfiltered = !Object.values(shape.filters).some(Boolean);
   if (!unfiltered) return counted;
   if (isProjectScope(shape)) {
@@ -156,7 +153,11 @@ function totalOf(shape: EventPageShape, viewer: Viewer, matching: SQL): SQL {
     where ${fullAccess})`;
   if (viewer.kind === "everything") return maintained;
   const inGuestProjects = sql`${events.projectId} in (select ${projectMembers.projectId} from ${projectMembers} where ${projectMembers.userId} = ${member} and ${projectMembers.accessLevel} < ${literal(accessLevels.reporter)})`;
-  return sql`${maintained} + (select count(*) from ${events} inner join ${projects} on ${projects.id} = ${events.projectId} where ${and(inGuestProjects, eventVisibleTo(viewer))})`;
+  return sql`${maintained} + ${countedEvents(and(inGuestProjects, eventVisibleTo(viewer))!)}`;
+}
+
+function countedEvents(where: SQL): SQL {
+  return sql`(select count(*) from ${events} inner join ${projects} on ${projects.id} = ${events.projectId} where ${where})`;
 }
 
 const eventPage = preparedStatements<EventPageShape, EventPageRow>((shape) => {

@@ -28,7 +28,7 @@ export function projectVisibleTo(viewer: Viewer): SQL {
   return or(
     eq(projects.visibility, "public"),
     eq(projects.visibility, "internal"),
-    sql`exists (select 1 from ${projectMembers} where ${projectMembers.projectId} = ${projects.id} and ${projectMembers.userId} = ${viewer.id})`,
+    isMemberOf(viewer.id),
   )!;
 }
 
