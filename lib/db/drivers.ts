@@ -23,20 +23,18 @@ export interface DatabaseHandle {
   runExclusive<T>(key: number, job: () => Promise<T>): Promise<T | undefined>;
 }
 
-export interface DatabaseOptions {
-  /** postgres:// URL; when absent the embedded PGlite is used. */
-  url?: string;
-  /** PGlite data directory, or "memory://" for a throwaway database. */
-  dataDir: string;
-  poolSize?: number;
-}
+export type DatabaseOptions =
+  /** PostgreSQL: a postgres:// URL and how many connections to open. */
+  | { url: string; poolSize: number }
+  /** The embedded PGlite: its data directory, or "memory://" for a throwaway database. */
+  | { dataDir: string };
 
 const migrationsFolder = path.join(process.cwd(), "drizzle");
 // Any fixed number works; it only has to be the same for every replica so migrations run one at a time.
 const migrationLockKey = 727_001;
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return options.url ? openPostgres(options.url, options.poolSize ?? 4) : openPglite(options.dataDir);
+  return "url" in options ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir);
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {

@@ -9,11 +9,9 @@ export { literal, placeholder, preparedQuery, preparedStatement, preparedStateme
 const globalForDatabase = globalThis as unknown as { databaseHandle?: Promise<DatabaseHandle> };
 
 export function getDatabaseHandle(): Promise<DatabaseHandle> {
-  globalForDatabase.databaseHandle ??= openDatabase({
-    url: env.DATABASE_URL,
-    dataDir: env.DATA_DIR,
-    poolSize: env.DATABASE_POOL_SIZE,
-  });
+  globalForDatabase.databaseHandle ??= openDatabase(
+    env.DATABASE_URL ? { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE } : { dataDir: env.DATA_DIR },
+  );
   return globalForDatabase.databaseHandle;
 }
 

@@ -31,7 +31,7 @@ async function openFreshPostgres(serverUrl: string): Promise<DatabaseHandle> {
   await admin.unsafe(`create database "${databaseName}"`);
   const url = new URL(serverUrl);
   url.pathname = `/${databaseName}`;
-  const handle = await openDatabase({ url: url.toString(), dataDir: "unused", poolSize: 4 });
+  const handle = await openDatabase({ url: url.toString(), poolSize: 4 });
   await handle.migrate();
   return {
     ...handle,
