@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { verifySignIn } from "@/lib/auth/sign-in";
-import type { DatabaseHandle } from "@/lib/db/drivers";
 import { oauthAuthorizationCodes, oauthConsents } from "@/lib/db/schema";
 import { testDatabases } from "@/lib/testing/databases";
 import { createTestUser, testPassword } from "@/lib/testing/fixtures";
@@ -10,14 +9,14 @@ import {
   authorizeCode,
   expectOAuthError,
   formRequest,
-  oauthFixture,
+  invalidGrantBody,
+  oauthFixtureForSuite,
   otherRedirectUri,
   registerApplication,
   testRedirectUri,
   testS256Challenge,
   testVerifier,
   token,
-  type OAuthFixture,
 } from "@/lib/testing/oauth";
 import { beginAuthorization, checkAuthorizationRequest, decideAuthorization } from "./authorize";
 import { renderOAuthError } from "./errors";
@@ -26,19 +25,9 @@ import { getTokenInfo } from "./token-info";
 import { publicJwks } from "./keys";
 
 const issuer = "http://localhost:3000";
-const invalidGrantDescription =
-  "The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.";
 
 describe.each(testDatabases())("authorization code grant on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  let fixture: OAuthFixture;
-  beforeAll(async () => {
-    handle = await open();
-    fixture = await oauthFixture(handle.db);
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const fixture = oauthFixtureForSuite(open);
 
   const codeParams = (uid: string, code: string, extra: Record<string, string> = {}) => ({
     grant_type: "authorization_code",
@@ -51,8 +40,8 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
   describe("redeeming a code", () => {
     it("issues GitLab's token response to a confidential client authenticating with HTTP Basic", async () => {
       const { application, secret } = await registerApplication(fixture);
-      const user = await createTestUser(handle.db);
-      const { code, location } = await authorizeCode(handle.db, user, application, { scope: "api read_user" });
+      const user = await createTestUser(fixture.db);
+      const { code, location } = await authorizeCode(fixture.db, user, application, { scope: "api read_user" });
       expect(location.origin + location.pathname).toBe(testRedirectUri);
       expect([...location.searchParams.keys()]).toEqual(["code", "state", "iss"]);
       expect(location.searchParams.get("state")).toBe("xyz");
@@ -61,100 +50,100 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
 
       const now = new Date();
       const params = { grant_type: "authorization_code", code, redirect_uri: testRedirectUri };
-      const body = await token(handle.db, params, { basic: [application.uid, secret], now });
+      const body = await token(fixture.db, params, { basic: [application.uid, secret], now });
       expect(Object.keys(body)).toEqual(["access_token", "token_type", "expires_in", "refresh_token", "scope", "created_at"]);
       expect(body).toMatchObject({ token_type: "Bearer", expires_in: 7200, scope: "api read_user", created_at: Math.floor(now.getTime() / 1000) });
       expect(body.access_token).toMatch(/^[0-9a-f]{64}$/);
       expect(body.refresh_token).toMatch(/^[0-9a-f]{64}$/);
-      expect(await getTokenInfo(handle.db, body.access_token, now)).toMatchObject({ resource_owner_id: user.id, scope: ["api", "read_user"] });
+      expect(await getTokenInfo(fixture.db, body.access_token, now)).toMatchObject({ resource_owner_id: user.id, scope: ["api", "read_user"] });
     });
 
     it("accepts client_secret_post as well", async () => {
       const { application, secret } = await registerApplication(fixture);
-      const user = await createTestUser(handle.db);
-      const { code } = await authorizeCode(handle.db, user, application);
-      const body = await token(handle.db, codeParams(application.uid, code, { client_secret: secret }));
+      const user = await createTestUser(fixture.db);
+      const { code } = await authorizeCode(fixture.db, user, application);
+      const body = await token(fixture.db, codeParams(application.uid, code, { client_secret: secret }));
       expect(body.scope).toBe("api");
     });
 
     it("refuses a code presented twice and revokes every token issued from it", async () => {
       const { application, secret } = await registerApplication(fixture);
-      const user = await createTestUser(handle.db);
-      const { code } = await authorizeCode(handle.db, user, application);
+      const user = await createTestUser(fixture.db);
+      const { code } = await authorizeCode(fixture.db, user, application);
       const params = codeParams(application.uid, code, { client_secret: secret });
-      const first = await token(handle.db, params);
-      expect((await getTokenInfo(handle.db, first.access_token, new Date())).resource_owner_id).toBe(user.id);
+      const first = await token(fixture.db, params);
+      expect((await getTokenInfo(fixture.db, first.access_token, new Date())).resource_owner_id).toBe(user.id);
 
-      const replay = await expectOAuthError(token(handle.db, params), "invalid_grant");
-      expect(replay.body()).toEqual({ error: "invalid_grant", error_description: invalidGrantDescription });
-      await expectOAuthError(getTokenInfo(handle.db, first.access_token, new Date()), "invalid_token", 401);
+      const replay = await expectOAuthError(token(fixture.db, params), "invalid_grant");
+      expect(replay.body()).toEqual(invalidGrantBody);
+      await expectOAuthError(getTokenInfo(fixture.db, first.access_token, new Date()), "invalid_token", 401);
       await expectOAuthError(
-        token(handle.db, { grant_type: "refresh_token", refresh_token: first.refresh_token!, client_id: application.uid, client_secret: secret }),
+        token(fixture.db, { grant_type: "refresh_token", refresh_token: first.refresh_token!, client_id: application.uid, client_secret: secret }),
         "invalid_grant",
       );
     });
 
     it("refuses a code after 600 seconds", async () => {
       const { application, secret } = await registerApplication(fixture);
-      const user = await createTestUser(handle.db);
+      const user = await createTestUser(fixture.db);
       const issuedAt = new Date();
-      const { code } = await authorizeCode(handle.db, user, application, {}, issuedAt);
+      const { code } = await authorizeCode(fixture.db, user, application, {}, issuedAt);
       const later = new Date(issuedAt.getTime() + 601_000);
-      await expectOAuthError(token(handle.db, codeParams(application.uid, code, { client_secret: secret }), { now: later }), "invalid_grant");
+      await expectOAuthError(token(fixture.db, codeParams(application.uid, code, { client_secret: secret }), { now: later }), "invalid_grant");
       // Just inside the lifetime it still works: the refusal above was the expiry, not something else.
       const inTime = new Date(issuedAt.getTime() + 599_000);
-      expect((await token(handle.db, codeParams(application.uid, code, { client_secret: secret }), { now: inTime })).scope).toBe("api");
+      expect((await token(fixture.db, codeParams(application.uid, code, { client_secret: secret }), { now: inTime })).scope).toBe("api");
     });
 
     it("refuses a redirect_uri other than the one the code was issued for, and requires one", async () => {
       const { application, secret } = await registerApplication(fixture);
-      const user = await createTestUser(handle.db);
-      const { code } = await authorizeCode(handle.db, user, application);
+      const user = await createTestUser(fixture.db);
+      const { code } = await authorizeCode(fixture.db, user, application);
       await expectOAuthError(
-        token(handle.db, codeParams(application.uid, code, { client_secret: secret, redirect_uri: otherRedirectUri })),
+        token(fixture.db, codeParams(application.uid, code, { client_secret: secret, redirect_uri: otherRedirectUri })),
         "invalid_grant",
       );
       const missing = await expectOAuthError(
-        token(handle.db, { grant_type: "authorization_code", code, client_id: application.uid, client_secret: secret }),
+        token(fixture.db, { grant_type: "authorization_code", code, client_id: application.uid, client_secret: secret }),
         "invalid_request",
       );
       expect(missing.description).toBe("Missing required parameter: redirect_uri.");
       await expectOAuthError(
-        token(handle.db, { grant_type: "authorization_code", redirect_uri: testRedirectUri, client_id: application.uid, client_secret: secret }),
+        token(fixture.db, { grant_type: "authorization_code", redirect_uri: testRedirectUri, client_id: application.uid, client_secret: secret }),
         "invalid_request",
       );
       // Neither refusal spent the code.
-      expect((await token(handle.db, codeParams(application.uid, code, { client_secret: secret }))).scope).toBe("api");
+      expect((await token(fixture.db, codeParams(application.uid, code, { client_secret: secret }))).scope).toBe("api");
     });
 
     it("refuses a code issued to another client", async () => {
       const victim = await registerApplication(fixture);
       const attacker = await registerApplication(fixture);
-      const user = await createTestUser(handle.db);
-      const { code } = await authorizeCode(handle.db, user, victim.application);
+      const user = await createTestUser(fixture.db);
+      const { code } = await authorizeCode(fixture.db, user, victim.application);
       await expectOAuthError(
-        token(handle.db, codeParams(attacker.application.uid, code, { client_secret: attacker.secret })),
+        token(fixture.db, codeParams(attacker.application.uid, code, { client_secret: attacker.secret })),
         "invalid_grant",
       );
-      await expectOAuthError(token(handle.db, codeParams(victim.application.uid, "0".repeat(64), { client_secret: victim.secret })), "invalid_grant");
+      await expectOAuthError(token(fixture.db, codeParams(victim.application.uid, "0".repeat(64), { client_secret: victim.secret })), "invalid_grant");
     });
 
     it("answers 401 invalid_client for a wrong, missing or unknown client, with WWW-Authenticate when rendered", async () => {
       const { application } = await registerApplication(fixture);
-      const user = await createTestUser(handle.db);
-      const { code } = await authorizeCode(handle.db, user, application);
-      const wrong = await expectOAuthError(token(handle.db, codeParams(application.uid, code, { client_secret: "gloas-wrong" })), "invalid_client", 401);
+      const user = await createTestUser(fixture.db);
+      const { code } = await authorizeCode(fixture.db, user, application);
+      const wrong = await expectOAuthError(token(fixture.db, codeParams(application.uid, code, { client_secret: "gloas-wrong" })), "invalid_client", 401);
       expect(wrong.description).toBe(
         "Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.",
       );
       await expectOAuthError(
-        token(handle.db, { grant_type: "authorization_code", code, redirect_uri: testRedirectUri }, { basic: [application.uid, "gloas-wrong"] }),
+        token(fixture.db, { grant_type: "authorization_code", code, redirect_uri: testRedirectUri }, { basic: [application.uid, "gloas-wrong"] }),
         "invalid_client",
         401,
       );
-      await expectOAuthError(token(handle.db, codeParams(application.uid, code)), "invalid_client", 401);
-      await expectOAuthError(token(handle.db, codeParams("f".repeat(64), code, { client_secret: "x" })), "invalid_client", 401);
-      await expectOAuthError(token(handle.db, { grant_type: "authorization_code", code, redirect_uri: testRedirectUri }), "invalid_client", 401);
+      await expectOAuthError(token(fixture.db, codeParams(application.uid, code)), "invalid_client", 401);
+      await expectOAuthError(token(fixture.db, codeParams("f".repeat(64), code, { client_secret: "x" })), "invalid_client", 401);
+      await expectOAuthError(token(fixture.db, { grant_type: "authorization_code", code, redirect_uri: testRedirectUri }), "invalid_client", 401);
 
       const response = renderOAuthError(wrong);
       expect(response.status).toBe(401);
@@ -166,17 +155,17 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
 
     it("answers invalid_request without grant_type and unsupported_grant_type for grants it does not offer", async () => {
       const now = new Date();
-      const missing = await expectOAuthError(exchangeToken(handle.db, formRequest("/oauth/token", {}), {}, now), "invalid_request");
+      const missing = await expectOAuthError(exchangeToken(fixture.db, formRequest("/oauth/token", {}), {}, now), "invalid_request");
       expect(missing.description).toBe("Missing required parameter: grant_type.");
       for (const grantType of ["implicit", "device_code", "client_credentials"]) {
         const refused = await expectOAuthError(
-          exchangeToken(handle.db, formRequest("/oauth/token", {}), { grant_type: grantType }, now),
+          exchangeToken(fixture.db, formRequest("/oauth/token", {}), { grant_type: grantType }, now),
           "unsupported_grant_type",
         );
         expect(refused.description).toBe("The authorization grant type is not supported by the authorization server.");
       }
       await expectOAuthError(
-        exchangeToken(handle.db, formRequest("/oauth/token", {}), { grant_type: "password", username: ["a", "b"] }, now),
+        exchangeToken(fixture.db, formRequest("/oauth/token", {}), { grant_type: "password", username: ["a", "b"] }, now),
         "invalid_request",
       );
     });
@@ -185,58 +174,58 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
   describe("PKCE", () => {
     it("completes S256 for a public client that authenticates by client_id alone", async () => {
       const { application } = await registerApplication(fixture, { confidential: false });
-      const user = await createTestUser(handle.db);
-      const { code } = await authorizeCode(handle.db, user, application, { code_challenge: testS256Challenge, code_challenge_method: "S256" });
-      const body = await token(handle.db, codeParams(application.uid, code, { code_verifier: testVerifier }));
+      const user = await createTestUser(fixture.db);
+      const { code } = await authorizeCode(fixture.db, user, application, { code_challenge: testS256Challenge, code_challenge_method: "S256" });
+      const body = await token(fixture.db, codeParams(application.uid, code, { code_verifier: testVerifier }));
       expect(body.token_type).toBe("Bearer");
     });
 
     it("completes plain", async () => {
       const { application } = await registerApplication(fixture, { confidential: false });
-      const user = await createTestUser(handle.db);
+      const user = await createTestUser(fixture.db);
       const verifier = "plain-verifier-".padEnd(50, "x");
-      const { code } = await authorizeCode(handle.db, user, application, { code_challenge: verifier, code_challenge_method: "plain" });
-      expect((await token(handle.db, codeParams(application.uid, code, { code_verifier: verifier }))).scope).toBe("api");
+      const { code } = await authorizeCode(fixture.db, user, application, { code_challenge: verifier, code_challenge_method: "plain" });
+      expect((await token(fixture.db, codeParams(application.uid, code, { code_verifier: verifier }))).scope).toBe("api");
     });
 
     it("refuses a wrong verifier (invalid_grant) and a missing one (invalid_request)", async () => {
       const { application } = await registerApplication(fixture, { confidential: false });
-      const user = await createTestUser(handle.db);
-      const { code } = await authorizeCode(handle.db, user, application, { code_challenge: testS256Challenge, code_challenge_method: "S256" });
-      await expectOAuthError(token(handle.db, codeParams(application.uid, code, { code_verifier: "x".repeat(43) })), "invalid_grant");
+      const user = await createTestUser(fixture.db);
+      const { code } = await authorizeCode(fixture.db, user, application, { code_challenge: testS256Challenge, code_challenge_method: "S256" });
+      await expectOAuthError(token(fixture.db, codeParams(application.uid, code, { code_verifier: "x".repeat(43) })), "invalid_grant");
       // The plain value of the challenge is not a verifier for S256.
-      await expectOAuthError(token(handle.db, codeParams(application.uid, code, { code_verifier: testS256Challenge })), "invalid_grant");
-      const missing = await expectOAuthError(token(handle.db, codeParams(application.uid, code)), "invalid_request");
+      await expectOAuthError(token(fixture.db, codeParams(application.uid, code, { code_verifier: testS256Challenge })), "invalid_grant");
+      const missing = await expectOAuthError(token(fixture.db, codeParams(application.uid, code)), "invalid_request");
       expect(missing.description).toBe("Missing required parameter: code_verifier.");
     });
 
     it("refuses a verifier for a code issued without a challenge (downgrade)", async () => {
       const { application, secret } = await registerApplication(fixture);
-      const user = await createTestUser(handle.db);
-      const { code } = await authorizeCode(handle.db, user, application);
-      await expectOAuthError(token(handle.db, codeParams(application.uid, code, { client_secret: secret, code_verifier: testVerifier })), "invalid_grant");
+      const user = await createTestUser(fixture.db);
+      const { code } = await authorizeCode(fixture.db, user, application);
+      await expectOAuthError(token(fixture.db, codeParams(application.uid, code, { client_secret: secret, code_verifier: testVerifier })), "invalid_grant");
     });
   });
 
   describe("GET /oauth/authorize checks", () => {
     it("shows an error page, never a redirect, for an unknown client or an unregistered redirect URI", async () => {
       const { application } = await registerApplication(fixture);
-      expect(await checkAuthorizationRequest(handle.db, { client_id: "nope", redirect_uri: testRedirectUri, response_type: "code" })).toEqual({
+      expect(await checkAuthorizationRequest(fixture.db, { client_id: "nope", redirect_uri: testRedirectUri, response_type: "code" })).toEqual({
         kind: "error_page",
         error: "invalid_client",
         description: expect.any(String),
       });
       expect(
-        await checkAuthorizationRequest(handle.db, { client_id: application.uid, redirect_uri: "https://evil.example.com/cb", response_type: "code" }),
+        await checkAuthorizationRequest(fixture.db, { client_id: application.uid, redirect_uri: "https://evil.example.com/cb", response_type: "code" }),
       ).toMatchObject({ kind: "error_page", error: "invalid_redirect_uri" });
       // Exact match only: a prefix, a trailing slash or an added query is not the registered URI.
       for (const near of [`${testRedirectUri}/`, `${testRedirectUri}?a=1`, testRedirectUri.toUpperCase(), "https://client.example.com/callbac"]) {
-        expect(await checkAuthorizationRequest(handle.db, { client_id: application.uid, redirect_uri: near, response_type: "code" })).toMatchObject({
+        expect(await checkAuthorizationRequest(fixture.db, { client_id: application.uid, redirect_uri: near, response_type: "code" })).toMatchObject({
           kind: "error_page",
         });
       }
-      expect(await checkAuthorizationRequest(handle.db, { client_id: application.uid, response_type: "code" })).toMatchObject({ kind: "error_page" });
-      expect(await checkAuthorizationRequest(handle.db, { redirect_uri: testRedirectUri, response_type: "code" })).toMatchObject({
+      expect(await checkAuthorizationRequest(fixture.db, { client_id: application.uid, response_type: "code" })).toMatchObject({ kind: "error_page" });
+      expect(await checkAuthorizationRequest(fixture.db, { redirect_uri: testRedirectUri, response_type: "code" })).toMatchObject({
         kind: "error_page",
         error: "invalid_request",
       });
@@ -257,7 +246,7 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
         [{ ...base, client_id: publicApp.application.uid, response_type: "code" }, "invalid_request"],
       ];
       for (const [params, error] of cases) {
-        const check = await checkAuthorizationRequest(handle.db, params);
+        const check = await checkAuthorizationRequest(fixture.db, params);
         if (check.kind !== "redirect") throw new Error(`expected a redirect for ${JSON.stringify(params)}, got ${JSON.stringify(check)}`);
         const location = new URL(check.location);
         const values = new URLSearchParams(location.hash ? location.hash.slice(1) : location.search);
@@ -270,7 +259,7 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
 
     it("defaults the scope to api", async () => {
       const { application } = await registerApplication(fixture);
-      const check = await checkAuthorizationRequest(handle.db, { client_id: application.uid, redirect_uri: testRedirectUri, response_type: "code" });
+      const check = await checkAuthorizationRequest(fixture.db, { client_id: application.uid, redirect_uri: testRedirectUri, response_type: "code" });
       expect(check).toMatchObject({ kind: "valid", request: { scopes: ["api"] } });
     });
   });
@@ -280,9 +269,9 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
 
     it("sends anonymous visitors to sign in and asks for consent the first time", async () => {
       const { application } = await registerApplication(fixture);
-      const user = await createTestUser(handle.db);
-      expect(await beginAuthorization(handle.db, null, request(application.uid, "api"), new Date())).toEqual({ kind: "sign_in" });
-      expect(await beginAuthorization(handle.db, user, request(application.uid, "api"), new Date())).toMatchObject({
+      const user = await createTestUser(fixture.db);
+      expect(await beginAuthorization(fixture.db, null, request(application.uid, "api"), new Date())).toEqual({ kind: "sign_in" });
+      expect(await beginAuthorization(fixture.db, user, request(application.uid, "api"), new Date())).toMatchObject({
         kind: "consent",
         request: { scopes: ["api"], state: "st" },
       });
@@ -290,39 +279,39 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
 
     it("remembers approved scopes, asks again for wider ones, and keeps what was approved earlier", async () => {
       const { application, secret } = await registerApplication(fixture);
-      const user = await createTestUser(handle.db);
-      const approved = await decideAuthorization(handle.db, user, request(application.uid, "api openid"), "approve", new Date());
+      const user = await createTestUser(fixture.db);
+      const approved = await decideAuthorization(fixture.db, user, request(application.uid, "api openid"), "approve", new Date());
       expect(approved.kind).toBe("redirect");
 
-      const again = await beginAuthorization(handle.db, user, request(application.uid, "api openid"), new Date());
+      const again = await beginAuthorization(fixture.db, user, request(application.uid, "api openid"), new Date());
       if (again.kind !== "redirect") throw new Error(`expected a redirect, got ${again.kind}`);
       const location = new URL(again.location);
       expect(location.searchParams.get("state")).toBe("st");
       expect(location.searchParams.get("iss")).toBe(issuer);
       const code = location.searchParams.get("code")!;
-      expect((await token(handle.db, codeParams(application.uid, code, { client_secret: secret }))).scope).toBe("api openid");
+      expect((await token(fixture.db, codeParams(application.uid, code, { client_secret: secret }))).scope).toBe("api openid");
 
-      expect((await beginAuthorization(handle.db, user, request(application.uid, "api read_user"), new Date())).kind).toBe("consent");
+      expect((await beginAuthorization(fixture.db, user, request(application.uid, "api read_user"), new Date())).kind).toBe("consent");
 
       // A narrower request is approved silently, and does not shrink what the person approved before.
-      expect((await beginAuthorization(handle.db, user, request(application.uid, "openid"), new Date())).kind).toBe("redirect");
-      expect((await beginAuthorization(handle.db, user, request(application.uid, "api openid"), new Date())).kind).toBe("redirect");
-      const [consent] = await handle.db.select().from(oauthConsents).where(eq(oauthConsents.userId, user.id));
+      expect((await beginAuthorization(fixture.db, user, request(application.uid, "openid"), new Date())).kind).toBe("redirect");
+      expect((await beginAuthorization(fixture.db, user, request(application.uid, "api openid"), new Date())).kind).toBe("redirect");
+      const [consent] = await fixture.db.select().from(oauthConsents).where(eq(oauthConsents.userId, user.id));
       expect([...consent!.scopes].sort()).toEqual(["api", "openid"]);
     });
 
     it("skips consent for a trusted application", async () => {
       const { application } = await registerApplication(fixture, { trusted: true });
-      const user = await createTestUser(handle.db);
-      const step = await beginAuthorization(handle.db, user, request(application.uid, "api read_user"), new Date());
+      const user = await createTestUser(fixture.db);
+      const step = await beginAuthorization(fixture.db, user, request(application.uid, "api read_user"), new Date());
       expect(step.kind).toBe("redirect");
       if (step.kind === "redirect") expect(new URL(step.location).searchParams.get("code")).toMatch(/^[0-9a-f]{64}$/);
     });
 
     it("sends a denial back as access_denied with state and iss", async () => {
       const { application } = await registerApplication(fixture);
-      const user = await createTestUser(handle.db);
-      const denied = await decideAuthorization(handle.db, user, request(application.uid, "api"), "deny", new Date());
+      const user = await createTestUser(fixture.db);
+      const denied = await decideAuthorization(fixture.db, user, request(application.uid, "api"), "deny", new Date());
       if (denied.kind !== "redirect") throw new Error("expected a redirect");
       const location = new URL(denied.location);
       expect(Object.fromEntries(location.searchParams)).toEqual({
@@ -332,21 +321,21 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
         iss: issuer,
       });
       // Nothing was remembered by a denial.
-      expect((await beginAuthorization(handle.db, user, request(application.uid, "api"), new Date())).kind).toBe("consent");
+      expect((await beginAuthorization(fixture.db, user, request(application.uid, "api"), new Date())).kind).toBe("consent");
     });
 
     it("re-checks the consent form's fields", async () => {
       const { application } = await registerApplication(fixture);
-      const user = await createTestUser(handle.db);
+      const user = await createTestUser(fixture.db);
       const forged = { ...request(application.uid, "api"), redirect_uri: "https://evil.example.com/cb" };
-      expect(await decideAuthorization(handle.db, user, forged, "approve", new Date())).toMatchObject({ kind: "error_page" });
+      expect(await decideAuthorization(fixture.db, user, forged, "approve", new Date())).toMatchObject({ kind: "error_page" });
     });
   });
 
   describe("implicit grant", () => {
     it("is refused unless an admin enabled it for the application", async () => {
       const { application } = await registerApplication(fixture);
-      const check = await checkAuthorizationRequest(handle.db, {
+      const check = await checkAuthorizationRequest(fixture.db, {
         client_id: application.uid,
         redirect_uri: testRedirectUri,
         response_type: "token",
@@ -359,9 +348,9 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
 
     it("puts the access token in the fragment, without a refresh token", async () => {
       const { application } = await registerApplication(fixture, { implicit: true });
-      const user = await createTestUser(handle.db);
+      const user = await createTestUser(fixture.db);
       const result = await decideAuthorization(
-        handle.db,
+        fixture.db,
         user,
         { client_id: application.uid, redirect_uri: testRedirectUri, response_type: "token", state: "i-1", scope: "read_user" },
         "approve",
@@ -377,26 +366,26 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
       expect(fragment.get("state")).toBe("i-1");
       expect(fragment.has("refresh_token")).toBe(false);
       expect(fragment.has("code")).toBe(false);
-      expect(await getTokenInfo(handle.db, fragment.get("access_token"), new Date())).toMatchObject({ scope: ["read_user"] });
+      expect(await getTokenInfo(fixture.db, fragment.get("access_token"), new Date())).toMatchObject({ scope: ["read_user"] });
     });
   });
 
   describe("ID token", () => {
     it("is an RS256 JWT that verifies against the JWKS with the OpenID claims", async () => {
       const { application, secret } = await registerApplication(fixture);
-      const created = await createTestUser(handle.db);
-      const signedIn = await verifySignIn(handle.db, { login: created.username, password: testPassword }, new Date(Date.now() - 60_000));
+      const created = await createTestUser(fixture.db);
+      const signedIn = await verifySignIn(fixture.db, { login: created.username, password: testPassword }, new Date(Date.now() - 60_000));
       if (!signedIn.ok) throw new Error("sign-in failed");
       const user = signedIn.user;
-      const { code } = await authorizeCode(handle.db, user, application, { scope: "openid api", nonce: "n-0S6_WzA2Mj" });
+      const { code } = await authorizeCode(fixture.db, user, application, { scope: "openid api", nonce: "n-0S6_WzA2Mj" });
       const now = new Date();
-      const body = await token(handle.db, codeParams(application.uid, code, { client_secret: secret }), { now });
+      const body = await token(fixture.db, codeParams(application.uid, code, { client_secret: secret }), { now });
       expect(Object.keys(body)).toEqual(["access_token", "token_type", "expires_in", "refresh_token", "scope", "created_at", "id_token"]);
 
-      const jwks = createLocalJWKSet(await publicJwks(handle.db));
+      const jwks = createLocalJWKSet(await publicJwks(fixture.db));
       const { payload, protectedHeader } = await jwtVerify(body.id_token!, jwks, { issuer, audience: application.uid, algorithms: ["RS256"], currentDate: now });
       expect(protectedHeader).toMatchObject({ alg: "RS256", typ: "JWT" });
-      expect(protectedHeader.kid).toBe((await publicJwks(handle.db)).keys[0]!.kid);
+      expect(protectedHeader.kid).toBe((await publicJwks(fixture.db)).keys[0]!.kid);
       const iat = Math.floor(now.getTime() / 1000);
       expect(payload).toMatchObject({
         iss: issuer,
@@ -414,7 +403,7 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
       expect(typeof payload.sub).toBe("string");
 
       // A refresh keeps the openid scope and issues a fresh ID token, without the nonce of the authorization request.
-      const refreshed = await token(handle.db, {
+      const refreshed = await token(fixture.db, {
         grant_type: "refresh_token",
         refresh_token: body.refresh_token!,
         client_id: application.uid,
@@ -428,17 +417,17 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
 
     it("is left out without the openid scope", async () => {
       const { application, secret } = await registerApplication(fixture);
-      const user = await createTestUser(handle.db);
-      const { code } = await authorizeCode(handle.db, user, application, { scope: "api" });
-      expect((await token(handle.db, codeParams(application.uid, code, { client_secret: secret }))).id_token).toBeUndefined();
+      const user = await createTestUser(fixture.db);
+      const { code } = await authorizeCode(fixture.db, user, application, { scope: "api" });
+      expect((await token(fixture.db, codeParams(application.uid, code, { client_secret: secret }))).id_token).toBeUndefined();
     });
   });
 
   it("stores codes only as digests", async () => {
     const { application } = await registerApplication(fixture, { confidential: false });
-    const user = await createTestUser(handle.db);
-    const { code } = await authorizeCode(handle.db, user, application, { code_challenge: testS256Challenge, code_challenge_method: "S256" });
-    const rows = await handle.db.select().from(oauthAuthorizationCodes);
+    const user = await createTestUser(fixture.db);
+    const { code } = await authorizeCode(fixture.db, user, application, { code_challenge: testS256Challenge, code_challenge_method: "S256" });
+    const rows = await fixture.db.select().from(oauthAuthorizationCodes);
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) for (const value of Object.values(row)) expect(value).not.toBe(code);
     expect(JSON.stringify(rows)).not.toContain(code);

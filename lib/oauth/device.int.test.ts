@@ -1,42 +1,33 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DatabaseHandle } from "@/lib/db/drivers";
+import { describe, expect, it } from "vitest";
 import { oauthDeviceAuthorizations } from "@/lib/db/schema";
 import { NotFoundError } from "@/lib/errors";
 import { testDatabases } from "@/lib/testing/databases";
 import { createTestUser, userContext } from "@/lib/testing/fixtures";
-import { expectOAuthError, formRequest, oauthFixture, registerApplication, token, type OAuthFixture } from "@/lib/testing/oauth";
+import { expectOAuthError, formRequest, oauthFixtureForSuite, registerApplication, token } from "@/lib/testing/oauth";
 import type { OAuthApplicationRow, UserRow } from "@/lib/db/schema";
 import { createDeviceAuthorization, decideDeviceAuthorization, findPendingDeviceAuthorization } from "./device";
 import { getTokenInfo } from "./token-info";
 import { deviceCodeGrantType } from "./token";
 
 describe.each(testDatabases())("device authorization grant on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  let fixture: OAuthFixture;
-  beforeAll(async () => {
-    handle = await open();
-    fixture = await oauthFixture(handle.db);
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const fixture = oauthFixtureForSuite(open);
 
   async function start(application: OAuthApplicationRow, secret: string | undefined, now: Date, scope?: string) {
     const params: Record<string, string> = { client_id: application.uid };
     if (secret) params.client_secret = secret;
     if (scope) params.scope = scope;
-    return createDeviceAuthorization(handle.db, formRequest("/oauth/authorize_device", params), params, now);
+    return createDeviceAuthorization(fixture.db, formRequest("/oauth/authorize_device", params), params, now);
   }
 
   const poll = (application: OAuthApplicationRow, secret: string | undefined, deviceCode: string, now: Date) =>
     token(
-      handle.db,
+      fixture.db,
       { grant_type: deviceCodeGrantType, device_code: deviceCode, client_id: application.uid, ...(secret ? { client_secret: secret } : {}) },
       { now },
     );
 
   const decide = (user: UserRow, userCode: string, decision: "approved" | "denied", now = new Date()) =>
-    decideDeviceAuthorization({ ...userContext(handle.db, user), now }, userCode, decision);
+    decideDeviceAuthorization({ ...userContext(fixture.db, user), now }, userCode, decision);
 
   it("starts with RFC 8628's response", async () => {
     const { application, secret } = await registerApplication(fixture);
@@ -49,7 +40,7 @@ describe.each(testDatabases())("device authorization grant on $name", ({ open })
       interval: 5,
     });
     expect(body.device_code).toMatch(/^[0-9a-f]{64}$/);
-    const pending = await findPendingDeviceAuthorization(userContext(handle.db, fixture.admin), body.user_code.toLowerCase());
+    const pending = await findPendingDeviceAuthorization(userContext(fixture.db, fixture.admin), body.user_code.toLowerCase());
     expect(pending).toMatchObject({ userCode: body.user_code, scopes: ["api", "read_user"], application: { id: application.id } });
   });
 
@@ -71,7 +62,7 @@ describe.each(testDatabases())("device authorization grant on $name", ({ open })
 
   it("answers expired_token after 300 seconds, and the user code can no longer be approved", async () => {
     const { application, secret } = await registerApplication(fixture);
-    const user = await createTestUser(handle.db);
+    const user = await createTestUser(fixture.db);
     const t0 = new Date();
     const { device_code, user_code } = await start(application, secret, t0);
     const late = new Date(t0.getTime() + 301_000);
@@ -81,7 +72,7 @@ describe.each(testDatabases())("device authorization grant on $name", ({ open })
 
   it("answers access_denied once the person denied", async () => {
     const { application, secret } = await registerApplication(fixture);
-    const user = await createTestUser(handle.db);
+    const user = await createTestUser(fixture.db);
     const { device_code, user_code } = await start(application, secret, new Date());
     await decide(user, user_code, "denied");
     await expectOAuthError(poll(application, secret, device_code, new Date()), "access_denied");
@@ -89,7 +80,7 @@ describe.each(testDatabases())("device authorization grant on $name", ({ open })
 
   it("issues tokens once after approval, then invalid_grant", async () => {
     const { application, secret } = await registerApplication(fixture);
-    const user = await createTestUser(handle.db);
+    const user = await createTestUser(fixture.db);
     const t0 = new Date();
     const { device_code, user_code } = await start(application, secret, t0, "api openid");
     await expectOAuthError(poll(application, secret, device_code, t0), "authorization_pending");
@@ -100,14 +91,14 @@ describe.each(testDatabases())("device authorization grant on $name", ({ open })
     const body = await poll(application, secret, device_code, new Date(t0.getTime() + 6_000));
     expect(Object.keys(body)).toEqual(["access_token", "token_type", "expires_in", "refresh_token", "scope", "created_at", "id_token"]);
     expect(body).toMatchObject({ token_type: "Bearer", expires_in: 7200, scope: "api openid" });
-    expect((await getTokenInfo(handle.db, body.access_token, new Date())).resource_owner_id).toBe(user.id);
+    expect((await getTokenInfo(fixture.db, body.access_token, new Date())).resource_owner_id).toBe(user.id);
     await expectOAuthError(poll(application, secret, device_code, new Date(t0.getTime() + 12_000)), "invalid_grant");
   });
 
   it("refuses another client's device code and an unknown one", async () => {
     const { application, secret } = await registerApplication(fixture);
     const other = await registerApplication(fixture);
-    const user = await createTestUser(handle.db);
+    const user = await createTestUser(fixture.db);
     const { device_code, user_code } = await start(application, secret, new Date());
     await decide(user, user_code, "approved");
     await expectOAuthError(poll(other.application, other.secret, device_code, new Date()), "invalid_grant");
@@ -120,7 +111,7 @@ describe.each(testDatabases())("device authorization grant on $name", ({ open })
   it("stores device codes only as digests", async () => {
     const { application, secret } = await registerApplication(fixture);
     const { device_code } = await start(application, secret, new Date());
-    const rows = await handle.db.select().from(oauthDeviceAuthorizations);
+    const rows = await fixture.db.select().from(oauthDeviceAuthorizations);
     expect(JSON.stringify(rows)).not.toContain(device_code);
   });
 });

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import type { DatabaseHandle } from "@/lib/db/drivers";
 import { oauthAccessTokens, oauthApplications, users, type OAuthApplicationRow } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { InvalidTokenError } from "@/lib/errors";
@@ -10,12 +9,12 @@ import {
   authorizeCode,
   expectOAuthError,
   formRequest,
+  invalidGrantBody,
   oauthFailure,
-  oauthFixture,
+  oauthFixtureForSuite,
   registerApplication,
   testRedirectUri,
   token,
-  type OAuthFixture,
   type TokenBody,
 } from "@/lib/testing/oauth";
 import { renewApplicationSecretAsAdmin } from "./applications";
@@ -23,33 +22,19 @@ import { resolveOAuthAccessToken } from "./api-token";
 import { renderOAuthError } from "./errors";
 import { getTokenInfo, getUserInfo, introspectToken, invalidTokenError, revokeToken } from "./token-info";
 
-const invalidGrantBody = {
-  error: "invalid_grant",
-  error_description:
-    "The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.",
-};
-
 describe.each(testDatabases())("tokens on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  let fixture: OAuthFixture;
-  beforeAll(async () => {
-    handle = await open();
-    fixture = await oauthFixture(handle.db);
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const fixture = oauthFixtureForSuite(open);
 
   const now = () => new Date();
 
   async function codeTokens(application: OAuthApplicationRow, secret: string, scope = "api read_user openid"): Promise<TokenBody> {
-    const user = await createTestUser(handle.db);
-    const { code } = await authorizeCode(handle.db, user, application, { scope });
-    return token(handle.db, { grant_type: "authorization_code", code, redirect_uri: testRedirectUri, client_id: application.uid, client_secret: secret });
+    const user = await createTestUser(fixture.db);
+    const { code } = await authorizeCode(fixture.db, user, application, { scope });
+    return token(fixture.db, { grant_type: "authorization_code", code, redirect_uri: testRedirectUri, client_id: application.uid, client_secret: secret });
   }
 
   const refresh = (application: OAuthApplicationRow, secret: string | undefined, refreshToken: string, extra: Record<string, string> = {}) =>
-    token(handle.db, {
+    token(fixture.db, {
       grant_type: "refresh_token",
       refresh_token: refreshToken,
       client_id: application.uid,
@@ -59,7 +44,7 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
 
   const isActive = async (accessToken: string) => {
     try {
-      await getTokenInfo(handle.db, accessToken, now());
+      await getTokenInfo(fixture.db, accessToken, now());
       return true;
     } catch {
       return false;
@@ -98,13 +83,13 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
       const { application, secret } = await registerApplication(fixture);
       const first = await codeTokens(application, secret, "api");
       const later = new Date(Date.now() + 7201_000);
-      await expectOAuthError(getTokenInfo(handle.db, first.access_token, later), "invalid_token", 401);
+      await expectOAuthError(getTokenInfo(fixture.db, first.access_token, later), "invalid_token", 401);
       const body = await token(
-        handle.db,
+        fixture.db,
         { grant_type: "refresh_token", refresh_token: first.refresh_token!, client_id: application.uid, client_secret: secret },
         { now: later },
       );
-      expect((await getTokenInfo(handle.db, body.access_token, later)).expires_in).toBe(7200);
+      expect((await getTokenInfo(fixture.db, body.access_token, later)).expires_in).toBe(7200);
     });
 
     it("may narrow the scopes but never widen them", async () => {
@@ -123,11 +108,11 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
       const other = await registerApplication(fixture);
       const first = await codeTokens(application, secret);
       await expectOAuthError(refresh(other.application, other.secret, first.refresh_token!), "invalid_grant");
-      await expectOAuthError(token(handle.db, { grant_type: "refresh_token", refresh_token: first.refresh_token! }), "invalid_grant");
+      await expectOAuthError(token(fixture.db, { grant_type: "refresh_token", refresh_token: first.refresh_token! }), "invalid_grant");
       await expectOAuthError(refresh(application, undefined, first.refresh_token!), "invalid_client", 401);
       await expectOAuthError(refresh(application, "gloas-wrong", first.refresh_token!), "invalid_client", 401);
       await expectOAuthError(refresh(application, secret, "0".repeat(64)), "invalid_grant");
-      const missing = await expectOAuthError(token(handle.db, { grant_type: "refresh_token", client_id: application.uid, client_secret: secret }), "invalid_request");
+      const missing = await expectOAuthError(token(fixture.db, { grant_type: "refresh_token", client_id: application.uid, client_secret: secret }), "invalid_request");
       expect(missing.description).toBe("Missing required parameter: refresh_token.");
       // None of this spent the legitimate refresh token.
       expect((await refresh(application, secret, first.refresh_token!)).token_type).toBe("Bearer");
@@ -135,10 +120,10 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
 
     it("lets a public client refresh with its client_id alone", async () => {
       const { application } = await registerApplication(fixture, { confidential: false });
-      const user = await createTestUser(handle.db);
+      const user = await createTestUser(fixture.db);
       const verifier = "v".repeat(43);
-      const { code } = await authorizeCode(handle.db, user, application, { code_challenge: verifier, code_challenge_method: "plain" });
-      const first = await token(handle.db, {
+      const { code } = await authorizeCode(fixture.db, user, application, { code_challenge: verifier, code_challenge_method: "plain" });
+      const first = await token(fixture.db, {
         grant_type: "authorization_code",
         code,
         redirect_uri: testRedirectUri,
@@ -153,10 +138,10 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
   describe("concurrent presentations", () => {
     it("redeems a code at most once when two requests race, and revokes what the winner got", async () => {
       const { application, secret } = await registerApplication(fixture);
-      const user = await createTestUser(handle.db);
-      const { code } = await authorizeCode(handle.db, user, application);
+      const user = await createTestUser(fixture.db);
+      const { code } = await authorizeCode(fixture.db, user, application);
       const params = { grant_type: "authorization_code", code, redirect_uri: testRedirectUri, client_id: application.uid, client_secret: secret };
-      const results = await Promise.allSettled([token(handle.db, params), token(handle.db, params)]);
+      const results = await Promise.allSettled([token(fixture.db, params), token(fixture.db, params)]);
       const won = results.filter((result) => result.status === "fulfilled");
       expect(won).toHaveLength(1);
       expect(results.filter((result) => result.status === "rejected").map((result) => (result as PromiseRejectedResult).reason.error)).toEqual([
@@ -179,21 +164,21 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
 
   describe("password grant", () => {
     const password = (username: string, pass: string, extra: Record<string, string> = {}) =>
-      token(handle.db, { grant_type: "password", username, password: pass, ...extra });
+      token(fixture.db, { grant_type: "password", username, password: pass, ...extra });
 
     it("defaults the scope to api and refreshes without a client", async () => {
-      const user = await createTestUser(handle.db);
+      const user = await createTestUser(fixture.db);
       const body = await password(user.username, testPassword);
       expect(Object.keys(body)).toEqual(["access_token", "token_type", "expires_in", "refresh_token", "scope", "created_at"]);
       expect(body).toMatchObject({ token_type: "Bearer", expires_in: 7200, scope: "api" });
-      expect(await getTokenInfo(handle.db, body.access_token, now())).toMatchObject({ application: { uid: null }, scope: ["api"] });
-      const refreshed = await token(handle.db, { grant_type: "refresh_token", refresh_token: body.refresh_token! });
+      expect(await getTokenInfo(fixture.db, body.access_token, now())).toMatchObject({ application: { uid: null }, scope: ["api"] });
+      const refreshed = await token(fixture.db, { grant_type: "refresh_token", refresh_token: body.refresh_token! });
       expect(refreshed.scope).toBe("api");
     });
 
     it("checks the client when one is named and keeps to its scopes", async () => {
       const { application, secret } = await registerApplication(fixture, { scopes: ["read_user", "openid"] });
-      const user = await createTestUser(handle.db);
+      const user = await createTestUser(fixture.db);
       await expectOAuthError(password(user.username, testPassword, { client_id: application.uid, client_secret: secret }), "invalid_scope");
       await expectOAuthError(password(user.username, testPassword, { client_id: application.uid, client_secret: secret, scope: "read_user api" }), "invalid_scope");
       await expectOAuthError(password(user.username, testPassword, { scope: "api bogus" }), "invalid_scope");
@@ -205,11 +190,11 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
     });
 
     it("answers the same invalid_grant for two-factor, blocked, wrong password and unknown users", async () => {
-      const twoFactor = await createTestUser(handle.db);
-      await handle.db.update(users).set({ otpSecret: "JBSWY3DPEHPK3PXP", otpEnabledAt: now() }).where(eq(users.id, twoFactor.id));
-      const blocked = await createTestUser(handle.db);
-      await handle.db.update(users).set({ state: "blocked" }).where(eq(users.id, blocked.id));
-      const someone = await createTestUser(handle.db);
+      const twoFactor = await createTestUser(fixture.db);
+      await fixture.db.update(users).set({ otpSecret: "JBSWY3DPEHPK3PXP", otpEnabledAt: now() }).where(eq(users.id, twoFactor.id));
+      const blocked = await createTestUser(fixture.db);
+      await fixture.db.update(users).set({ state: "blocked" }).where(eq(users.id, blocked.id));
+      const someone = await createTestUser(fixture.db);
 
       const failures = [
         await oauthFailure(password(twoFactor.username, testPassword)),
@@ -228,21 +213,21 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
     });
 
     it("locks the account after repeated failures, even for the right password", async () => {
-      const user = await createTestUser(handle.db);
+      const user = await createTestUser(fixture.db);
       const start = now();
       for (let attempt = 0; attempt < env.SIGN_IN_MAX_ATTEMPTS; attempt++) {
-        await expectOAuthError(token(handle.db, { grant_type: "password", username: user.username, password: `wrong ${attempt}` }, { now: start }), "invalid_grant");
+        await expectOAuthError(token(fixture.db, { grant_type: "password", username: user.username, password: `wrong ${attempt}` }, { now: start }), "invalid_grant");
       }
-      const locked = await oauthFailure(token(handle.db, { grant_type: "password", username: user.username, password: testPassword }, { now: start }));
+      const locked = await oauthFailure(token(fixture.db, { grant_type: "password", username: user.username, password: testPassword }, { now: start }));
       expect(locked.body()).toEqual(invalidGrantBody);
       const afterLock = new Date(start.getTime() + (env.SIGN_IN_LOCK_MINUTES * 60 + 1) * 1000);
-      const body = await token(handle.db, { grant_type: "password", username: user.username, password: testPassword }, { now: afterLock });
+      const body = await token(fixture.db, { grant_type: "password", username: user.username, password: testPassword }, { now: afterLock });
       expect(body.scope).toBe("api");
     });
 
     it("requires username and password", async () => {
-      await expectOAuthError(token(handle.db, { grant_type: "password", password: "x" }), "invalid_request");
-      await expectOAuthError(token(handle.db, { grant_type: "password", username: "x" }), "invalid_request");
+      await expectOAuthError(token(fixture.db, { grant_type: "password", password: "x" }), "invalid_request");
+      await expectOAuthError(token(fixture.db, { grant_type: "password", username: "x" }), "invalid_request");
     });
   });
 
@@ -250,14 +235,14 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
     it("answers GitLab's exact body", async () => {
       const { application, secret } = await registerApplication(fixture);
       const issued = new Date();
-      const user = await createTestUser(handle.db);
-      const { code } = await authorizeCode(handle.db, user, application, { scope: "api read_user" });
+      const user = await createTestUser(fixture.db);
+      const { code } = await authorizeCode(fixture.db, user, application, { scope: "api read_user" });
       const body = await token(
-        handle.db,
+        fixture.db,
         { grant_type: "authorization_code", code, redirect_uri: testRedirectUri, client_id: application.uid, client_secret: secret },
         { now: issued },
       );
-      const info = await getTokenInfo(handle.db, body.access_token, new Date(issued.getTime() + 15_000));
+      const info = await getTokenInfo(fixture.db, body.access_token, new Date(issued.getTime() + 15_000));
       expect(info).toStrictEqual({
         resource_owner_id: user.id,
         scope: ["api", "read_user"],
@@ -275,11 +260,11 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
     it("answers 401 invalid_token with state unauthorized for a missing, unknown, expired or revoked token", async () => {
       const { application, secret } = await registerApplication(fixture);
       const body = await codeTokens(application, secret, "api");
-      await revokeToken(handle.db, formRequest("/oauth/revoke", {}), { token: body.access_token, client_id: application.uid, client_secret: secret }, now());
+      await revokeToken(fixture.db, formRequest("/oauth/revoke", {}), { token: body.access_token, client_id: application.uid, client_secret: secret }, now());
       const fresh = await codeTokens(application, secret, "api");
       const blockedOwner = await codeTokens(application, secret, "api");
-      const info = await getTokenInfo(handle.db, blockedOwner.access_token, now());
-      await handle.db.update(users).set({ state: "blocked" }).where(eq(users.id, info.resource_owner_id));
+      const info = await getTokenInfo(fixture.db, blockedOwner.access_token, now());
+      await fixture.db.update(users).set({ state: "blocked" }).where(eq(users.id, info.resource_owner_id));
       for (const [value, at] of [
         [null, now()],
         ["f".repeat(64), now()],
@@ -287,7 +272,7 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
         [fresh.access_token, new Date(Date.now() + 7201_000)],
         [blockedOwner.access_token, now()],
       ] as const) {
-        const failure = await expectOAuthError(getTokenInfo(handle.db, value, at), "invalid_token", 401);
+        const failure = await expectOAuthError(getTokenInfo(fixture.db, value, at), "invalid_token", 401);
         const response = renderOAuthError(failure);
         expect(await response.json()).toEqual({ error: "invalid_token", error_description: "The access token is invalid", state: "unauthorized" });
         expect(response.headers.get("www-authenticate")).toMatch(/^Bearer realm="[^"]+", error="invalid_token", error_description="The access token is invalid"$/);
@@ -297,7 +282,7 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
   });
 
   describe("revocation (RFC 7009)", () => {
-    const revoke = (params: Record<string, string>) => revokeToken(handle.db, formRequest("/oauth/revoke", params), params, now());
+    const revoke = (params: Record<string, string>) => revokeToken(fixture.db, formRequest("/oauth/revoke", params), params, now());
 
     it("answers success for an unknown token", async () => {
       await expect(revoke({ token: "0".repeat(64) })).resolves.toBeUndefined();
@@ -327,10 +312,10 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
 
     it("revokes a public application's token, and a token issued without a client, without client credentials", async () => {
       const { application } = await registerApplication(fixture, { confidential: false });
-      const user = await createTestUser(handle.db);
+      const user = await createTestUser(fixture.db);
       const verifier = "w".repeat(43);
-      const { code } = await authorizeCode(handle.db, user, application, { code_challenge: verifier, code_challenge_method: "plain" });
-      const body = await token(handle.db, {
+      const { code } = await authorizeCode(fixture.db, user, application, { code_challenge: verifier, code_challenge_method: "plain" });
+      const body = await token(fixture.db, {
         grant_type: "authorization_code",
         code,
         redirect_uri: testRedirectUri,
@@ -341,7 +326,7 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
       expect(await isActive(body.access_token)).toBe(false);
       await expectOAuthError(refresh(application, undefined, body.refresh_token!), "invalid_grant");
 
-      const ropc = await token(handle.db, { grant_type: "password", username: user.username, password: testPassword });
+      const ropc = await token(fixture.db, { grant_type: "password", username: user.username, password: testPassword });
       await revoke({ token: ropc.access_token });
       expect(await isActive(ropc.access_token)).toBe(false);
     });
@@ -353,12 +338,12 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
 
   describe("introspection (RFC 7662)", () => {
     const introspect = (params: Record<string, string>, options: { basic?: [string, string]; bearer?: string } = {}) =>
-      introspectToken(handle.db, formRequest("/oauth/introspect", params, options), params, now());
+      introspectToken(fixture.db, formRequest("/oauth/introspect", params, options), params, now());
 
     it("describes an active token to its own client", async () => {
       const { application, secret } = await registerApplication(fixture);
       const body = await codeTokens(application, secret, "api read_user");
-      const info = await getTokenInfo(handle.db, body.access_token, now());
+      const info = await getTokenInfo(fixture.db, body.access_token, now());
       expect(await introspect({ token: body.access_token }, { basic: [application.uid, secret] })).toEqual({
         active: true,
         scope: "api read_user",
@@ -382,13 +367,13 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
       expect(await introspect({ token: body.access_token }, { basic: [other.application.uid, other.secret] })).toEqual({ active: false });
       expect(await introspect({ token: "0".repeat(64) }, { basic: [application.uid, secret] })).toEqual({ active: false });
       const expired = await introspectToken(
-        handle.db,
+        fixture.db,
         formRequest("/oauth/introspect", { token: body.access_token }, { basic: [application.uid, secret] }),
         { token: body.access_token },
         new Date(Date.now() + 7201_000),
       );
       expect(expired).toEqual({ active: false });
-      await revokeToken(handle.db, formRequest("/oauth/revoke", {}), { token: body.access_token, client_id: application.uid, client_secret: secret }, now());
+      await revokeToken(fixture.db, formRequest("/oauth/revoke", {}), { token: body.access_token, client_id: application.uid, client_secret: secret }, now());
       expect(await introspect({ token: body.access_token }, { basic: [application.uid, secret] })).toEqual({ active: false });
     });
 
@@ -406,21 +391,21 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
     it("needs the openid scope", async () => {
       const { application, secret } = await registerApplication(fixture);
       const body = await codeTokens(application, secret, "api");
-      const refused = await expectOAuthError(getUserInfo(handle.db, body.access_token, now()), "insufficient_scope", 403);
+      const refused = await expectOAuthError(getUserInfo(fixture.db, body.access_token, now()), "insufficient_scope", 403);
       expect(refused.body()).toEqual({
         error: "insufficient_scope",
         error_description: 'Access to this resource requires scope "openid".',
         state: "forbidden",
       });
-      await expectOAuthError(getUserInfo(handle.db, "f".repeat(64), now()), "invalid_token", 401);
+      await expectOAuthError(getUserInfo(fixture.db, "f".repeat(64), now()), "invalid_token", 401);
     });
 
     it("answers the user's claims with sub as a string", async () => {
       const { application, secret } = await registerApplication(fixture);
-      const user = await createTestUser(handle.db);
-      const { code } = await authorizeCode(handle.db, user, application, { scope: "openid email" });
-      const body = await token(handle.db, { grant_type: "authorization_code", code, redirect_uri: testRedirectUri, client_id: application.uid, client_secret: secret });
-      expect(await getUserInfo(handle.db, body.access_token, now())).toMatchObject({
+      const user = await createTestUser(fixture.db);
+      const { code } = await authorizeCode(fixture.db, user, application, { scope: "openid email" });
+      const body = await token(fixture.db, { grant_type: "authorization_code", code, redirect_uri: testRedirectUri, client_id: application.uid, client_secret: secret });
+      expect(await getUserInfo(fixture.db, body.access_token, now())).toMatchObject({
         sub: String(user.id),
         name: user.name,
         nickname: user.username,
@@ -434,20 +419,20 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
     it("resolve to the user with the token's scopes", async () => {
       const { application, secret } = await registerApplication(fixture);
       const body = await codeTokens(application, secret, "read_user openid");
-      const actor = await resolveOAuthAccessToken(handle.db, body.access_token, now());
+      const actor = await resolveOAuthAccessToken(fixture.db, body.access_token, now());
       expect(actor).toMatchObject({ kind: "user" });
       expect(actor?.kind === "user" && [...(actor.scopes ?? [])]).toEqual(["read_user", "openid"]);
-      expect(await resolveOAuthAccessToken(handle.db, "f".repeat(64), now())).toBeUndefined();
+      expect(await resolveOAuthAccessToken(fixture.db, "f".repeat(64), now())).toBeUndefined();
     });
 
     it("answer GitLab's messages for expired and revoked tokens", async () => {
       const { application, secret } = await registerApplication(fixture);
       const body = await codeTokens(application, secret, "api");
-      const expired = resolveOAuthAccessToken(handle.db, body.access_token, new Date(Date.now() + 7201_000));
+      const expired = resolveOAuthAccessToken(fixture.db, body.access_token, new Date(Date.now() + 7201_000));
       await expect(expired).rejects.toBeInstanceOf(InvalidTokenError);
       await expect(expired).rejects.toMatchObject({ description: "Token is expired. You can either do re-authorization or token refresh." });
       await refresh(application, secret, body.refresh_token!);
-      const revoked = resolveOAuthAccessToken(handle.db, body.access_token, now());
+      const revoked = resolveOAuthAccessToken(fixture.db, body.access_token, now());
       await expect(revoked).rejects.toBeInstanceOf(InvalidTokenError);
       await expect(revoked).rejects.toMatchObject({ description: "Token was revoked. You have to re-authorize from the user." });
     });
@@ -457,7 +442,7 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
     it("keeps access and refresh tokens only as digests", async () => {
       const { application, secret } = await registerApplication(fixture);
       const body = await codeTokens(application, secret, "api openid");
-      const rows = await handle.db.select().from(oauthAccessTokens);
+      const rows = await fixture.db.select().from(oauthAccessTokens);
       const stored = JSON.stringify(rows);
       for (const value of [body.access_token, body.refresh_token!]) {
         expect(stored).not.toContain(value);
@@ -467,19 +452,19 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
 
     it("keeps client secrets only as digests, and a renewed secret replaces the old one at once", async () => {
       const { application, secret } = await registerApplication(fixture);
-      const [row] = await handle.db.select().from(oauthApplications).where(eq(oauthApplications.id, application.id));
+      const [row] = await fixture.db.select().from(oauthApplications).where(eq(oauthApplications.id, application.id));
       expect(JSON.stringify(row)).not.toContain(secret);
       expect(JSON.stringify(row)).not.toContain(secret.slice("gloas-".length));
 
-      const renewed = await renewApplicationSecretAsAdmin(userContext(handle.db, fixture.admin), application.id);
+      const renewed = await renewApplicationSecretAsAdmin(userContext(fixture.db, fixture.admin), application.id);
       expect(renewed.secret).not.toBe(secret);
-      const user = await createTestUser(handle.db);
+      const user = await createTestUser(fixture.db);
       await expectOAuthError(
-        token(handle.db, { grant_type: "password", username: user.username, password: testPassword, client_id: application.uid, client_secret: secret }),
+        token(fixture.db, { grant_type: "password", username: user.username, password: testPassword, client_id: application.uid, client_secret: secret }),
         "invalid_client",
         401,
       );
-      const body = await token(handle.db, {
+      const body = await token(fixture.db, {
         grant_type: "password",
         username: user.username,
         password: testPassword,
@@ -487,7 +472,7 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
         client_secret: renewed.secret,
       });
       expect(body.scope).toBe("api");
-      const [after] = await handle.db.select().from(oauthApplications).where(eq(oauthApplications.id, application.id));
+      const [after] = await fixture.db.select().from(oauthApplications).where(eq(oauthApplications.id, application.id));
       expect(JSON.stringify(after)).not.toContain(renewed.secret);
     });
   });

@@ -1,5 +1,6 @@
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import type { Database } from "@/lib/db";
+import type { DatabaseHandle } from "@/lib/db/drivers";
 import type { OAuthApplicationRow, UserRow } from "@/lib/db/schema";
 import { approveAuthorization, checkAuthorizationRequest } from "@/lib/oauth/authorize";
 import { createApplicationAsAdmin, updateApplicationSettings, type ApplicationWithSecret } from "@/lib/oauth/applications";
@@ -22,6 +23,45 @@ export interface OAuthFixture {
 export async function oauthFixture(db: Database): Promise<OAuthFixture> {
   return { db, admin: await createTestUser(db, { isAdmin: true }) };
 }
+
+/**
+ * For a `describe` block: opens a fresh database with `open` before its tests (with an admin to register applications)
+ * and closes it after them. The returned fixture is filled in by `beforeAll`, so read it inside tests, not while the
+ * block is being collected.
+ */
+export function oauthFixtureForSuite(open: () => Promise<DatabaseHandle>): OAuthFixture {
+  let handle: DatabaseHandle | undefined;
+  let fixture: OAuthFixture | undefined;
+  beforeAll(async () => {
+    handle = await open();
+    fixture = await oauthFixture(handle.db);
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+  const opened = (): OAuthFixture => {
+    if (!fixture) throw new Error("the OAuth fixture is only ready inside tests and hooks, after beforeAll");
+    return fixture;
+  };
+  return {
+    get db() {
+      return opened().db;
+    },
+    get admin() {
+      return opened().admin;
+    },
+  };
+}
+
+/**
+ * GitLab's (Doorkeeper's) invalid_grant error body, word for word. Written out here rather than taken from the code
+ * under test, so a test fails if the wire text changes.
+ */
+export const invalidGrantBody = {
+  error: "invalid_grant",
+  error_description:
+    "The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.",
+};
 
 /** An instance application registered by an admin (confidential unless told otherwise). */
 export async function registerApplication(
