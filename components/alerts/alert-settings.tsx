@@ -6,6 +6,7 @@ import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Notice } from "@/components/ui/notice";
+import { TableHead } from "@/components/ui/table-head";
 import { Tabs } from "@/components/ui/tabs";
 import { alertSettingsFormSchema, integrationTypeOptions, type AlertSettingsForm } from "@/lib/alerts/form-schemas";
 import type { ActionResult } from "@/lib/forms/action-result";
@@ -73,14 +74,7 @@ function CurrentIntegrations({
       ) : (
         <table className="table">
           <caption className="visually-hidden">Current integrations</caption>
-          <thead>
-            <tr>
-              <th scope="col">Status</th>
-              <th scope="col">Integration Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Status", "Integration Name", "Type", "Actions"]} />
           <tbody>
             {integrations.map((integration) => (
               <tr key={integration.id}>

@@ -1,10 +1,10 @@
 "use client";
 
-import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { CopyField } from "@/components/ui/copy-field";
 import { DateText } from "@/components/ui/date-text";
 import { Notice } from "@/components/ui/notice";
+import { useRowAction } from "@/components/ui/use-row-action";
 import type { ActionResult } from "@/lib/forms/action-result";
 import { secretShownOnce } from "./application-form";
 
@@ -26,32 +26,22 @@ interface ApplicationListProps {
 
 /** The applications the person registered, with Renew secret and Delete. */
 export function ApplicationList({ applications, renewSecret, remove }: ApplicationListProps) {
-  const router = useRouter();
-  const [failure, setFailure] = useState<string | null>(null);
-  const [pendingId, setPendingId] = useState<number | null>(null);
+  const { pendingId, failure, run } = useRowAction();
   const [renewed, setRenewed] = useState<{ id: number; secret: string } | null>(null);
 
   async function onRenew(application: ApplicationListItem) {
     const question =
       "Are you sure you want to renew this secret? Any applications using the old secret will no longer be able to authenticate.";
     if (!window.confirm(question)) return;
-    setFailure(null);
     setRenewed(null);
-    setPendingId(application.id);
-    const result = await renewSecret(application.id);
-    setPendingId(null);
+    // No refresh: the list shows nothing the new secret changes, and the secret itself is shown only here, once.
+    const result = await run(application.id, renewSecret, { refresh: false });
     if (result.ok) setRenewed({ id: application.id, secret: result.data.secret });
-    else setFailure(result.message);
   }
 
   async function onDelete(application: ApplicationListItem) {
     if (!window.confirm(`Are you sure you want to delete the application ${application.name}? Its tokens stop working at once.`)) return;
-    setFailure(null);
-    setPendingId(application.id);
-    const result = await remove(application.id);
-    setPendingId(null);
-    if (result.ok) router.refresh();
-    else setFailure(result.message);
+    await run(application.id, remove);
   }
 
   if (applications.length === 0) return <p className="empty">You have not registered any applications yet.</p>;

@@ -1,9 +1,10 @@
 "use client";
 
-import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { DateText } from "@/components/ui/date-text";
 import { Notice } from "@/components/ui/notice";
+import { TableHead } from "@/components/ui/table-head";
+import { useRowAction } from "@/components/ui/use-row-action";
 import type { ActionResult } from "@/lib/forms/action-result";
 
 export interface AuthorizedApplicationItem {
@@ -20,39 +21,28 @@ interface AuthorizedApplicationListProps {
 
 /** Applications the person gave access to their account, each with Revoke. */
 export function AuthorizedApplicationList({ applications, revoke }: AuthorizedApplicationListProps) {
-  const router = useRouter();
-  const [flash, setFlash] = useState<{ tone: "success" | "error"; message: string } | null>(null);
-  const [pendingId, setPendingId] = useState<number | null>(null);
+  const { pendingId, failure, run } = useRowAction();
+  const [revoked, setRevoked] = useState(false);
 
   async function onRevoke(application: AuthorizedApplicationItem) {
     if (!window.confirm(`Are you sure you want to revoke access for ${application.name}?`)) return;
-    setFlash(null);
-    setPendingId(application.id);
-    const result = await revoke(application.id);
-    setPendingId(null);
-    if (result.ok) {
-      setFlash({ tone: "success", message: "The application was revoked access." });
-      router.refresh();
-    } else setFlash({ tone: "error", message: result.message });
+    setRevoked(false);
+    const result = await run(application.id, revoke);
+    setRevoked(result.ok);
   }
 
   return (
     <>
-      {flash ? <Notice tone={flash.tone}>{flash.message}</Notice> : null}
+      {failure ? (
+        <Notice tone="error">{failure}</Notice>
+      ) : revoked ? (
+        <Notice tone="success">The application was revoked access.</Notice>
+      ) : null}
       {applications.length === 0 ? (
         <p className="empty">You have not authorized any applications.</p>
       ) : (
         <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Authorized at</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={["Name", "Scopes", "Authorized at"]} actionsColumn />
           <tbody>
             {applications.map((application) => (
               <tr key={application.id}>

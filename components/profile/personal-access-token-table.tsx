@@ -1,9 +1,9 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState } from "react";
 import { DateText } from "@/components/ui/date-text";
 import { Notice } from "@/components/ui/notice";
+import { TableHead } from "@/components/ui/table-head";
+import { useRowAction } from "@/components/ui/use-row-action";
 import type { ActionResult } from "@/lib/forms/action-result";
 
 export interface TokenListItem {
@@ -23,18 +23,11 @@ const statusBadges = {
 };
 
 export function PersonalAccessTokenTable({ tokens, revoke }: { tokens: TokenListItem[]; revoke: (id: number) => Promise<ActionResult> }) {
-  const router = useRouter();
-  const [failure, setFailure] = useState<string | null>(null);
-  const [pendingId, setPendingId] = useState<number | null>(null);
+  const { pendingId, failure, run } = useRowAction();
 
   async function onRevoke(token: TokenListItem) {
     if (!window.confirm(`Revoke the token "${token.name}"? Anything using it stops working at once.`)) return;
-    setFailure(null);
-    setPendingId(token.id);
-    const result = await revoke(token.id);
-    setPendingId(null);
-    if (result.ok) router.refresh();
-    else setFailure(result.message);
+    await run(token.id, revoke);
   }
 
   if (tokens.length === 0) return <p className="empty">You have no personal access tokens yet.</p>;
@@ -42,19 +35,7 @@ export function PersonalAccessTokenTable({ tokens, revoke }: { tokens: TokenList
     <>
       {failure ? <Notice tone="error">{failure}</Notice> : null}
       <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Status</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={["Name", "Scopes", "Created", "Last used", "Expires", "Status"]} actionsColumn />
         <tbody>
           {tokens.map((token) => (
             <tr key={token.id}>

@@ -1,10 +1,10 @@
 "use client";
 
 import Link from "next/link";
-import { useRouter } from "next/navigation";
-import { useState } from "react";
 import { DateText } from "@/components/ui/date-text";
 import { Notice } from "@/components/ui/notice";
+import { TableHead } from "@/components/ui/table-head";
+import { useRowAction } from "@/components/ui/use-row-action";
 import type { ActionResult } from "@/lib/forms/action-result";
 
 export interface MemberListItem {
@@ -23,37 +23,18 @@ interface MemberTableProps {
 }
 
 export function MemberTable({ members, remove, viewerId }: MemberTableProps) {
-  const router = useRouter();
-  const [failure, setFailure] = useState<string | null>(null);
-  const [pendingId, setPendingId] = useState<number | null>(null);
+  const { pendingId, failure, run } = useRowAction();
 
   async function onRemove(member: MemberListItem) {
     if (!remove || !window.confirm(`Remove @${member.username} from the project?`)) return;
-    setFailure(null);
-    setPendingId(member.userId);
-    const result = await remove(member.userId);
-    setPendingId(null);
-    if (result.ok) router.refresh();
-    else setFailure(result.message);
+    await run(member.userId, remove);
   }
 
   return (
     <>
       {failure ? <Notice tone="error">{failure}</Notice> : null}
       <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Username</th>
-            <th scope="col">Role</th>
-            <th scope="col">Member since</th>
-            {remove ? (
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            ) : null}
-          </tr>
-        </thead>
+        <TableHead columns={["Name", "Username", "Role", "Member since"]} actionsColumn={Boolean(remove)} />
         <tbody>
           {members.map((member) => (
             <tr key={member.userId}>

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { DateText } from "@/components/ui/date-text";
+import { TableHead } from "@/components/ui/table-head";
 
 export interface ProjectListItem {
   id: number;
@@ -14,15 +15,7 @@ export interface ProjectListItem {
 export function ProjectTable({ projects, showRole = true }: { projects: ProjectListItem[]; showRole?: boolean }) {
   return (
     <table className="table">
-      <thead>
-        <tr>
-          <th scope="col">Project</th>
-          <th scope="col">Path</th>
-          <th scope="col">Visibility</th>
-          {showRole ? <th scope="col">Your role</th> : null}
-          <th scope="col">Created</th>
-        </tr>
-      </thead>
+      <TableHead columns={["Project", "Path", "Visibility", showRole && "Your role", "Created"]} />
       <tbody>
         {projects.map((project) => (
           <tr key={project.id}>
