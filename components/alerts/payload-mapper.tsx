@@ -4,6 +4,7 @@ import { useId, useMemo, useState } from "react";
 import { Combobox } from "@/components/ui/combobox";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Notice } from "@/components/ui/notice";
+import { TableHead } from "@/components/ui/table-head";
 import { alertFields, type AlertFieldName, type PayloadAttributeMapping } from "@/lib/alerts/fields";
 import { alertSeverityLabels } from "@/lib/alerts/form-schemas";
 import { isPlainObject } from "@/lib/alerts/json-values";
@@ -159,12 +160,7 @@ function MappingTable({ state, onMap }: { state: MapperState; onMap: (field: Ale
   return (
     <table className="table mapping-table">
       <caption className="visually-hidden">Payload alert mapping</caption>
-      <thead>
-        <tr>
-          <th scope="col">GitLab alert key</th>
-          <th scope="col">Payload alert key</th>
-        </tr>
-      </thead>
+      <TableHead columns={["GitLab alert key", "Payload alert key"]} />
       <tbody>
         {alertFields.map((field) => {
           const options = state.fields

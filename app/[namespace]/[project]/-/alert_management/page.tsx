@@ -5,6 +5,7 @@ import { z } from "zod";
 import { AlertStatusSelect } from "@/components/alerts/alert-status-select";
 import { ProjectHeader } from "@/components/projects/project-header";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { TableHead } from "@/components/ui/table-head";
 import { alertSorts, listAlerts } from "@/lib/alerts/alerts";
 import { alertListSortOptions, alertListTabs, alertSeverityLabels, alertStatusLabels } from "@/lib/alerts/form-schemas";
 import { pageRequest } from "@/lib/api/pagination";
@@ -112,16 +113,7 @@ export default async function AlertListPage({
           <caption className="visually-hidden">
             {tab.label} alerts, page {query.page} of {totalPages}
           </caption>
-          <thead>
-            <tr>
-              <th scope="col">Severity</th>
-              <th scope="col">Start time</th>
-              <th scope="col">Alert</th>
-              <th scope="col">Events</th>
-              <th scope="col">Incident</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Severity", "Start time", "Alert", "Events", "Incident", "Status"]} />
           <tbody>
             {items.map(({ alert, issueIid }) => (
               <tr key={alert.id}>

@@ -5,6 +5,7 @@ import { NewIssueForm } from "@/components/issues/issue-forms";
 import { ProjectHeader } from "@/components/projects/project-header";
 import { DateText } from "@/components/ui/date-text";
 import { Pagination } from "@/components/ui/pagination";
+import { TableHead } from "@/components/ui/table-head";
 import { pageRequest } from "@/lib/api/pagination";
 import { sessionContext } from "@/lib/auth/session";
 import { actingUser } from "@/lib/context";
@@ -54,14 +55,7 @@ export default async function IssuesPage({ params, searchParams }: IssuesPagePro
         <p className="empty">No issues to show.</p>
       ) : (
         <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Issue</th>
-              <th scope="col">State</th>
-              <th scope="col">Author</th>
-              <th scope="col">Opened</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Issue", "State", "Author", "Opened"]} />
           <tbody>
             {items.map(({ issue, author }) => (
               <tr key={issue.id}>
