@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DatabaseHandle } from "@/lib/db/drivers";
+import { describe, expect, it } from "vitest";
 import { ConflictError } from "@/lib/errors";
 import { createProject } from "@/lib/projects/projects";
-import { testDatabases } from "@/lib/testing/databases";
+import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { getAlert, updateAlertStatus } from "./alerts";
 import { createIntegration } from "./integrations";
 import { applyPayload } from "./receive";
 
 describe.each(testDatabases())("alert triage on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const handle = databaseForSuite(open);
 
   const now = new Date("2026-03-01T12:00:00Z");
 

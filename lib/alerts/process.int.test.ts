@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
-import type { DatabaseHandle } from "@/lib/db/drivers";
 import { alertIntegrations, alertNotes, alertRateWindows, alerts } from "@/lib/db/schema";
 import { sha256Hex } from "@/lib/crypto";
 import { createProject } from "@/lib/projects/projects";
-import { testDatabases } from "@/lib/testing/databases";
+import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { createIntegration } from "./integrations";
 import { fingerprintOf } from "./fingerprint";
 import { applyPayload, receiveAlert } from "./receive";
 
 describe.each(testDatabases())("alert processing on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const handle = databaseForSuite(open);
 
   async function newIntegration() {
     const owner = await createTestUser(handle.db);

@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DatabaseHandle } from "@/lib/db/drivers";
+import { describe, expect, it } from "vitest";
 import { ForbiddenError, NotFoundError, ValidationError } from "@/lib/errors";
 import { addMember } from "@/lib/projects/members";
 import { createProject } from "@/lib/projects/projects";
-import { testDatabases } from "@/lib/testing/databases";
+import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { createIntegration, updateIntegration } from "./integrations";
 import { getAlertSettingsPage } from "./settings-page";
 import { updateAlertSettings } from "./settings";
 
 describe.each(testDatabases())("alert settings page on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const handle = databaseForSuite(open);
 
   async function projectWithOwner() {
     const owner = await createTestUser(handle.db);

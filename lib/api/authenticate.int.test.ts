@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import type { DatabaseHandle } from "@/lib/db/drivers";
 import { personalAccessTokens, users } from "@/lib/db/schema";
 import { ApiError, ForbiddenError, InvalidTokenError, UnauthorizedError } from "@/lib/errors";
-import { testDatabases } from "@/lib/testing/databases";
+import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { createTestUser } from "@/lib/testing/fixtures";
 import { insertPersonalAccessToken } from "@/lib/users/personal-access-tokens";
 import { authenticateToken, findPresentedToken } from "./authenticate";
@@ -38,13 +37,7 @@ describe("findPresentedToken", () => {
 });
 
 describe.each(testDatabases())("token resolution on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const handle = databaseForSuite(open);
 
   it("anonymous without a token; 401 for a token nobody issued", async () => {
     expect(await authenticateToken(handle.db, null, now)).toEqual({ kind: "anonymous" });

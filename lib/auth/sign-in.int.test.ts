@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import type { DatabaseHandle } from "@/lib/db/drivers";
 import { users, type UserRow } from "@/lib/db/schema";
 import { sha256Hex } from "@/lib/crypto";
 import { env } from "@/lib/env";
-import { testDatabases } from "@/lib/testing/databases";
+import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { createTestUser, testPassword } from "@/lib/testing/fixtures";
 import { verifySignIn } from "./sign-in";
 import { generateTotpSecret, totpCodeAt } from "./totp";
@@ -13,13 +12,7 @@ const now = new Date("2030-06-15T12:00:00Z");
 const later = (ms: number) => new Date(now.getTime() + ms);
 
 describe.each(testDatabases())("sign-in on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const handle = databaseForSuite(open);
 
   const reload = async (user: UserRow) => (await handle.db.select().from(users).where(eq(users.id, user.id)))[0]!;
 

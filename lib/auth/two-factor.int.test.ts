@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import type { DatabaseHandle } from "@/lib/db/drivers";
 import { users, type UserRow } from "@/lib/db/schema";
 import { sha256Hex } from "@/lib/crypto";
 import { UnauthorizedError, ValidationError } from "@/lib/errors";
-import { testDatabases } from "@/lib/testing/databases";
+import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, testPassword, userContext } from "@/lib/testing/fixtures";
 import { verifySignIn } from "./sign-in";
 import { totpCodeAt } from "./totp";
@@ -13,13 +12,7 @@ import { beginTwoFactorEnrollment, confirmTwoFactorEnrollment, disableTwoFactor,
 const now = new Date("2030-06-15T12:00:00Z");
 
 describe.each(testDatabases())("two-factor enrollment on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const handle = databaseForSuite(open);
 
   const reload = async (user: UserRow) => (await handle.db.select().from(users).where(eq(users.id, user.id)))[0]!;
   // Each request sees the user as stored at that moment.

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import type { DatabaseHandle } from "@/lib/db/drivers";
 import { eventActions, events, eventTargetTypes, type EventAction, type EventTargetType, type ProjectVisibility, type UserRow } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { NotFoundError, ParameterError, UnauthorizedError } from "@/lib/errors";
@@ -8,7 +7,7 @@ import { createIssue, updateIssue } from "@/lib/issues/issues";
 import { createNote } from "@/lib/issues/notes";
 import { addMember, updateMember } from "@/lib/projects/members";
 import { createProject } from "@/lib/projects/projects";
-import { testDatabases } from "@/lib/testing/databases";
+import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { parseEventQuery } from "./api";
 import type { FeedEvent } from "./describe";
@@ -76,13 +75,7 @@ describe("Events API parameters", () => {
 });
 
 describe.each(testDatabases())("event lists on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const handle = databaseForSuite(open);
 
   async function projectOf(owner: UserRow, visibility: ProjectVisibility = "private") {
     const view = await createProject(userContext(handle.db, owner), { name: `Events ${uniqueSuffix()}`, visibility });

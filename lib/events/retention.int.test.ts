@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import type { DatabaseHandle } from "@/lib/db/drivers";
 import { events, projectEventCounts } from "@/lib/db/schema";
 import { createProject } from "@/lib/projects/projects";
-import { testDatabases } from "@/lib/testing/databases";
+import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { recordEvent } from "./record";
 import { pruneEventsBefore, pruneExpiredEvents, retentionCutoff } from "./retention";
@@ -11,13 +10,7 @@ import { pruneEventsBefore, pruneExpiredEvents, retentionCutoff } from "./retent
 const day = 24 * 60 * 60 * 1000;
 
 describe.each(testDatabases())("event retention on $name", ({ name, open }) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const handle = databaseForSuite(open);
 
   async function projectWithEvents(ages: number[], now: Date) {
     const owner = await createTestUser(handle.db);

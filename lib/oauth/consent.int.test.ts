@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DatabaseHandle } from "@/lib/db/drivers";
+import { describe, expect, it } from "vitest";
 import { UnauthorizedError } from "@/lib/errors";
-import { testDatabases } from "@/lib/testing/databases";
+import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, userContext } from "@/lib/testing/fixtures";
 import { createApplicationAsAdmin, createOwnApplication } from "./applications";
 import { prepareConsent } from "./authorize";
@@ -9,13 +8,7 @@ import { prepareConsent } from "./authorize";
 const redirectUri = "https://client.example/callback?tenant=1";
 
 describe.each(testDatabases())("consent screen on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const handle = databaseForSuite(open);
 
   async function ownedApplication(confidential = false) {
     const owner = await createTestUser(handle.db);

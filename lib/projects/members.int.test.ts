@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { and, eq, sql } from "drizzle-orm";
-import type { DatabaseHandle } from "@/lib/db/drivers";
 import { events, projectMembers, projects, type UserRow } from "@/lib/db/schema";
 import { ConflictError, ForbiddenError, NotFoundError, ParameterError } from "@/lib/errors";
-import { testDatabases } from "@/lib/testing/databases";
+import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { addMember, getMember, listMembers, removeMember, updateMember } from "./members";
 import { createProject } from "./projects";
@@ -11,13 +10,7 @@ import { createProject } from "./projects";
 const page = { page: 1, perPage: 20, offset: 0 };
 
 describe.each(testDatabases())("project members on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const handle = databaseForSuite(open);
 
   const at = (user: UserRow, when: Date) => ({ ...userContext(handle.db, user), now: when });
 

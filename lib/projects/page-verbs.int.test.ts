@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DatabaseHandle } from "@/lib/db/drivers";
+import { describe, expect, it } from "vitest";
 import { ConflictError, ForbiddenError, NotFoundError } from "@/lib/errors";
-import { testDatabases } from "@/lib/testing/databases";
+import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { addMemberByUsername, listMembers } from "./members";
 import { createProject, listUserProjects } from "./projects";
@@ -9,13 +8,7 @@ import { createProject, listUserProjects } from "./projects";
 const firstPage = { page: 1, perPage: 20, offset: 0 };
 
 describe.each(testDatabases())("verbs behind the project pages on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const handle = databaseForSuite(open);
 
   it("adds a member by username, case-insensitively, and refuses duplicates and unknown names", async () => {
     const owner = await createTestUser(handle.db);

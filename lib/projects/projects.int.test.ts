@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import type { DatabaseHandle } from "@/lib/db/drivers";
 import { events } from "@/lib/db/schema";
 import { NotFoundError, ValidationError } from "@/lib/errors";
-import { testDatabases } from "@/lib/testing/databases";
+import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { createProject, getVisibleProject } from "./projects";
 
 describe.each(testDatabases())("projects on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const handle = databaseForSuite(open);
 
   it("creates a project in the caller's namespace, makes them Owner and records `created` in the same transaction", async () => {
     const owner = await createTestUser(handle.db);

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
+import { afterAll, beforeAll } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/drivers";
 
 export interface TestDatabase {
@@ -16,6 +17,35 @@ export function testDatabases(): TestDatabase[] {
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (serverUrl) databases.push({ name: "postgres", open: () => openFreshPostgres(serverUrl) });
   return databases;
+}
+
+/**
+ * A fresh database for one suite: opened before its tests, closed after them. The handle returned forwards to the
+ * opened one, so tests and hooks use it as they would the real handle.
+ */
+export function databaseForSuite(open: () => Promise<DatabaseHandle>): DatabaseHandle {
+  let opened: DatabaseHandle | undefined;
+  beforeAll(async () => {
+    opened = await open();
+  });
+  afterAll(async () => {
+    await opened?.close();
+  });
+  const current = (): DatabaseHandle => {
+    if (!opened) throw new Error("the suite's database is only open inside tests and hooks, after beforeAll");
+    return opened;
+  };
+  return {
+    get db() {
+      return current().db;
+    },
+    get driver() {
+      return current().driver;
+    },
+    migrate: () => current().migrate(),
+    close: () => current().close(),
+    runExclusive: (key, job) => current().runExclusive(key, job),
+  };
 }
 
 async function openFreshPglite(): Promise<DatabaseHandle> {

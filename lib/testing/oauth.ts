@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect } from "vitest";
+import { beforeAll, expect } from "vitest";
 import type { Database } from "@/lib/db";
 import type { DatabaseHandle } from "@/lib/db/drivers";
 import type { OAuthApplicationRow, UserRow } from "@/lib/db/schema";
@@ -6,6 +6,7 @@ import { approveAuthorization, checkAuthorizationRequest } from "@/lib/oauth/aut
 import { createApplicationAsAdmin, updateApplicationSettings, type ApplicationWithSecret } from "@/lib/oauth/applications";
 import { OAuthError } from "@/lib/oauth/errors";
 import { exchangeToken } from "@/lib/oauth/token";
+import { databaseForSuite } from "./databases";
 import { createTestUser, uniqueSuffix, userContext } from "./fixtures";
 
 export const testRedirectUri = "https://client.example.com/callback";
@@ -30,25 +31,18 @@ export async function oauthFixture(db: Database): Promise<OAuthFixture> {
  * block is being collected.
  */
 export function oauthFixtureForSuite(open: () => Promise<DatabaseHandle>): OAuthFixture {
-  let handle: DatabaseHandle | undefined;
-  let fixture: OAuthFixture | undefined;
+  const handle = databaseForSuite(open);
+  let admin: UserRow | undefined;
   beforeAll(async () => {
-    handle = await open();
-    fixture = await oauthFixture(handle.db);
+    ({ admin } = await oauthFixture(handle.db));
   });
-  afterAll(async () => {
-    await handle?.close();
-  });
-  const opened = (): OAuthFixture => {
-    if (!fixture) throw new Error("the OAuth fixture is only ready inside tests and hooks, after beforeAll");
-    return fixture;
-  };
   return {
     get db() {
-      return opened().db;
+      return handle.db;
     },
     get admin() {
-      return opened().admin;
+      if (!admin) throw new Error("the OAuth fixture is only ready inside tests and hooks, after beforeAll");
+      return admin;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { eq } from "drizzle-orm";
 
 // The configuration is read once, when lib/env is first imported.
@@ -7,11 +7,10 @@ vi.hoisted(() => {
   process.env.INITIAL_ROOT_TOKEN = "bootstrap-root-token-0123456789";
 });
 
-import type { DatabaseHandle } from "@/lib/db/drivers";
 import { namespaces, personalAccessTokens, users } from "@/lib/db/schema";
 import { sha256Hex } from "@/lib/crypto";
 import { verifyPassword } from "@/lib/auth/password";
-import { testDatabases } from "@/lib/testing/databases";
+import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { bootstrapRoot } from "./bootstrap";
 import { insertUser } from "./users";
 
@@ -19,13 +18,7 @@ const now = new Date("2030-06-15T12:00:00Z");
 const rootToken = "bootstrap-root-token-0123456789";
 
 describe.each(testDatabases())("root bootstrap on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const handle = databaseForSuite(open);
 
   const roots = () => handle.db.select().from(users).where(eq(users.username, "root"));
   const tokens = () => handle.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.tokenDigest, sha256Hex(rootToken)));
@@ -65,13 +58,7 @@ describe.each(testDatabases())("root bootstrap on $name", ({ open }) => {
 });
 
 describe.each(testDatabases())("root bootstrap by replicas starting together on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const handle = databaseForSuite(open);
 
   it("ends with one root and one token", async () => {
     // Root exists already (say, from an earlier start), so the replicas race on installing the token.
@@ -85,13 +72,7 @@ describe.each(testDatabases())("root bootstrap by replicas starting together on 
 });
 
 describe.each(testDatabases())("root bootstrap without a configured password on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const handle = databaseForSuite(open);
   afterEach(() => {
     vi.restoreAllMocks();
   });

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import type { DatabaseHandle } from "@/lib/db/drivers";
 import { personalAccessTokens } from "@/lib/db/schema";
 import { sha256Hex } from "@/lib/crypto";
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
-import { testDatabases } from "@/lib/testing/databases";
+import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, userContext } from "@/lib/testing/fixtures";
 import { createContext } from "@/lib/context";
 import {
@@ -21,13 +20,7 @@ const now = new Date("2030-06-15T12:00:00Z");
 const page = { page: 1, perPage: 20, offset: 0 };
 
 describe.each(testDatabases())("personal access tokens on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const handle = databaseForSuite(open);
 
   it("stores only the SHA-256 digest, never the token", async () => {
     const user = await createTestUser(handle.db);

@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import type { DatabaseHandle } from "@/lib/db/drivers";
 import { namespaces, users } from "@/lib/db/schema";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "@/lib/errors";
-import { testDatabases } from "@/lib/testing/databases";
+import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, testPassword, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { verifyPassword } from "@/lib/auth/password";
 import { createUserAsAdmin, findUserByLogin, getUserByIdOrUsername, insertUser, listUsers } from "./users";
 
 describe.each(testDatabases())("users on $name", ({ open }) => {
-  let handle: DatabaseHandle;
-  beforeAll(async () => {
-    handle = await open();
-  });
-  afterAll(async () => {
-    await handle.close();
-  });
+  const handle = databaseForSuite(open);
 
   it("creates the user with a hashed password, a lower-case email and a namespace of the same path", async () => {
     const username = `Mixed_${uniqueSuffix()}`;
