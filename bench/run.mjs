@@ -621,8 +621,11 @@ console.log(
     `peers: node-oidc-provider${peers.alertmanager ? ", Prometheus Alertmanager" : " (Alertmanager not installed: no receiver peer)"} · ` +
     `whole run ${((performance.now() - benchStartedAt) / 60_000).toFixed(1)} min`,
 );
-mkdirSync(path.join(root, "bench", "results"), { recursive: true });
-writeFileSync(path.join(root, "bench", "results", quick ? "quick.md" : "latest.md"), `${report}\n`);
+// A run of some scenarios (`--only`) is only printed: the files hold whole runs.
+if (!onlyParts) {
+  mkdirSync(path.join(root, "bench", "results"), { recursive: true });
+  writeFileSync(path.join(root, "bench", "results", quick ? "quick.md" : "latest.md"), `${report}\n`);
+}
 
 await db.end();
 await cleanUp();
