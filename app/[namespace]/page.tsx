@@ -9,9 +9,7 @@ import { Pagination } from "@/components/ui/pagination";
 import { pageRequest } from "@/lib/api/pagination";
 import { sessionContext } from "@/lib/auth/session";
 import { NotFoundError } from "@/lib/errors";
-import { accessLevelNames } from "@/lib/projects/access";
 import { listUserProjects } from "@/lib/projects/projects";
-import { projectFullPath } from "@/lib/projects/serialize";
 
 interface UserPageProps {
   params: Promise<{ namespace: string }>;
@@ -54,17 +52,7 @@ export default async function UserPage({ params, searchParams }: UserPageProps) 
         {items.length === 0 ? (
           <p className="empty">No projects to show.</p>
         ) : (
-          <ProjectTable
-            projects={items.map((view) => ({
-              id: view.project.id,
-              name: view.project.name,
-              fullPath: projectFullPath(view),
-              visibility: view.project.visibility,
-              description: view.project.description,
-              role: view.accessLevel === null ? null : (accessLevelNames[view.accessLevel] ?? null),
-              createdAt: view.project.createdAt,
-            }))}
-          />
+          <ProjectTable projects={items} />
         )}
         <Pagination basePath={`/${user.username}`} page={pageNumber} perPage={20} total={total} />
       </section>

@@ -4,9 +4,7 @@ import { ProjectTable } from "@/components/projects/project-table";
 import { Pagination } from "@/components/ui/pagination";
 import { pageRequest } from "@/lib/api/pagination";
 import { requireSessionContext } from "@/lib/auth/session";
-import { accessLevelNames } from "@/lib/projects/access";
 import { listProjects } from "@/lib/projects/projects";
-import { projectFullPath } from "@/lib/projects/serialize";
 
 export const metadata: Metadata = { title: "Projects" };
 
@@ -31,17 +29,7 @@ export default async function ProjectsPage({ searchParams }: { searchParams: Pro
           You are not a member of any project yet. <Link href="/projects/new">Create one</Link>.
         </p>
       ) : (
-        <ProjectTable
-          projects={items.map((view) => ({
-            id: view.project.id,
-            name: view.project.name,
-            fullPath: projectFullPath(view),
-            visibility: view.project.visibility,
-            description: view.project.description,
-            role: view.accessLevel === null ? null : (accessLevelNames[view.accessLevel] ?? null),
-            createdAt: view.project.createdAt,
-          }))}
-        />
+        <ProjectTable projects={items} />
       )}
       <Pagination basePath="/projects" page={page.page} perPage={page.perPage} total={total} />
     </>

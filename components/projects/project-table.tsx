@@ -1,40 +1,37 @@
 import Link from "next/link";
 import { DateText } from "@/components/ui/date-text";
 import { TableHead } from "@/components/ui/table-head";
+import { accessLevelNames } from "@/lib/projects/access";
+import type { ProjectView } from "@/lib/projects/projects";
+import { projectFullPath } from "@/lib/projects/serialize";
 
-export interface ProjectListItem {
-  id: number;
-  name: string;
-  fullPath: string;
-  visibility: string;
-  description: string | null;
-  role: string | null;
-  createdAt: Date;
-}
-
-export function ProjectTable({ projects, showRole = true }: { projects: ProjectListItem[]; showRole?: boolean }) {
+/** A list of projects with the viewer's role in each. */
+export function ProjectTable({ projects }: { projects: ProjectView[] }) {
   return (
     <table className="table">
-      <TableHead columns={["Project", "Path", "Visibility", showRole && "Your role", "Created"]} />
+      <TableHead columns={["Project", "Path", "Visibility", "Your role", "Created"]} />
       <tbody>
-        {projects.map((project) => (
-          <tr key={project.id}>
-            <td>
-              <Link href={`/${project.fullPath}`}>{project.name}</Link>
-              {project.description ? <div className="muted">{project.description}</div> : null}
-            </td>
-            <td>
-              <code>{project.fullPath}</code>
-            </td>
-            <td>
-              <span className="badge">{project.visibility}</span>
-            </td>
-            {showRole ? <td>{project.role ?? "—"}</td> : null}
-            <td>
-              <DateText value={project.createdAt} />
-            </td>
-          </tr>
-        ))}
+        {projects.map((view) => {
+          const fullPath = projectFullPath(view);
+          return (
+            <tr key={view.project.id}>
+              <td>
+                <Link href={`/${fullPath}`}>{view.project.name}</Link>
+                {view.project.description ? <div className="muted">{view.project.description}</div> : null}
+              </td>
+              <td>
+                <code>{fullPath}</code>
+              </td>
+              <td>
+                <span className="badge">{view.project.visibility}</span>
+              </td>
+              <td>{view.accessLevel === null ? "—" : (accessLevelNames[view.accessLevel] ?? "—")}</td>
+              <td>
+                <DateText value={view.project.createdAt} />
+              </td>
+            </tr>
+          );
+        })}
       </tbody>
     </table>
   );
