@@ -3,6 +3,7 @@
 import { useId, useMemo, useState } from "react";
 import { Combobox } from "@/components/ui/combobox";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { DetailsList } from "@/components/ui/details-list";
 import { Notice } from "@/components/ui/notice";
 import { TableHead } from "@/components/ui/table-head";
 import { alertFields, type AlertFieldName, type PayloadAttributeMapping } from "@/lib/alerts/fields";
@@ -212,14 +213,7 @@ function AlertPreview({ sample, mapping }: { sample: string; mapping: PayloadAtt
   return (
     <section aria-labelledby={headingId} className="card preview">
       <h3 id={headingId}>Alert preview</h3>
-      <dl className="details" aria-labelledby={headingId}>
-        {rows.map(([term, value]) => (
-          <div key={term} className="details-row">
-            <dt>{term}</dt>
-            <dd>{value}</dd>
-          </div>
-        ))}
-      </dl>
+      <DetailsList rows={rows} labelledBy={headingId} />
     </section>
   );
 }

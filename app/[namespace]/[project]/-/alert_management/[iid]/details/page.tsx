@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { Fragment, type ReactNode } from "react";
 import { AlertStatusSelect } from "@/components/alerts/alert-status-select";
 import { ProjectHeader } from "@/components/projects/project-header";
+import { DetailsList } from "@/components/ui/details-list";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { getAlert, type AlertDetails } from "@/lib/alerts/alerts";
 import { alertSeverityLabels, alertStatusLabels } from "@/lib/alerts/form-schemas";
@@ -74,14 +75,7 @@ export default async function AlertDetailsPage({ params }: { params: Promise<{ n
       {alert.description ? <p>{alert.description}</p> : null}
       <section aria-labelledby="alert-overview-heading" className="section">
         <h3 id="alert-overview-heading">Alert details</h3>
-        <dl className="details" aria-labelledby="alert-overview-heading">
-          {overview.map(([term, value]) => (
-            <div key={term} className="details-row">
-              <dt>{term}</dt>
-              <dd>{value}</dd>
-            </div>
-          ))}
-        </dl>
+        <DetailsList rows={overview} labelledBy="alert-overview-heading" />
       </section>
       <section aria-labelledby="alert-payload-heading" className="section">
         <h3 id="alert-payload-heading">Full payload</h3>
