@@ -1,6 +1,7 @@
 import "server-only";
 import { and, asc, count, desc, eq, ilike, inArray, or, sql, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
+import { pageWithTotal } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { containsPattern } from "@/lib/db/like";
 import { accessLevels, alertNotes, alerts, issues, users, type AlertNoteRow, type AlertRow } from "@/lib/db/schema";
@@ -47,18 +48,18 @@ export async function listAlerts(
     );
   }
   const where = and(...conditions);
-  const [items, [totals]] = await Promise.all([
+  const { items, total } = await pageWithTotal(
+    page,
     ctx.db
       .select({ alert: alerts, issueIid: issues.iid })
       .from(alerts)
       .leftJoin(issues, eq(issues.id, alerts.issueId))
       .where(where)
       .orderBy(...orderings[filters.sort ?? "started_at_desc"])
-      .limit(page.perPage)
-      .offset(page.offset),
+      .$dynamic(),
     ctx.db.select({ total: count() }).from(alerts).where(where),
-  ]);
-  return { view, items, total: totals?.total ?? 0 };
+  );
+  return { view, items, total };
 }
 
 /** An alert with the #iid of its incident, if it has one. */

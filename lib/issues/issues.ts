@@ -1,7 +1,7 @@
 import "server-only";
 import { and, count, desc, eq, or, sql, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import type { Executor } from "@/lib/db";
+import { pageWithTotal, type Executor } from "@/lib/db";
 import { nextInternalId } from "@/lib/db/internal-ids";
 import { accessLevels, issues, users, type IssueRow, type UserRow } from "@/lib/db/schema";
 import { NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
@@ -103,18 +103,18 @@ export async function listIssues(
   const conditions: SQL[] = [eq(issues.projectId, view.project.id), issueReadableBy(ctx, view)];
   if (filters.state && filters.state !== "all") conditions.push(eq(issues.state, filters.state));
   const where = and(...conditions);
-  const [rows, [totals]] = await Promise.all([
+  const { items, total } = await pageWithTotal(
+    page,
     ctx.db
       .select({ issue: issues, author: users })
       .from(issues)
       .innerJoin(users, eq(users.id, issues.authorId))
       .where(where)
       .orderBy(desc(issues.createdAt), desc(issues.id))
-      .limit(page.perPage)
-      .offset(page.offset),
+      .$dynamic(),
     ctx.db.select({ total: count() }).from(issues).where(where),
-  ]);
-  return { view, items: rows.map((row) => ({ view, ...row })), total: totals?.total ?? 0 };
+  );
+  return { view, items: items.map((row) => ({ view, ...row })), total };
 }
 
 export interface IssueChanges {

@@ -1,6 +1,7 @@
 import "server-only";
 import { and, asc, count, eq } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
+import { pageWithTotal } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { accessLevels, projectMembers, users, type ProjectMemberRow, type UserRow } from "@/lib/db/schema";
 import { ConflictError, ForbiddenError, NotFoundError, ParameterError, UnauthorizedError } from "@/lib/errors";
@@ -35,18 +36,18 @@ export async function listMembers(
 ): Promise<{ view: ProjectView; items: MemberView[]; total: number }> {
   const view = await getVisibleProject(ctx, projectReference);
   const where = eq(projectMembers.projectId, view.project.id);
-  const [items, [totals]] = await Promise.all([
+  const { items, total } = await pageWithTotal(
+    page,
     ctx.db
       .select({ user: users, member: projectMembers })
       .from(projectMembers)
       .innerJoin(users, eq(users.id, projectMembers.userId))
       .where(where)
       .orderBy(asc(projectMembers.createdAt), asc(projectMembers.userId))
-      .limit(page.perPage)
-      .offset(page.offset),
+      .$dynamic(),
     ctx.db.select({ total: count() }).from(projectMembers).where(where),
-  ]);
-  return { view, items, total: totals?.total ?? 0 };
+  );
+  return { view, items, total };
 }
 
 export async function getMember(ctx: Ctx, projectReference: string, userId: number): Promise<MemberView> {

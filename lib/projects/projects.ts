@@ -1,6 +1,7 @@
 import "server-only";
 import { and, asc, count, desc, eq, ilike, or, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
+import { pageWithTotal } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { containsPattern } from "@/lib/db/like";
 import {
@@ -111,16 +112,25 @@ export function projectNamed(
   )!;
 }
 
+/** Projects matching `where`, each with its namespace and the caller's access level (dynamic: add order and paging). */
+function projectViews(ctx: Ctx, where: SQL | undefined) {
+  return ctx.db
+    .select({ project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewerOf(ctx.actor)) })
+    .from(projects)
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(where)
+    .$dynamic();
+}
+
+function countedProjects(ctx: Ctx, where: SQL | undefined) {
+  return ctx.db.select({ total: count() }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(where);
+}
+
 /** The project if the caller may see it; otherwise 404, so private projects are indistinguishable from missing ones. */
 export async function getVisibleProject(ctx: Ctx, reference: string): Promise<ProjectView> {
   const named = parseProjectReference(reference);
   if (!named) throw new NotFoundError("Project");
-  const viewer = viewerOf(ctx.actor);
-  const [row] = await ctx.db
-    .select({ project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewer) })
-    .from(projects)
-    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-    .where(and(projectNamed(named), projectVisibleTo(viewer)));
+  const [row] = await projectViews(ctx, and(projectNamed(named), projectVisibleTo(viewerOf(ctx.actor))));
   if (!row) throw new NotFoundError("Project");
   return row;
 }
@@ -171,22 +181,7 @@ export async function listProjects(
   const direction = filters.sort === "asc" ? asc : desc;
   const orderColumn = orderColumns[filters.orderBy ?? "created_at"];
 
-  const [items, [totals]] = await Promise.all([
-    ctx.db
-      .select({ project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewer) })
-      .from(projects)
-      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-      .where(where)
-      .orderBy(direction(orderColumn), direction(projects.id))
-      .limit(page.perPage)
-      .offset(page.offset),
-    ctx.db
-      .select({ total: count() })
-      .from(projects)
-      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-      .where(where),
-  ]);
-  return { items, total: totals?.total ?? 0 };
+  return pageWithTotal(page, projectViews(ctx, where).orderBy(direction(orderColumn), direction(projects.id)), countedProjects(ctx, where));
 }
 
 /** A user page (`/:username`): the user and those of their projects the caller can see, newest first. */
@@ -198,16 +193,10 @@ export async function listUserProjects(
   const user = await getUserByUsername(ctx, username);
   const viewer = viewerOf(ctx.actor);
   const where = and(eq(namespaces.ownerId, user.id), projectVisibleTo(viewer));
-  const [items, [totals]] = await Promise.all([
-    ctx.db
-      .select({ project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewer) })
-      .from(projects)
-      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-      .where(where)
-      .orderBy(desc(projects.createdAt), desc(projects.id))
-      .limit(page.perPage)
-      .offset(page.offset),
-    ctx.db.select({ total: count() }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(where),
-  ]);
-  return { user, items, total: totals?.total ?? 0 };
+  const { items, total } = await pageWithTotal(
+    page,
+    projectViews(ctx, where).orderBy(desc(projects.createdAt), desc(projects.id)),
+    countedProjects(ctx, where),
+  );
+  return { user, items, total };
 }

@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, ilike, sql, type SQL } from "drizzle-orm";
 import type { PageRequest } from "@/lib/api/pagination";
 import type { Ctx } from "@/lib/context";
 import { generateSecret, sha256Hex } from "@/lib/crypto";
-import { preparedQuery, type Database, type Executor } from "@/lib/db";
+import { pageWithTotal, preparedQuery, type Database, type Executor } from "@/lib/db";
 import { personalAccessTokens, users, type PersonalAccessTokenRow, type UserRow } from "@/lib/db/schema";
 import { NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { containsPattern } from "@/lib/db/like";
@@ -171,17 +171,11 @@ export async function listPersonalAccessTokens(
   if (filters.state === "inactive") conditions.push(sql`not ${active}`);
   if (filters.search) conditions.push(ilike(personalAccessTokens.name, containsPattern(filters.search)));
   const where = conditions.length > 0 ? and(...conditions) : undefined;
-  const [items, [totals]] = await Promise.all([
-    ctx.db
-      .select()
-      .from(personalAccessTokens)
-      .where(where)
-      .orderBy(asc(personalAccessTokens.id))
-      .limit(page.perPage)
-      .offset(page.offset),
+  return pageWithTotal(
+    page,
+    ctx.db.select().from(personalAccessTokens).where(where).orderBy(asc(personalAccessTokens.id)).$dynamic(),
     ctx.db.select({ total: count() }).from(personalAccessTokens).where(where),
-  ]);
-  return { items, total: totals?.total ?? 0 };
+  );
 }
 
 /** A token its owner or an admin may see; anything else is indistinguishable from a missing token. */

@@ -6,7 +6,7 @@ import type { Ctx } from "@/lib/context";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { containsPattern } from "@/lib/db/like";
 import { namespaces, users, type UserRow } from "@/lib/db/schema";
-import type { Executor } from "@/lib/db";
+import { pageWithTotal, type Executor } from "@/lib/db";
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { emailProblem, usernameProblem } from "./username-rules";
 
@@ -134,11 +134,11 @@ export async function listUsers(
     conditions.push(or(ilike(users.username, pattern), ilike(users.name, pattern), ilike(users.email, pattern))!);
   }
   const where = conditions.length > 0 ? sql.join(conditions, sql` and `) : undefined;
-  const [items, [totals]] = await Promise.all([
-    ctx.db.select().from(users).where(where).orderBy(asc(users.id)).limit(page.perPage).offset(page.offset),
+  return pageWithTotal(
+    page,
+    ctx.db.select().from(users).where(where).orderBy(asc(users.id)).$dynamic(),
     ctx.db.select({ total: count() }).from(users).where(where),
-  ]);
-  return { items, total: totals?.total ?? 0 };
+  );
 }
 
 /** Whether `viewer` may see the private fields (email, admin flag, 2FA) of `user`. */
