@@ -1,18 +1,16 @@
 /**
- * The header row of a `.table`. A `false` column is left out, for columns only some viewers see. `actionsColumn`
- * adds a last column for the rows' buttons, named only for screen readers: the buttons say what they do.
+ * The header row of a `.table`. `actionsColumn` adds a last column for the rows' buttons, named only for screen
+ * readers: the buttons say what they do.
  */
-export function TableHead({ columns, actionsColumn = false }: { columns: (string | false)[]; actionsColumn?: boolean }) {
+export function TableHead({ columns, actionsColumn = false }: { columns: string[]; actionsColumn?: boolean }) {
   return (
     <thead>
       <tr>
-        {columns.map((column) =>
-          column === false ? null : (
-            <th key={column} scope="col">
-              {column}
-            </th>
-          ),
-        )}
+        {columns.map((column) => (
+          <th key={column} scope="col">
+            {column}
+          </th>
+        ))}
         {actionsColumn ? (
           <th scope="col">
             <span className="visually-hidden">Actions</span>

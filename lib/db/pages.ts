@@ -11,5 +11,5 @@ export async function pageWithTotal<Rows extends PgSelect>(
   counted: PromiseLike<{ total: number }[]>,
 ): Promise<{ items: Awaited<Rows>; total: number }> {
   const [items, [totals]] = await Promise.all([rows.limit(page.perPage).offset(page.offset), counted]);
-  return { items: items as Awaited<Rows>, total: totals?.total ?? 0 };
+  return { items, total: totals?.total ?? 0 };
 }
