@@ -148,15 +148,18 @@ function descendantsOf(pid) {
     .flatMap((child) => [child, ...descendantsOf(child)]);
 }
 
-/** Resident memory of the server: the processes npm started, less its shell, in MiB. */
+// The server's processes: what npm started, less its shell. Listed once, now that it is ready, because the sampler
+// below runs during the measurements and spawning `ps` there would take CPU from the server.
+const serverPids = descendantsOf(server.child.pid).filter((pid) => readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "sh");
+
+/** Resident memory of the server, in MiB. */
 function serverRssMiB() {
   let kib = 0;
-  for (const pid of descendantsOf(server.child.pid)) {
+  for (const pid of serverPids) {
     try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "sh") continue;
       kib += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
     } catch {
-      // The process ended between listing and reading.
+      // The process has ended.
     }
   }
   return kib / 1024;
