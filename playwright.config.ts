@@ -78,9 +78,10 @@ const config: PlaywrightTestConfig = {
     use: { baseURL: `http://localhost:${target.port}`, launchOptions },
   })),
   webServer: targets.map((target) => ({
-    // A keep-alive longer than the test client's, so the server never closes a connection the client is reusing.
-    // The server's output goes to a file that tests read (no secret may ever appear in it) and people debug with.
-    command: `mkdir -p .e2e-data && ${target.prepare ?? ""}npx next start -p ${target.port} --keepAliveTimeout 70000 >> ${serverLogFile(target.name, runId)} 2>&1`,
+    // The production server, as `npm start` runs it, with a keep-alive longer than the test client's, so the server
+    // never closes a connection the client is reusing. Its output goes to a file that tests read (no secret may ever
+    // appear in it) and people debug with.
+    command: `mkdir -p .e2e-data && ${target.prepare ?? ""}npm start -- -p ${target.port} --keepAliveTimeout 70000 >> ${serverLogFile(target.name, runId)} 2>&1`,
     url: `http://localhost:${target.port}/-/readiness`,
     reuseExistingServer: false,
     timeout: 120_000,

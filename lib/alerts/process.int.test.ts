@@ -7,7 +7,7 @@ import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { createIntegration } from "./integrations";
 import { fingerprintOf } from "./fingerprint";
-import { applyPayload, receiveAlert } from "./receive";
+import { applyPayload, receiveAlert, receiverRequestOf } from "./receive";
 
 describe.each(testDatabases())("alert processing on $name", ({ open }) => {
   const handle = databaseForSuite(open);
@@ -170,11 +170,13 @@ describe.each(testDatabases())("alert processing on $name", ({ open }) => {
       receiveAlert(
         handle.db,
         target,
-        new Request("http://localhost/", {
-          method: "POST",
-          headers: { Authorization: "Bearer rate-limit-test-key" },
-          body: JSON.stringify({ title: "Load", fingerprint: "load" }),
-        }),
+        receiverRequestOf(
+          new Request("http://localhost/", {
+            method: "POST",
+            headers: { Authorization: "Bearer rate-limit-test-key" },
+            body: JSON.stringify({ title: "Load", fingerprint: "load" }),
+          }),
+        ),
         new Date(at),
       );
     const windows = async () =>

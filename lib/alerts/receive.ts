@@ -48,8 +48,22 @@ export function presentedKey(authorization: string | null): string | null {
   return separator >= 0 && separator < decoded.length - 1 ? decoded.slice(separator + 1) : null;
 }
 
-/** Reads the body up to the limit; null when it is larger (the receiver then answers 413 before anything else). */
-export async function readLimitedBody(request: Request): Promise<string | null> {
+/**
+ * What the receiver reads of an HTTP request, whichever server took it: the framework's route handlers (a web
+ * `Request`) or the production server's front door (a Node.js request).
+ */
+export interface ReceiverRequest {
+  authorization: string | null;
+  /** The body as text, or null when it is larger than `maxPayloadBytes` (it is then read no further). */
+  readBody(): Promise<string | null>;
+}
+
+/** A web `Request` as the receiver reads it. */
+export function receiverRequestOf(request: Request): ReceiverRequest {
+  return { authorization: request.headers.get("authorization"), readBody: () => readLimitedBody(request) };
+}
+
+async function readLimitedBody(request: Request): Promise<string | null> {
   if (Number(request.headers.get("content-length") ?? "0") > maxPayloadBytes) return null;
   if (!request.body) return "";
   const reader = request.body.getReader();
@@ -176,8 +190,8 @@ async function checkRateLimit(db: Database, integration: ReceivingIntegration, n
  * (403; 401 for an Alertmanager body), key (401, constant time), rate limit (429), then the alerts. Every 2xx answer
  * is sent after the alerts are committed.
  */
-export async function receiveAlert(db: Database, target: ReceiverTarget, request: Request, now: Date): Promise<ReceiverAnswer> {
-  const text = await readLimitedBody(request);
+export async function receiveAlert(db: Database, target: ReceiverTarget, request: ReceiverRequest, now: Date): Promise<ReceiverAnswer> {
+  const text = await request.readBody();
   if (text === null) return { status: 413, body: { message: `The payload is larger than ${maxPayloadBytes} bytes.` } };
   const parsed = parsePayload(text);
   if (!parsed.ok) return parsed.answer;
@@ -187,7 +201,7 @@ export async function receiveAlert(db: Database, target: ReceiverTarget, request
   const found = await findIntegration(db, target);
   if (!found || !found.integration.active) return alertmanager ? unauthorized : forbidden;
   const { integration, settings } = found;
-  const key = presentedKey(request.headers.get("authorization"));
+  const key = presentedKey(request.authorization);
   if (!key || !constantTimeEqual(sha256Hex(key), integration.tokenDigest)) return unauthorized;
   const limited = await checkRateLimit(db, integration, now);
   if (limited) return limited;

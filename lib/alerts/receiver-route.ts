@@ -1,8 +1,8 @@
 import "server-only";
-import { getDatabase } from "@/lib/db";
+import { getDatabase, type Database } from "@/lib/db";
 import { logger } from "@/lib/log";
 import { observeRequest } from "@/lib/metrics";
-import { receiveAlert, type ReceiverEndpoint } from "./receive";
+import { receiveAlert, receiverRequestOf, type ReceiverAnswer, type ReceiverEndpoint, type ReceiverRequest } from "./receive";
 
 const endpointIdentifierPattern = /^[A-Za-z0-9-]+$/;
 /** nginx's status for a request its client abandoned; only metrics ever see it. */
@@ -24,26 +24,49 @@ export function parseReceiverPath(tail: string[]): ReceiverEndpoint | null {
   return null;
 }
 
-/** The POST handler behind every receiver URL. */
-export async function handleReceiverRequest(request: Request, namespace: string, project: string, tail: string[]): Promise<Response> {
+/** A receiver request as either server hands it over: the URL's parts, and the request itself. */
+export interface ReceiverCall {
+  namespace: string;
+  project: string;
+  /** The path after `/:namespace/:project/`, in segments. */
+  tail: string[];
+  request: ReceiverRequest;
+  /** Whether the sender has hung up. */
+  aborted(): boolean;
+}
+
+/** The answer to a POST on a receiver URL, whichever server received it; counted in the metrics. */
+export async function answerReceiverCall(db: Database, call: ReceiverCall): Promise<ReceiverAnswer> {
   const startedAt = performance.now();
-  const endpoint = parseReceiverPath(tail);
+  const endpoint = parseReceiverPath(call.tail);
   const answer = endpoint
-    ? await receiveAlert(await getDatabase(), { projectPath: `${namespace}/${project}`, endpoint }, request, new Date()).catch(
-        (error: unknown) => {
+    ? await receiveAlert(db, { projectPath: `${call.namespace}/${call.project}`, endpoint }, call.request, new Date()).catch(
+        (error: unknown): ReceiverAnswer => {
           // A sender that hangs up mid-body is not our failure: nothing was stored and nobody reads the answer.
-          if (request.signal.aborted) {
+          if (call.aborted()) {
             logger.info("alert sender closed the connection before its payload arrived");
-            return { status: clientClosedRequest, body: {}, headers: undefined };
+            return { status: clientClosedRequest, body: {} };
           }
           logger.error({ err: error }, "alert receiver failed");
-          return { status: 500, body: { message: "500 Internal Server Error" }, headers: undefined };
+          return { status: 500, body: { message: "500 Internal Server Error" } };
         },
       )
-    : { status: 404, body: { message: "404 Not Found" }, headers: undefined };
+    : { status: 404, body: { message: "404 Not Found" } };
   observeRequest("POST", "/:namespace/:project/alerts/notify", answer.status, startedAt);
-  return new Response(JSON.stringify(answer.body), {
-    status: answer.status,
-    headers: { "Content-Type": "application/json", "Cache-Control": "no-store", ...answer.headers },
+  return answer;
+}
+
+/** The headers of every receiver answer, besides those the answer adds. */
+export const receiverAnswerHeaders = { "Content-Type": "application/json", "Cache-Control": "no-store" };
+
+/** The route handlers' POST behind every receiver URL, when the framework routes the request (`next dev`, `next start`). */
+export async function handleReceiverRequest(request: Request, namespace: string, project: string, tail: string[]): Promise<Response> {
+  const answer = await answerReceiverCall(await getDatabase(), {
+    namespace,
+    project,
+    tail,
+    request: receiverRequestOf(request),
+    aborted: () => request.signal.aborted,
   });
+  return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { ...receiverAnswerHeaders, ...answer.headers } });
 }

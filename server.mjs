@@ -1,0 +1,62 @@
+// The production server (`npm start`): Next.js answers every request, as under `next start`, except POSTs to the
+// alert receiver's URLs. Those the receiver's front door (lib/alerts/receiver-front-door.ts) takes before the
+// framework routes them: its routing costs more CPU than receiving the alert itself, and monitoring tools send
+// alerts in storms. The front door answers exactly as the route handlers do; they still serve `next dev`.
+//
+//   node server.mjs [-p <port>] [-H <hostname>] [--keepAliveTimeout <ms>]     (the options of `next start`)
+import { createServer } from "node:http";
+import { parseArgs } from "node:util";
+
+function parseOptions() {
+  try {
+    return parseArgs({
+      options: {
+        port: { type: "string", short: "p" },
+        hostname: { type: "string", short: "H" },
+        keepAliveTimeout: { type: "string" },
+      },
+    }).values;
+  } catch (error) {
+    console.error(`${error.message}\nUsage: node server.mjs [-p <port>] [-H <hostname>] [--keepAliveTimeout <ms>]`);
+    process.exit(2);
+  }
+}
+const options = parseOptions();
+const port = Number(options.port ?? process.env.PORT ?? 3000);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`Invalid port: ${options.port ?? process.env.PORT}`);
+  process.exit(2);
+}
+process.env.NODE_ENV ??= "production";
+
+// Imported after NODE_ENV is set: Next.js reads it as it loads.
+const [{ default: next }, { securityHeaders }] = await Promise.all([import("next"), import("./next.config.mjs")]);
+const app = next({ dev: false, hostname: options.hostname ?? "localhost", port });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+// The framework starts the application (instrumentation.ts) as the first request comes in, and that leaves the front
+// door here (see installFrontDoor); until then its route handlers answer the receiver's URLs.
+const frontDoorKey = Symbol.for("gitlab-compatible.front-door");
+
+const server = createServer((request, response) => {
+  // The headers next.config.mjs gives every response; the framework sets them again on what it answers.
+  for (const { key, value } of securityHeaders) response.setHeader(key, value);
+  if (!globalThis[frontDoorKey]?.(request, response)) void handle(request, response);
+});
+if (options.keepAliveTimeout) {
+  const keepAliveTimeout = Number(options.keepAliveTimeout);
+  if (!Number.isInteger(keepAliveTimeout) || keepAliveTimeout < 0) {
+    console.error(`Invalid keep-alive timeout: ${options.keepAliveTimeout}`);
+    process.exit(2);
+  }
+  server.keepAliveTimeout = keepAliveTimeout;
+}
+server.listen(port, options.hostname, () => console.log(`Listening on http://${options.hostname ?? "localhost"}:${port}`));
+
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.once(signal, () => {
+    server.close();
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  });
+}
