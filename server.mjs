@@ -33,7 +33,12 @@ process.env.NODE_ENV ??= "production";
 const [{ default: next }, { securityHeaders }] = await Promise.all([import("next"), import("./next.config.mjs")]);
 const app = next({ dev: false, hostname: options.hostname ?? "localhost", port });
 const handle = app.getRequestHandler();
-await app.prepare();
+// Next.js keeps the process alive after an uncaught error; a server that cannot start must stop.
+const stop = (error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+};
+await app.prepare().catch(stop);
 
 // The framework starts the application (instrumentation.ts) as the first request comes in, and that leaves the front
 // door here (see installFrontDoor); until then its route handlers answer the receiver's URLs.
@@ -52,6 +57,7 @@ if (options.keepAliveTimeout) {
   }
   server.keepAliveTimeout = keepAliveTimeout;
 }
+server.on("error", stop);
 server.listen(port, options.hostname, () => console.log(`Listening on http://${options.hostname ?? "localhost"}:${port}`));
 
 for (const signal of ["SIGINT", "SIGTERM"]) {
