@@ -45,9 +45,8 @@ await app.prepare().catch(stop);
 const frontDoorKey = Symbol.for("gitlab-compatible.front-door");
 
 const server = createServer((request, response) => {
-  // The headers next.config.mjs gives every response; the framework sets them again on what it answers.
-  for (const { key, value } of securityHeaders) response.setHeader(key, value);
-  if (!globalThis[frontDoorKey]?.(request, response)) void handle(request, response);
+  // The framework adds next.config.mjs's headers to what it answers; the front door is given them to add.
+  if (!globalThis[frontDoorKey]?.(request, response, securityHeaders)) void handle(request, response);
 });
 if (options.keepAliveTimeout) {
   const keepAliveTimeout = Number(options.keepAliveTimeout);

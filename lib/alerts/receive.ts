@@ -63,8 +63,13 @@ export function receiverRequestOf(request: Request): ReceiverRequest {
   return { authorization: request.headers.get("authorization"), readBody: () => readLimitedBody(request) };
 }
 
+/** Whether a request's Content-Length already says its body is over the limit: it is then answered 413 unread. */
+export function declaresOversizedBody(contentLength: string | null | undefined): boolean {
+  return Number(contentLength ?? "0") > maxPayloadBytes;
+}
+
 async function readLimitedBody(request: Request): Promise<string | null> {
-  if (Number(request.headers.get("content-length") ?? "0") > maxPayloadBytes) return null;
+  if (declaresOversizedBody(request.headers.get("content-length"))) return null;
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -10,7 +10,7 @@ import { createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixture
 import { createIntegration, maxPayloadBytes } from "./integrations";
 import { receiverRequestOf } from "./receive";
 import { receiverFrontDoor } from "./receiver-front-door";
-import { answerReceiverCall } from "./receiver-route";
+import { answerReceiverCall, receiverTargetOf } from "./receiver-route";
 
 /** What the test server answers for a request the front door leaves to the framework. */
 const leftToFramework = 599;
@@ -36,7 +36,7 @@ describe.each(testDatabases())("the receiver's front door on $name", ({ open }) 
 
     const frontDoor = receiverFrontDoor(async () => handle.db);
     server = createServer((request, response) => {
-      if (frontDoor(request, response)) return;
+      if (frontDoor(request, response, [{ key: "X-Frame-Options", value: "DENY" }])) return;
       response.writeHead(leftToFramework).end();
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -51,7 +51,11 @@ describe.each(testDatabases())("the receiver's front door on $name", ({ open }) 
   async function throughRouteHandlers(path: string, body: string, headers: Record<string, string> = { Authorization: `Bearer ${key}` }) {
     const [, namespace, project, ...tail] = path.split("?")[0]!.split("/");
     const request = new Request(`http://localhost${path}`, { method: "POST", headers, body });
-    return answerReceiverCall(handle.db, { namespace: namespace!, project: project!, tail, request: receiverRequestOf(request), aborted: () => false });
+    return answerReceiverCall(async () => handle.db, {
+      target: receiverTargetOf(namespace!, project!, tail),
+      request: receiverRequestOf(request),
+      aborted: () => false,
+    });
   }
 
   it("records an alert and answers as the route handlers do, with the receiver's headers", async () => {
@@ -62,6 +66,7 @@ describe.each(testDatabases())("the receiver's front door on $name", ({ open }) 
     expect(response.headers.get("content-type")).toBe("application/json");
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(response.headers.get("connection")).toBe("keep-alive");
+    expect(response.headers.get("x-frame-options")).toBe("DENY");
 
     expect(await throughRouteHandlers(integrationPath, payload)).toEqual({ status: 200, body: [{ iid: 1, title: "Front door" }] });
     const rows = await handle.db.select({ iid: alerts.iid, eventCount: alerts.eventCount }).from(alerts).where(eq(alerts.projectId, projectId));

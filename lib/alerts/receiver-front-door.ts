@@ -1,17 +1,23 @@
 import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Database } from "@/lib/db";
-import { logger } from "@/lib/log";
 import { usernameProblem } from "@/lib/users/username-rules";
 import { maxPayloadBytes } from "./integrations";
-import { answerReceiverCall, parseReceiverPath, receiverAnswerHeaders } from "./receiver-route";
-import type { ReceiverAnswer, ReceiverRequest } from "./receive";
+import { answerReceiverCall, receiverAnswerHeaders, receiverTargetOf } from "./receiver-route";
+import { declaresOversizedBody, type ReceiverRequest } from "./receive";
+
+/** A header every answer of the server carries (next.config.mjs `headers()`), in the framework's shape. */
+export interface CommonHeader {
+  key: string;
+  value: string;
+}
 
 /**
- * Takes a request off the production server before the framework routes it, and answers it: true when it did. Only
- * requests the framework would give the receiver's route handlers are taken, and they get the same answers.
+ * Takes a request off the production server before the framework routes it, and answers it with the server's common
+ * headers: true when it did. Only requests the framework would give the receiver's route handlers are taken, and
+ * they get the same answers.
  */
-export type FrontDoor = (request: IncomingMessage, response: ServerResponse) => boolean;
+export type FrontDoor = (request: IncomingMessage, response: ServerResponse, commonHeaders: readonly CommonHeader[]) => boolean;
 
 /**
  * Where the production server (server.mjs) finds the front door. The server cannot import the application's modules
@@ -33,28 +39,24 @@ const plainSegment = /^[A-Za-z0-9_.-]+$/;
  * leaves to the framework.
  */
 export function receiverFrontDoor(database: () => Promise<Database>): FrontDoor {
-  return (request, response) => {
+  return (request, response, commonHeaders) => {
     if (request.method !== "POST" || !request.url) return false;
     const queryStart = request.url.indexOf("?");
     const [empty, namespace, project, ...tail] = (queryStart < 0 ? request.url : request.url.slice(0, queryStart)).split("/");
     if (empty !== "" || !namespace || !project || ![namespace, project, ...tail].every((segment) => plainSegment.test(segment))) return false;
     // Reserved names are the framework's own top-level routes (`/api`, `/oauth`, …), never a namespace.
-    if (usernameProblem(namespace) || !parseReceiverPath(tail)) return false;
+    const target = usernameProblem(namespace) ? null : receiverTargetOf(namespace, project, tail);
+    if (!target) return false;
 
-    const call = { namespace, project, tail, request: nodeReceiverRequest(request), aborted: () => request.readableAborted };
-    void database()
-      .then((db) => answerReceiverCall(db, call))
-      .catch((error: unknown): ReceiverAnswer => {
-        logger.error({ err: error }, "alert receiver failed");
-        return { status: 500, body: { message: "500 Internal Server Error" } };
-      })
-      .then((answer) => {
-        const body = JSON.stringify(answer.body);
-        // A body left unread (it was too large) is not drained over a connection the sender may reuse.
-        const close = request.readableEnded ? {} : { Connection: "close" };
-        response.writeHead(answer.status, { ...receiverAnswerHeaders, ...answer.headers, ...close, "Content-Length": Buffer.byteLength(body) });
-        response.end(body);
-      });
+    const call = { target, request: nodeReceiverRequest(request), aborted: () => request.readableAborted };
+    void answerReceiverCall(database, call).then((answer) => {
+      const body = JSON.stringify(answer.body);
+      for (const { key, value } of commonHeaders) response.setHeader(key, value);
+      // A body left unread (it was too large) is not drained over a connection the sender may reuse.
+      const close = request.readableEnded ? {} : { Connection: "close" };
+      response.writeHead(answer.status, { ...receiverAnswerHeaders, ...answer.headers, ...close, "Content-Length": Buffer.byteLength(body) });
+      response.end(body);
+    });
     return true;
   };
 }
@@ -64,7 +66,7 @@ function nodeReceiverRequest(request: IncomingMessage): ReceiverRequest {
   return {
     authorization: request.headers.authorization ?? null,
     readBody: () => {
-      if (Number(request.headers["content-length"] ?? "0") > maxPayloadBytes) return Promise.resolve(null);
+      if (declaresOversizedBody(request.headers["content-length"])) return Promise.resolve(null);
       return new Promise((resolve, reject) => {
         const chunks: Buffer[] = [];
         let size = 0;

@@ -2,7 +2,7 @@ import "server-only";
 import { getDatabase, type Database } from "@/lib/db";
 import { logger } from "@/lib/log";
 import { observeRequest } from "@/lib/metrics";
-import { receiveAlert, receiverRequestOf, type ReceiverAnswer, type ReceiverEndpoint, type ReceiverRequest } from "./receive";
+import { receiveAlert, receiverRequestOf, type ReceiverAnswer, type ReceiverEndpoint, type ReceiverRequest, type ReceiverTarget } from "./receive";
 
 const endpointIdentifierPattern = /^[A-Za-z0-9-]+$/;
 /** nginx's status for a request its client abandoned; only metrics ever see it. */
@@ -24,24 +24,26 @@ export function parseReceiverPath(tail: string[]): ReceiverEndpoint | null {
   return null;
 }
 
-/** A receiver request as either server hands it over: the URL's parts, and the request itself. */
+/** A receiver request as either server hands it over. */
 export interface ReceiverCall {
-  namespace: string;
-  project: string;
-  /** The path after `/:namespace/:project/`, in segments. */
-  tail: string[];
+  /** The integration the URL names (`parseReceiverPath`), or null for a path under the receiver's that names none. */
+  target: ReceiverTarget | null;
   request: ReceiverRequest;
   /** Whether the sender has hung up. */
   aborted(): boolean;
 }
 
-/** The answer to a POST on a receiver URL, whichever server received it; counted in the metrics. */
-export async function answerReceiverCall(db: Database, call: ReceiverCall): Promise<ReceiverAnswer> {
+/**
+ * The answer to a POST on a receiver URL, whichever server received it; counted in the metrics. It never rejects:
+ * a failure, opening the database included, is a 500 answer.
+ */
+export async function answerReceiverCall(database: () => Promise<Database>, call: ReceiverCall): Promise<ReceiverAnswer> {
   const startedAt = performance.now();
-  const endpoint = parseReceiverPath(call.tail);
-  const answer = endpoint
-    ? await receiveAlert(db, { projectPath: `${call.namespace}/${call.project}`, endpoint }, call.request, new Date()).catch(
-        (error: unknown): ReceiverAnswer => {
+  const { target } = call;
+  const answer = target
+    ? await database()
+        .then((db) => receiveAlert(db, target, call.request, new Date()))
+        .catch((error: unknown): ReceiverAnswer => {
           // A sender that hangs up mid-body is not our failure: nothing was stored and nobody reads the answer.
           if (call.aborted()) {
             logger.info("alert sender closed the connection before its payload arrived");
@@ -49,11 +51,16 @@ export async function answerReceiverCall(db: Database, call: ReceiverCall): Prom
           }
           logger.error({ err: error }, "alert receiver failed");
           return { status: 500, body: { message: "500 Internal Server Error" } };
-        },
-      )
+        })
     : { status: 404, body: { message: "404 Not Found" } };
   observeRequest("POST", "/:namespace/:project/alerts/notify", answer.status, startedAt);
   return answer;
+}
+
+/** The integration a receiver URL names: its project, and the path after `/:namespace/:project/` in segments. */
+export function receiverTargetOf(namespace: string, project: string, tail: string[]): ReceiverTarget | null {
+  const endpoint = parseReceiverPath(tail);
+  return endpoint ? { projectPath: `${namespace}/${project}`, endpoint } : null;
 }
 
 /** The headers of every receiver answer, besides those the answer adds. */
@@ -61,10 +68,8 @@ export const receiverAnswerHeaders = { "Content-Type": "application/json", "Cach
 
 /** The route handlers' POST behind every receiver URL, when the framework routes the request (`next dev`, `next start`). */
 export async function handleReceiverRequest(request: Request, namespace: string, project: string, tail: string[]): Promise<Response> {
-  const answer = await answerReceiverCall(await getDatabase(), {
-    namespace,
-    project,
-    tail,
+  const answer = await answerReceiverCall(getDatabase, {
+    target: receiverTargetOf(namespace, project, tail),
     request: receiverRequestOf(request),
     aborted: () => request.signal.aborted,
   });
