@@ -25,7 +25,8 @@ export const securityHeaders = [
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   poweredByHeader: false,
-  serverExternalPackages: ["@electric-sql/pglite", "@node-rs/argon2", "pino", "prom-client"],
+  // rate-limiter-flexible loads drizzle-orm with a computed import() that a bundle cannot resolve.
+  serverExternalPackages: ["@electric-sql/pglite", "@node-rs/argon2", "nodemailer", "pino", "prom-client", "rate-limiter-flexible"],
   async headers() {
     return [{ source: "/:path*", headers: securityHeaders }];
   },

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { defineConfig, type PlaywrightTestConfig } from "@playwright/test";
-import { rootPassword, rootToken, serverLogFile } from "./e2e/support/constants";
+import { e2eDatabaseUrl, rootPassword, rootToken, serverLogFile, tightThrottles } from "./e2e/support/constants";
 
 /**
  * E2E runs against the production build (`next build` happens in `npm run test:e2e` first) on fresh databases:
@@ -27,29 +27,65 @@ const serverEnv = {
   LOG_LEVEL: "info",
 };
 
+/**
+ * The suites drive each server from one address with a few tokens, far above what the throttles allow a person; these
+ * servers count every request all the same, with room for the whole run.
+ */
+const roomyThrottles = {
+  THROTTLE_FAILED_SIGN_INS_PER_IP: "1000",
+  THROTTLE_PROTECTED_PATHS_PER_IP: "100000",
+  THROTTLE_MAILS_PER_RECIPIENT: "1000",
+  THROTTLE_DEVICE_CODE_ATTEMPTS: "1000",
+  THROTTLE_OAUTH_TOKEN_PER_CLIENT: "100000",
+  THROTTLE_UNAUTHENTICATED_API_PER_IP: "100000",
+  THROTTLE_AUTHENTICATED_API_PER_USER: "100000",
+};
+
+/** The throttle specs get a server of their own, with small limits (`tightThrottles`). */
+const throttleSpecs = /security\/throttles\.spec\.ts$/;
+
 interface Target {
   name: string;
   port: number;
   env: Record<string, string>;
   prepare?: string;
+  /** Runs only these specs (default: all but the throttle specs). */
+  testMatch?: RegExp;
 }
 
 // Several checkouts on one machine can run their suites side by side on different port bases.
 const portBase = Number(process.env.E2E_PORT_BASE ?? 3210);
 
-const targets: Target[] = [{ name: "pglite", port: portBase, env: { DATA_DIR: `.e2e-data/pglite-${runId}` } }];
-const postgresServerUrl = process.env.TEST_DATABASE_URL;
-if (postgresServerUrl) {
-  const url = new URL(postgresServerUrl);
-  url.pathname = `/e2e_${runId}`;
+/** A fresh PostgreSQL database of the run, created before its server starts. */
+function postgresDatabase(name: string): { url: string; prepare: string } | null {
+  const url = e2eDatabaseUrl(name, runId);
+  return url ? { url, prepare: `node e2e/support/create-database.mjs "${url}" && ` } : null;
+}
+
+const targets: Target[] = [{ name: "pglite", port: portBase, env: { ...roomyThrottles, DATA_DIR: `.e2e-data/pglite-${runId}` } }];
+const postgres = postgresDatabase("e2e");
+if (postgres) {
   targets.push({
     name: "postgres",
     port: portBase + 1,
     // Its own data directory too: git repositories live there, named by project id, which a fresh database reuses.
-    env: { DATABASE_URL: url.toString(), DATA_DIR: `.e2e-data/postgres-${runId}` },
-    prepare: `node e2e/support/create-database.mjs "${url.toString()}" && `,
+    env: { ...roomyThrottles, DATABASE_URL: postgres.url, DATA_DIR: `.e2e-data/postgres-${runId}` },
+    prepare: postgres.prepare,
   });
 }
+// On PostgreSQL when there is one: there the counters live in the database, as replicas share them.
+const throttledPostgres = postgresDatabase("e2e_throttles");
+targets.push({
+  name: "throttles",
+  port: portBase + 2,
+  env: {
+    ...tightThrottles,
+    DATA_DIR: `.e2e-data/throttles-${runId}`,
+    ...(throttledPostgres ? { DATABASE_URL: throttledPostgres.url } : {}),
+  },
+  prepare: throttledPostgres?.prepare,
+  testMatch: throttleSpecs,
+});
 
 const launchOptions = {
   executablePath: chromiumPath,
@@ -76,6 +112,7 @@ const config: PlaywrightTestConfig = {
   projects: targets.map((target) => ({
     name: target.name,
     use: { baseURL: `http://localhost:${target.port}`, launchOptions },
+    ...(target.testMatch ? { testMatch: target.testMatch } : { testIgnore: throttleSpecs }),
   })),
   webServer: targets.map((target) => ({
     // The production server, as `npm start` runs it, with a keep-alive longer than the test client's, so the server

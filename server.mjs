@@ -44,7 +44,12 @@ await app.prepare().catch(stop);
 // door here (see installFrontDoor); until then its route handlers answer the receiver's URLs.
 const frontDoorKey = Symbol.for("gitlab-compatible.front-door");
 
+// Rate limits count per client address; the application reads the socket's peer from this header (see
+// lib/http/client-address.ts, which owns the name), so whatever a client sent under it is replaced.
+const peerAddressHeader = "x-peer-address";
+
 const server = createServer((request, response) => {
+  request.headers[peerAddressHeader] = request.socket.remoteAddress ?? "";
   // The framework adds next.config.mjs's headers to what it answers; the front door is given them to add.
   if (!globalThis[frontDoorKey]?.(request, response, securityHeaders)) void handle(request, response);
 });

@@ -4,6 +4,7 @@ import { SignOutButton } from "@/components/auth/sign-out-button";
 export interface HeaderUser {
   username: string;
   name: string;
+  isAdmin: boolean;
 }
 
 export function SiteHeader({ user, signUpEnabled }: { user: HeaderUser | null; signUpEnabled: boolean }) {
@@ -24,6 +25,11 @@ export function SiteHeader({ user, signUpEnabled }: { user: HeaderUser | null; s
             <li>
               <Link href="/dashboard/activity">Activity</Link>
             </li>
+            {user.isAdmin ? (
+              <li>
+                <Link href="/admin/users">Admin</Link>
+              </li>
+            ) : null}
             <li>
               <Link href="/profile" title={`Signed in as @${user.username}`}>
                 Profile <span className="muted">@{user.username}</span>

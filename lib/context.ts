@@ -9,6 +9,8 @@ export type Actor =
       user: UserRow;
       /** Scopes of the token the request came with; null for a browser session, which has the user's full rights. */
       scopes: ReadonlySet<string> | null;
+      /** The personal access token the request came with, if it came with one (not an OAuth token or a session). */
+      personalAccessTokenId?: number;
     }
   | { kind: "system"; job: string };
 

@@ -1,4 +1,5 @@
 import "server-only";
+import { BlockList, isIP } from "node:net";
 import { z } from "zod";
 
 const booleanFlag = z
@@ -28,16 +29,87 @@ const envSchema = z.object({
   INITIAL_ROOT_TOKEN: z.string().min(20, "must be at least 20 characters").optional(),
   SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   SIGNUP_ENABLED: booleanFlag.default(true),
+  /**
+   * GitLab's `email_confirmation_setting`. `soft` by default, as GitLab: people can use a new account at once (for
+   * three days after the link was sent) while `email_verified` stays false until they prove they own the address.
+   */
+  EMAIL_CONFIRMATION: z.enum(["off", "soft", "hard"]).default("soft"),
+  /**
+   * Where mail goes, in nodemailer's URL form (`smtps://user:password@host:465`). Unset: messages are written to the
+   * log instead, so an instance without a mail server still works (its operator reads the links there).
+   */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^/]/, "must be an smtp:// or smtps:// URL")
+    .optional(),
+  /** The sender of every message; defaults to `gitlab@<host of EXTERNAL_URL>`, GitLab's own default sender form. */
+  MAIL_FROM: z.string().trim().min(3).optional(),
   SIGN_IN_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(10),
   SIGN_IN_LOCK_MINUTES: z.coerce.number().int().min(1).default(10),
+  /**
+   * Addresses of the reverse proxies in front of the service (comma-separated IPs or CIDR ranges). A request from one
+   * of them is attributed to the address its `X-Forwarded-For` names; any other request to the address it came from.
+   * The default trusts loopback and private networks, as Rails (and so GitLab) does, where proxies usually live;
+   * `none` trusts no proxy.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default("127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7")
+    .transform((value, context) => parseAddressRanges(value, context)),
+  // Rate limits, GitLab's (Rack::Attack) with GitLab's numbers: a number of requests per period in seconds; 0 turns one off.
+  /** Failed sign-ins (web form or password grant) per client address: GitLab's protected-paths limit. */
+  THROTTLE_FAILED_SIGN_INS_PER_IP: z.coerce.number().int().min(0).default(10),
+  THROTTLE_FAILED_SIGN_INS_PERIOD_SECONDS: z.coerce.number().int().min(1).default(60),
+  /** Sign-ups, password reset requests and confirmation resends per client address: GitLab's protected paths. */
+  THROTTLE_PROTECTED_PATHS_PER_IP: z.coerce.number().int().min(0).default(10),
+  THROTTLE_PROTECTED_PATHS_PERIOD_SECONDS: z.coerce.number().int().min(1).default(60),
+  /** Messages mailed to one address (confirmation and reset links), so nobody can flood someone's inbox through us. */
+  THROTTLE_MAILS_PER_RECIPIENT: z.coerce.number().int().min(0).default(5),
+  THROTTLE_MAILS_PER_RECIPIENT_PERIOD_SECONDS: z.coerce.number().int().min(1).default(3600),
+  /** Wrong device-flow user codes per signed-in user and per client address (RFC 8628 §5.1: codes are short). */
+  THROTTLE_DEVICE_CODE_ATTEMPTS: z.coerce.number().int().min(0).default(10),
+  THROTTLE_DEVICE_CODE_PERIOD_SECONDS: z.coerce.number().int().min(1).default(60),
+  /** Requests to `/oauth/token` per client (per address for requests that name none). */
+  THROTTLE_OAUTH_TOKEN_PER_CLIENT: z.coerce.number().int().min(0).default(600),
+  THROTTLE_OAUTH_TOKEN_PERIOD_SECONDS: z.coerce.number().int().min(1).default(60),
+  /** API requests without valid credentials per client address (GitLab: 3600 per hour). */
+  THROTTLE_UNAUTHENTICATED_API_PER_IP: z.coerce.number().int().min(0).default(3600),
+  THROTTLE_UNAUTHENTICATED_API_PERIOD_SECONDS: z.coerce.number().int().min(1).default(3600),
+  /** API requests per authenticated user (GitLab: 7200 per hour). */
+  THROTTLE_AUTHENTICATED_API_PER_USER: z.coerce.number().int().min(0).default(7200),
+  THROTTLE_AUTHENTICATED_API_PERIOD_SECONDS: z.coerce.number().int().min(1).default(3600),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Where the bare git repositories live (one `<project id>.git` each); defaults to `${DATA_DIR}/repositories`. */
   REPOSITORIES_DIR: z.string().min(1).optional(),
+  /**
+   * GitLab's "Maximum push size", in MiB: larger pushes are refused (413) as they stream in, and git is told the same
+   * limit. 2048 because GitHub refuses pushes over 2 GiB, so any repository that can be pushed there can be pushed
+   * here, first push of its whole history included, while one push can no longer fill the disk unnoticed. (GitLab
+   * leaves it unlimited by default.)
+   */
+  GIT_MAX_PUSH_SIZE_MB: z.coerce.number().int().min(1).max(1024 * 1024).default(2048),
   EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).default(730),
   EVENTS_PRUNE_INTERVAL_MINUTES: z.coerce.number().int().min(0).default(60),
 });
 
-export type Env = Omit<z.infer<typeof envSchema>, "REPOSITORIES_DIR"> & { REPOSITORIES_DIR: string };
+/** A list of addresses and CIDR ranges as a `BlockList` to test addresses against; an invalid entry is a setting error. */
+function parseAddressRanges(value: string, context: z.RefinementCtx): BlockList {
+  const ranges = new BlockList();
+  if (value.trim() === "none") return ranges;
+  for (const entry of value.split(",").map((item) => item.trim()).filter((item) => item !== "")) {
+    const [address, prefix] = entry.split("/") as [string, string | undefined];
+    const family = isIP(address);
+    const bits = prefix === undefined ? (family === 6 ? 128 : 32) : Number(prefix);
+    if (family === 0 || !Number.isInteger(bits) || bits < 0 || bits > (family === 6 ? 128 : 32)) {
+      context.addIssue({ code: "custom", message: `"${entry}" is not an IP address or CIDR range` });
+      continue;
+    }
+    ranges.addSubnet(address, bits, family === 6 ? "ipv6" : "ipv4");
+  }
+  return ranges;
+}
+
+export type Env = Omit<z.infer<typeof envSchema>, "REPOSITORIES_DIR" | "MAIL_FROM"> & { REPOSITORIES_DIR: string; MAIL_FROM: string };
 
 function loadEnv(): Env {
   // Empty strings count as unset, so `FOO=` in a shell or compose file falls back to the default.
@@ -49,7 +121,11 @@ function loadEnv(): Env {
   }
   // next-auth reads its own variable; derive it from the one URL operators configure.
   process.env.NEXTAUTH_URL ??= parsed.data.EXTERNAL_URL;
-  return { ...parsed.data, REPOSITORIES_DIR: parsed.data.REPOSITORIES_DIR ?? `${parsed.data.DATA_DIR.replace(/\/+$/, "")}/repositories` };
+  return {
+    ...parsed.data,
+    REPOSITORIES_DIR: parsed.data.REPOSITORIES_DIR ?? `${parsed.data.DATA_DIR.replace(/\/+$/, "")}/repositories`,
+    MAIL_FROM: parsed.data.MAIL_FROM ?? `gitlab@${new URL(parsed.data.EXTERNAL_URL).hostname}`,
+  };
 }
 
 /**

@@ -59,11 +59,19 @@ export class ForbiddenError extends ApiError {
   }
 }
 
-/** 404 `{"message":"404 <Thing> Not Found"}`. */
+/** 403 `{"message":"<text>"}`: a refusal GitLab words itself (its `render_api_error!(message, 403)`), without the prefix. */
+export class RefusedError extends ApiError {
+  readonly status = 403;
+  body() {
+    return { message: this.message };
+  }
+}
+
+/** 404 `{"message":"404 <Thing> Not Found"}`, or `{"message":"404 Not Found"}` where GitLab names no thing. */
 export class NotFoundError extends ApiError {
   readonly status = 404;
-  constructor(readonly thing: string) {
-    super(`404 ${thing} Not Found`);
+  constructor(readonly thing?: string) {
+    super(thing ? `404 ${thing} Not Found` : "404 Not Found");
   }
   body() {
     return { message: this.message };
@@ -78,6 +86,17 @@ export class RouteNotFoundError extends ApiError {
   }
   body() {
     return { error: this.message };
+  }
+}
+
+/** 405 `{"message":"405 Method Not Allowed"}`: GitLab's `not_allowed!`, an action this kind of credential cannot take. */
+export class MethodNotAllowedError extends ApiError {
+  readonly status = 405;
+  constructor() {
+    super("405 Method Not Allowed");
+  }
+  body() {
+    return { message: this.message };
   }
 }
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { getDatabaseHandle } from "@/lib/db";
 import { env } from "@/lib/env";
-import { scheduleEventPruning } from "@/lib/events/retention";
+import { scheduleHousekeeping } from "@/lib/housekeeping";
 import { logger } from "@/lib/log";
 import { bootstrapRoot } from "@/lib/users/bootstrap";
 
@@ -23,5 +23,5 @@ async function prepare(): Promise<void> {
     "database ready",
   );
   console.log(`Sign in at ${env.EXTERNAL_URL}/users/sign_in`);
-  scheduleEventPruning();
+  scheduleHousekeeping();
 }

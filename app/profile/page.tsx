@@ -1,8 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { SignOutEverywhere } from "@/components/profile/sign-out-everywhere";
 import { DateText } from "@/components/ui/date-text";
 import { requireSessionContext } from "@/lib/auth/session";
 import { currentUser } from "@/lib/users/users";
+import { signOutEverywhereAction } from "./actions";
 
 export const metadata: Metadata = { title: "Profile" };
 
@@ -25,7 +27,10 @@ export default async function ProfilePage() {
           <dt>Username</dt>
           <dd>{user.username}</dd>
           <dt>Email</dt>
-          <dd>{user.email}</dd>
+          <dd>
+            {user.email}{" "}
+            {user.confirmedAt ? <span className="badge badge-success">Confirmed</span> : <span className="badge badge-warning">Not confirmed</span>}
+          </dd>
           <dt>Name</dt>
           <dd>{user.name}</dd>
           <dt>Member since</dt>
@@ -42,6 +47,9 @@ export default async function ProfilePage() {
         <h2 id="settings-heading">Settings</h2>
         <ul>
           <li>
+            <Link href="/profile/password/edit">Password</Link>
+          </li>
+          <li>
             <Link href="/profile/two_factor_auth">Two-factor authentication</Link>
           </li>
           <li>
@@ -51,6 +59,11 @@ export default async function ProfilePage() {
             <Link href="/profile/applications">Applications</Link>
           </li>
         </ul>
+      </section>
+      <section aria-labelledby="sessions-heading">
+        <h2 id="sessions-heading">Sessions</h2>
+        <p>Signed in somewhere you no longer use, or on a computer you do not trust? End every browser session of your account.</p>
+        <SignOutEverywhere signOutEverywhere={signOutEverywhereAction} />
       </section>
     </>
   );

@@ -23,7 +23,8 @@ export interface IntegrationItem {
   type: "http" | "prometheus";
   active: boolean;
   url: string;
-  token: string;
+  /** Null where the caller's credential may not see keys (never for a browser session). */
+  token: string | null;
   payload_example: string;
   payload_attribute_mapping: PayloadAttributeMapping;
 }
@@ -212,7 +213,7 @@ function CredentialsTab({
     <div className="stack">
       <p className="muted">Use the webhook URL and authorization key to send alerts to this integration.</p>
       <CopyField label="Webhook URL" value={integration.url} />
-      <CopyField label="Authorization key" value={integration.token} />
+      {integration.token !== null ? <CopyField label="Authorization key" value={integration.token} /> : null}
       {message ? <Notice tone={message.tone}>{message.text}</Notice> : null}
       <div className="form-actions">
         <button type="button" className="button button-danger" disabled={pending} onClick={() => setConfirming(true)}>

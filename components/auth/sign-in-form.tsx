@@ -2,21 +2,29 @@
 
 import { zodResolver } from "@hookform/resolvers/zod";
 import { signIn } from "next-auth/react";
-import { useState } from "react";
+import Link from "next/link";
+import { useState, type ReactNode } from "react";
 import { useForm } from "react-hook-form";
 import { Notice } from "@/components/ui/notice";
 import { TextField } from "@/components/ui/text-field";
 import { otpFormSchema, signInFormSchema, type OtpForm, type SignInForm as SignInValues } from "@/lib/auth/form-schemas";
 
 /** How each refusal of the credentials provider (lib/auth/sign-in.ts) reads to the person signing in. */
-const failureMessages: Record<string, string> = {
+const failureMessages: Record<string, ReactNode> = {
   invalid_credentials: "Invalid login or password.",
   locked: "Your account is locked. Try again later.",
   blocked: "Your account has been blocked.",
+  unconfirmed: (
+    <>
+      You have to confirm your email address before continuing.{" "}
+      <Link href="/users/confirmation/new">Resend the confirmation email</Link>
+    </>
+  ),
   otp_invalid: "Invalid two-factor code.",
+  throttled: "Too many failed sign-in attempts from your network. Wait a minute and try again.",
 };
 
-function failureMessage(reason: string): string {
+function failureMessage(reason: string): ReactNode {
   return failureMessages[reason] ?? "Sign-in failed. Please try again.";
 }
 
@@ -26,7 +34,7 @@ function failureMessage(reason: string): string {
  */
 export function SignInForm({ callbackPath }: { callbackPath: string }) {
   const [pendingCredentials, setPendingCredentials] = useState<SignInValues | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
+  const [failure, setFailure] = useState<ReactNode>(null);
 
   async function attempt(credentials: SignInValues, otp?: string): Promise<string | null> {
     const result = await signIn("credentials", { redirect: false, login: credentials.login, password: credentials.password, otp: otp ?? "" });

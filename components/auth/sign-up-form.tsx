@@ -9,6 +9,7 @@ import { TextField } from "@/components/ui/text-field";
 import { signUpFormSchema, type SignUpForm as SignUpValues } from "@/lib/auth/form-schemas";
 import type { ActionResult } from "@/lib/forms/action-result";
 import { applyFieldErrors } from "@/components/ui/apply-field-errors";
+import { NewPasswordFields } from "./new-password-fields";
 
 /** `signUp` is a server action, passed in by the page. */
 export function SignUpForm({ signUp }: { signUp: (values: SignUpValues) => Promise<ActionResult<{ username: string }>> }) {
@@ -24,7 +25,9 @@ export function SignUpForm({ signUp }: { signUp: (values: SignUpValues) => Promi
       return;
     }
     const signedIn = await signIn("credentials", { redirect: false, login: values.username, password: values.password });
-    window.location.assign(signedIn?.error ? "/users/sign_in" : "/projects");
+    // With EMAIL_CONFIRMATION=hard the account may not sign in before the address is confirmed.
+    const next = !signedIn?.error ? "/projects" : signedIn.error === "unconfirmed" ? "/users/almost_there" : "/users/sign_in";
+    window.location.assign(next);
   }
 
   const { errors } = formState;
@@ -40,20 +43,11 @@ export function SignUpForm({ signUp }: { signUp: (values: SignUpValues) => Promi
         hint="Letters, digits, '_', '-' and '.'. Your projects live under this name."
       />
       <TextField label="Email" type="email" registration={register("email")} error={errors.email?.message} autoComplete="email" />
-      <TextField
+      <NewPasswordFields
         label="Password"
-        type="password"
-        registration={register("password")}
-        error={errors.password?.message}
-        autoComplete="new-password"
-        hint="At least 8 characters."
-      />
-      <TextField
-        label="Password confirmation"
-        type="password"
-        registration={register("passwordConfirmation")}
-        error={errors.passwordConfirmation?.message}
-        autoComplete="new-password"
+        password={register("password")}
+        passwordConfirmation={register("passwordConfirmation")}
+        errors={{ password: errors.password?.message, passwordConfirmation: errors.passwordConfirmation?.message }}
       />
       <button type="submit" className="button" disabled={formState.isSubmitting}>
         {formState.isSubmitting ? "Creating account…" : "Register"}

@@ -50,12 +50,12 @@ export function NewIssueForm({ create, issuesPath }: { create: (values: NewIssue
   );
 }
 
-/** Adds a comment and refreshes the page to show it. */
-export function CommentForm({ comment }: { comment: (values: CommentValues) => Promise<ActionResult> }) {
+/** Adds a comment and refreshes the page to show it; `allowInternal` offers GitLab's internal-note checkbox. */
+export function CommentForm({ comment, allowInternal }: { comment: (values: CommentValues) => Promise<ActionResult>; allowInternal: boolean }) {
   const router = useRouter();
   const { register, handleSubmit, formState, setError, reset } = useForm<CommentValues>({
     resolver: zodResolver(commentFormSchema),
-    defaultValues: { body: "" },
+    defaultValues: { body: "", internal: false },
   });
   const [failure, setFailure] = useState<string | null>(null);
 
@@ -74,6 +74,13 @@ export function CommentForm({ comment }: { comment: (values: CommentValues) => P
     <form className="stack" onSubmit={handleSubmit(onSubmit)} noValidate aria-label="Add a comment">
       {failure ? <Notice tone="error">{failure}</Notice> : null}
       <TextField label="Comment" registration={register("body")} error={formState.errors.body?.message} multiline />
+      {allowInternal ? (
+        <label className="choice">
+          <input type="checkbox" {...register("internal")} />
+          <span className="choice-label">Make this an internal note</span>
+          <span className="choice-description">Internal notes are only visible to members with the role of Reporter or higher.</span>
+        </label>
+      ) : null}
       <div className="form-actions">
         <button type="submit" className="button" disabled={formState.isSubmitting}>
           Comment

@@ -13,6 +13,10 @@ export interface MemberListItem {
   username: string;
   role: string;
   since: string;
+  /** The day the membership ends (`YYYY-MM-DD`, UTC), if it does. */
+  expiresAt: string | null;
+  /** It has ended: it grants nothing and waits for the scheduled job to remove it. */
+  expired: boolean;
 }
 
 interface MemberTableProps {
@@ -34,7 +38,7 @@ export function MemberTable({ members, remove, viewerId }: MemberTableProps) {
     <>
       {failure ? <Notice tone="error">{failure}</Notice> : null}
       <table className="table">
-        <TableHead columns={["Name", "Username", "Role", "Member since"]} actionsColumn={Boolean(remove)} />
+        <TableHead columns={["Name", "Username", "Role", "Member since", "Expires"]} actionsColumn={Boolean(remove)} />
         <tbody>
           {members.map((member) => (
             <tr key={member.userId}>
@@ -48,6 +52,15 @@ export function MemberTable({ members, remove, viewerId }: MemberTableProps) {
               <td>{member.role}</td>
               <td>
                 <DateText value={member.since} />
+              </td>
+              <td>
+                {member.expiresAt ?? "—"}
+                {member.expired ? (
+                  <>
+                    {" "}
+                    <span className="badge badge-danger">expired</span>
+                  </>
+                ) : null}
               </td>
               {remove ? (
                 <td className="actions">

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { can } from "@/lib/projects/policy";
 import type { ProjectView } from "@/lib/projects/projects";
 
 /** The project's title, path, visibility and tabs; the Alerts tabs only for roles that may open them. */
@@ -9,7 +10,7 @@ export function ProjectHeader({
   view: Pick<ProjectView, "project" | "namespace" | "accessLevel">;
   current: "overview" | "members" | "activity" | "issues" | "alerts" | "monitor-settings";
 }) {
-  const { project, namespace, accessLevel } = view;
+  const { project, namespace } = view;
   const namespacePath = namespace.path;
   const fullPath = `${namespace.path}/${project.path}`;
   const name = project.name;
@@ -40,12 +41,12 @@ export function ProjectHeader({
         <Link href={`/${fullPath}/activity`} aria-current={current === "activity" ? "page" : undefined}>
           Activity
         </Link>
-        {accessLevel !== null && accessLevel >= 20 ? (
+        {can(view, "readAlerts") ? (
           <Link href={`/${fullPath}/-/alert_management`} aria-current={current === "alerts" ? "page" : undefined}>
             Alerts
           </Link>
         ) : null}
-        {accessLevel !== null && accessLevel >= 40 ? (
+        {can(view, "manageIntegrations") ? (
           <Link href={`/${fullPath}/-/settings/operations`} aria-current={current === "monitor-settings" ? "page" : undefined}>
             Monitor settings
           </Link>

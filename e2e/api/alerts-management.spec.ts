@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { addMember, asToken, createProject, createUser, expectJson, isoTimestamp, type CreatedUser } from "../support/api";
+import { addMember, asToken, createProject, createToken, createUser, expectJson, isoTimestamp, type CreatedUser } from "../support/api";
 import {
   alertsPath,
   bearer,
@@ -70,6 +70,11 @@ test.describe("alert management API", () => {
     // Defaults: inactive, empty example and mapping.
     const prometheus = await createIntegration(request, maintainer.token, project.id, { name: "Prometheus", type: "prometheus", active: false });
     expect(prometheus).toMatchObject({ type: "prometheus", active: false, payload_example: "{}", payload_attribute_mapping: {} });
+    // The Prometheus integration's URL is the project's Prometheus endpoint, as GitLab shows it, so a project has one.
+    expect(prometheus.url).toBe(`${baseURL}/${project.path_with_namespace}/prometheus/alerts/notify.json`);
+    await expectJson(await request.post(path, { headers: asToken(maintainer.token), data: { name: "Another", type: "prometheus", active: false } }), 400, {
+      message: { type: ["Multiple integrations of a single type are not supported for this project"] },
+    });
 
     await expectJson(await request.get(path, { headers: asToken(maintainer.token) }), 200, [{ ...expected, token: created.token }, prometheus]);
     await expectJson(await request.get(`${path}/${created.id}`, { headers: asToken(team.owner.token) }), 200, { ...expected, token: created.token });
@@ -152,6 +157,25 @@ test.describe("alert management API", () => {
     await expectJson(await request.get(path), 401, { message: "401 Unauthorized" });
     // The integration is untouched.
     await expectJson(await request.get(`${path}/${integration.id}`, { headers: asToken(team.owner.token) }), 200, integration);
+  });
+
+  test("a read_api token reads integrations without their keys; an api token sees them", async ({ request }) => {
+    const team = await createTeam(request);
+    const integration = await createIntegration(request, team.maintainer.token, team.project.id);
+    const path = integrationsPath(team.project.id);
+    const readApi = await createToken(request, team.maintainer.id, ["read_api"]);
+    const { token: key, ...withoutKey } = integration;
+    expect(key).toMatch(/^[0-9a-f]{32}$/);
+    await expectJson(await request.get(path, { headers: asToken(readApi.token) }), 200, [{ ...withoutKey, token: null }]);
+    await expectJson(await request.get(`${path}/${integration.id}`, { headers: asToken(readApi.token) }), 200, { ...withoutKey, token: null });
+    await expectJson(await request.get(`${path}/${integration.id}`, { headers: { Authorization: `Bearer ${readApi.token}` } }), 200, { ...withoutKey, token: null });
+    // Changing anything (the key included) needs `api` anyway.
+    await expectJson(await request.post(`${path}/${integration.id}/reset_token`, { headers: asToken(readApi.token) }), 403, {
+      error: "insufficient_scope",
+      error_description: "The request requires higher privileges than provided by the access token.",
+      scope: "api",
+    });
+    await expectJson(await request.get(`${path}/${integration.id}`, { headers: asToken(team.maintainer.token) }), 200, integration);
   });
 
   test("payload_fields lists the fields of a sample a mapping can use", async ({ request }) => {

@@ -1,5 +1,8 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { addMember, asToken, createProject, createToken, createUser } from "../support/api";
+import { serverLogFile } from "../support/constants";
 import { GitSandbox, remoteUrl } from "../support/git";
 
 interface PushEvent {
@@ -233,5 +236,60 @@ test.describe("git over smart HTTP", () => {
     const events = await request.get(`/api/v4/projects/${project.id}/events?action=pushed`);
     expect(events.status()).toBe(200);
     expect(((await events.json()) as PushEvent[]).map((event) => event.push_data.commit_to)).toEqual([head]);
+  });
+
+  test("an upload-pack request that is not pkt-lines is 400 with a message, and a clone still works", async ({ request, baseURL }, testInfo) => {
+    const owner = await createUser(request);
+    const project = await createProject(request, owner.token);
+    const remote = remoteUrl(baseURL!, project.path_with_namespace, { password: owner.token });
+    const work = git.dir("work");
+    await git.ok(["init", "--quiet", work]);
+    const head = await git.commit(work, "README.md", "# Framing\n", "Start");
+    await git.ok(["push", "--quiet", remote, "main"], work);
+
+    const uploadPack = `/${project.path_with_namespace}.git/git-upload-pack`;
+    const post = (body: Buffer) =>
+      request.post(uploadPack, { headers: { ...basic(owner.token), "Content-Type": "application/x-git-upload-pack-request" }, data: body });
+    const cases: [string, Buffer, string][] = [
+      ["garbage", Buffer.from("garbage that is not a pkt-line\n"), 'Bad request: the body is not a git-upload-pack request (bad pkt-line length "garb").'],
+      ["truncated", Buffer.from(`0032want ${head.slice(0, 20)}`), "Bad request: the git-upload-pack request ends inside a pkt-line."],
+      ["empty", Buffer.alloc(0), "Bad request: the git-upload-pack request is empty."],
+      ["length 3", Buffer.from("0003"), 'Bad request: the body is not a git-upload-pack request (bad pkt-line length "0003").'],
+    ];
+    for (const [name, body, message] of cases) {
+      const response = await post(body);
+      expect(response.status(), name).toBe(400);
+      expect(response.headers()["content-type"], name).toBe("text/plain; charset=utf-8");
+      expect(await response.text(), name).toBe(`${message}\n`);
+    }
+    // A lone flush-pkt is well framed: git itself sends one to probe the server before a large request.
+    const probe = await post(Buffer.from("0000"));
+    expect(probe.status()).toBe(200);
+    expect(probe.headers()["content-type"]).toBe("application/x-git-upload-pack-result");
+
+    const clone = git.dir("clone");
+    await git.ok(["clone", "--quiet", remote, clone]);
+    expect(await git.ok(["rev-parse", "HEAD"], clone)).toBe(head);
+    // Refusing a body mid-stream leaves nothing behind in the server: it stopped reading cleanly.
+    expect(readFileSync(serverLogFile(testInfo.project.name), "utf8")).not.toContain("uncaughtException");
+  });
+
+  test("a push larger than git's post buffer (sent chunked, after a probe) goes through under the default size limit", async ({ request, baseURL }) => {
+    const owner = await createUser(request);
+    const project = await createProject(request, owner.token);
+    const remote = remoteUrl(baseURL!, project.path_with_namespace, { password: owner.token });
+    const work = git.dir("work");
+    await git.ok(["init", "--quiet", work]);
+    // Random bytes do not compress: the pack is over git's 1 MiB http.postBuffer, so git probes, then sends it chunked.
+    const content = randomBytes(3 * 1024 * 1024).toString("base64");
+    const head = await git.commit(work, "blob.txt", content, "A large file");
+    await git.ok(["push", "--quiet", remote, "main"], work);
+
+    const events = await request.get(`/api/v4/projects/${project.id}/events?action=pushed`, { headers: asToken(owner.token) });
+    expect(((await events.json()) as { push_data: { commit_to: string } }[]).map((event) => event.push_data.commit_to)).toEqual([head]);
+    const clone = git.dir("clone");
+    await git.ok(["clone", "--quiet", remote, clone]);
+    expect(await git.ok(["rev-parse", "HEAD"], clone)).toBe(head);
+    expect(await git.ok(["show", "HEAD:blob.txt"], clone)).toBe(content);
   });
 });

@@ -89,6 +89,33 @@ test.describe("offset pagination", () => {
     expect(response.headers()["x-total"]).toBe("3");
   });
 
+  test("Link URLs never repeat a token given in the query string, offset or keyset", async ({ request, baseURL }) => {
+    const owner = await createUser(request);
+    const marker = uniqueName("tokens");
+    for (let index = 0; index < 3; index += 1) await createProject(request, owner.token, { name: `${marker} ${index}` });
+    const query = (page: number) => `order_by=id&owned=true&page=${page}&per_page=1&search=${marker}&sort=asc`;
+    for (const credential of ["private_token", "access_token"]) {
+      const response = await request.get(`/api/v4/projects?search=${marker}&per_page=1&owned=true&order_by=id&sort=asc&${credential}=${owner.token}`);
+      expect(response.status(), credential).toBe(200);
+      expect(response.headers()["x-total"], credential).toBe("3");
+      expect(response.headers()["link"], credential).toBe(
+        `<${baseURL}/api/v4/projects?${query(2)}>; rel="next", <${baseURL}/api/v4/projects?${query(1)}>; rel="first", <${baseURL}/api/v4/projects?${query(3)}>; rel="last"`,
+      );
+    }
+    // A credential name written as a list is not used to sign in, and not repeated either.
+    const listForm = await request.get(`/api/v4/users?username=${owner.username}&private_token[]=${owner.token}`);
+    expect(listForm.status()).toBe(200);
+    expect(listForm.headers()["link"]).not.toContain(owner.token);
+
+    for (const credential of ["private_token", "access_token"]) {
+      const events = await request.get(`/api/v4/events?pagination=keyset&per_page=1&action=created&${credential}=${owner.token}`);
+      expect(events.status(), credential).toBe(200);
+      expect(events.headers()["link"], credential).toMatch(
+        new RegExp(`^<${baseURL}/api/v4/events\\?action=created&id_before=\\d+&pagination=keyset&per_page=1>; rel="next"$`),
+      );
+    }
+  });
+
   test("per_page is capped at 100", async ({ request }) => {
     const owner = await createUser(request);
     const response = await request.get("/api/v4/projects?per_page=1000&owned=true", { headers: asToken(owner.token) });

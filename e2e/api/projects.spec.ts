@@ -26,36 +26,65 @@ test.describe("projects", () => {
     const response = await request.post("/api/v4/projects", { headers: asToken(owner.token), data: { name } });
     const created = (await response.json()) as { id: number; namespace: { id: number } };
     const path = `my-project-${suffix}`;
+    const api = `${baseURL}/api/v4/projects/${created.id}`;
     const expected = {
-      id: expect.any(Number),
+      id: created.id,
       description: null,
       name,
       name_with_namespace: `User ${owner.username} / ${name}`,
       path,
       path_with_namespace: `${owner.username}/${path}`,
       created_at: isoTimestamp,
-      default_branch: null,
+      // GitLab's `default_branch_or_main`: nothing was pushed yet, so the branch a first push would make.
+      default_branch: "main",
+      tag_list: [],
+      topics: [],
       http_url_to_repo: `${baseURL}/${owner.username}/${path}.git`,
       web_url: `${baseURL}/${owner.username}/${path}`,
+      forks_count: 0,
+      avatar_url: null,
+      star_count: 0,
       last_activity_at: isoTimestamp,
       namespace: {
-        id: expect.any(Number),
+        id: created.namespace.id,
         name: `User ${owner.username}`,
         path: owner.username,
         kind: "user",
         full_path: owner.username,
+        parent_id: null,
+        avatar_url: `${baseURL}/-/avatars/${owner.id}`,
         web_url: `${baseURL}/${owner.username}`,
       },
+      _links: { self: api, issues: `${api}/issues`, labels: `${api}/labels`, events: `${api}/events`, members: `${api}/members` },
+      empty_repo: true,
+      archived: false,
       visibility: "private",
+      issues_enabled: true,
+      merge_requests_enabled: false,
+      wiki_enabled: false,
+      jobs_enabled: false,
+      snippets_enabled: false,
+      container_registry_enabled: false,
+      issues_access_level: "enabled",
+      repository_access_level: "enabled",
+      merge_requests_access_level: "disabled",
+      wiki_access_level: "disabled",
+      builds_access_level: "disabled",
+      snippets_access_level: "disabled",
       creator_id: owner.id,
+      import_status: "none",
+      open_issues_count: 0,
+      updated_at: isoTimestamp,
+      request_access_enabled: false,
     };
     await expectJson(response, 201, expected);
 
-    // By id and by URL-encoded namespace/path (case-insensitive), the same project.
+    // By id and by URL-encoded namespace/path (case-insensitive), the same project, with the caller's permissions.
+    const withAccess = { ...expected, permissions: { project_access: { access_level: 50, notification_level: 3 }, group_access: null } };
     const byId = await request.get(`/api/v4/projects/${created.id}`, { headers: asToken(owner.token) });
-    await expectJson(byId, 200, { ...expected, id: created.id });
+    await expectJson(byId, 200, withAccess);
     const byPath = await request.get(`/api/v4/projects/${encodeURIComponent(`${owner.username}/${path}`)}`, { headers: asToken(owner.token) });
-    await expectJson(byPath, 200, { ...expected, id: created.id });
+    await expectJson(byPath, 200, withAccess);
     const byUpperPath = await request.get(`/api/v4/projects/${owner.username.toUpperCase()}%2F${path.toUpperCase()}`, {
       headers: asToken(owner.token),
     });
@@ -220,7 +249,11 @@ test.describe("project members", () => {
     await expectJson(await post({ user_id: other.id, access_level: 35 }), 400, { error: "access_level does not have a valid value" });
     await expectJson(await post({ access_level: 30 }), 400, { error: "user_id is missing" });
     await expectJson(await post({ user_id: other.id }), 400, { error: "access_level is missing" });
-    await expectJson(await post({ user_id: other.id, access_level: 30, role: "dev" }), 400, { error: "role is not a known parameter" });
+    // An undeclared parameter is ignored: the member is added with the declared ones.
+    const withRole = await post({ user_id: other.id, access_level: 30, role: "dev" });
+    expect(withRole.status(), await withRole.text()).toBe(201);
+    expect(await withRole.json()).toMatchObject({ id: other.id, access_level: 30 });
+    expect((await request.delete(`${members}/${other.id}`, { headers: asToken(owner.token) })).status()).toBe(204);
     await expectJson(await request.get(`${members}/abc`, { headers: asToken(owner.token) }), 400, { error: "user_id is invalid" });
     await expectJson(await request.put(`${members}/${owner.id}`, { headers: asToken(owner.token), data: {} }), 400, {
       error: "access_level is missing",

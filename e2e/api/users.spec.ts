@@ -1,20 +1,11 @@
 import { expect, test } from "@playwright/test";
-import { asToken, createUser, expectJson, isoTimestamp, rootToken, uniqueName } from "../support/api";
+import { asToken, createUser, expectJson, isoTimestamp, privateUserEntity, publicUserEntity, rootToken, uniqueName } from "../support/api";
 
-function publicUser(baseURL: string | undefined, user: { id: number; username: string }) {
-  return {
-    id: user.id,
-    username: user.username,
-    name: `User ${user.username}`,
-    state: "active",
-    avatar_url: `${baseURL}/-/avatars/${user.id}`,
-    web_url: `${baseURL}/${user.username}`,
-    created_at: isoTimestamp,
-  };
-}
+const publicUser = publicUserEntity;
 
+/** Users made by createUser (and with skip_confirmation) are confirmed when created. */
 function privateUser(baseURL: string | undefined, user: { id: number; username: string; email: string }, isAdmin = false) {
-  return { ...publicUser(baseURL, user), email: user.email, is_admin: isAdmin, two_factor_enabled: false };
+  return privateUserEntity(baseURL, user, { isAdmin });
 }
 
 test.describe("users", () => {
@@ -38,7 +29,8 @@ test.describe("users", () => {
       data: { username: `${username}_a`, email: `${username}_a@example.com`, name: "An admin", password: "a long enough password", admin: true },
     });
     expect(admin.status()).toBe(201);
-    expect((await admin.json()).is_admin).toBe(true);
+    // Without skip_confirmation the address waits for its owner to open the link mailed to it.
+    expect(await admin.json()).toMatchObject({ is_admin: true, confirmed_at: null });
   });
 
   test("duplicates are 409, case-insensitively", async ({ request }) => {
@@ -109,6 +101,29 @@ test.describe("users", () => {
       [privateUser(baseURL, user)],
     );
     await expectJson(await request.get(`/api/v4/users?username=${uniqueName("nobody")}`), 200, []);
+  });
+
+  test("search finds an email address only whole unless an admin asks, so private addresses cannot be spelled out", async ({ request, baseURL }) => {
+    const user = await createUser(request);
+    const other = await createUser(request);
+    const admin = await createUser(request, { admin: true });
+    const prefix = user.email.slice(0, user.email.indexOf("@") + 2);
+    // The probe: does the address start with these letters?
+    for (const [who, headers] of [
+      ["anonymous", {}],
+      ["another user", asToken(other.token)],
+    ] as const) {
+      await expectJson(await request.get(`/api/v4/users?username=${user.username}&search=${encodeURIComponent(prefix)}`, { headers }), 200, []);
+      await expectJson(await request.get(`/api/v4/users?username=${user.username}&search=example.com`, { headers }), 200, []);
+      // The whole address, in any case, is a match, as on GitLab.
+      const whole = await request.get(`/api/v4/users?username=${user.username}&search=${encodeURIComponent(user.email.toUpperCase())}`, { headers });
+      expect(((await whole.json()) as { id: number }[]).map((found) => found.id), who).toEqual([user.id]);
+    }
+    // Names and usernames still match in part.
+    const byName = await request.get(`/api/v4/users?search=${user.username.slice(2)}`, { headers: asToken(other.token) });
+    expect(((await byName.json()) as { id: number }[]).map((found) => found.id)).toEqual([user.id]);
+    // Admins search addresses in part.
+    await expectJson(await request.get(`/api/v4/users?search=${encodeURIComponent(prefix)}`, { headers: asToken(admin.token) }), 200, [privateUser(baseURL, user)]);
   });
 });
 

@@ -14,7 +14,7 @@ import {
 
 const nonce = () => randomBytes(8).toString("hex");
 
-test("authorization code with PKCE: consent, code exchange with an ID token, remembered consent, denial", async ({
+test("authorization code with PKCE: consent, code exchange with an ID token, consent asked again for a public client, denial", async ({
   page,
   request,
   playwright,
@@ -89,9 +89,11 @@ test("authorization code with PKCE: consent, code exchange with an ID token, rem
       expect((await again.json()).error).toBe("invalid_grant");
     });
 
-    // Same application, same scopes: no consent screen the second time.
+    // Same application, same scopes: a public client is asked about again, since anyone can send its client_id.
     const second = pkcePair();
     await page.goto(authorizePath({ ...params, state: "second", code_challenge: second.challenge }));
+    await expect(page).toHaveURL(/\/oauth\/authorize\/consent\?/);
+    await page.getByRole("button", { name: `Authorize ${app.name}` }).click();
     expect(await landOnCallback(page, callback.origin)).toEqual({ code: expect.stringMatching(/^[0-9a-f]{64}$/), state: "second", iss: baseURL });
 
     // A wider request asks again; Cancel sends the client access_denied with its state.

@@ -1,21 +1,13 @@
 import { expect, test } from "@playwright/test";
 import { createUser, uniqueName } from "../support/api";
-import { expectSignedInAs, signIn, signOut, submitSignIn } from "../support/browser";
+import { expectSignedInAs, signIn, signOut, signUp, submitSignIn } from "../support/browser";
 
 test("sign up lands signed in; sign out; sign in again with username and with email", async ({ page }) => {
   const username = uniqueName("signup");
   const email = `${username}@example.com`;
   const password = "a long enough password";
 
-  await page.goto("/users/sign_up");
-  await page.getByLabel("Name", { exact: true }).fill("Sign Up Person");
-  await page.getByLabel("Username").fill(username);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByLabel("Password confirmation").fill(password);
-  await page.getByRole("button", { name: "Register" }).click();
-
-  await expect(page).toHaveURL(/\/projects$/);
+  await signUp(page, { username, email, password });
   await expect(page.getByRole("heading", { name: "Projects", level: 1 })).toBeVisible();
   await expectSignedInAs(page, username);
 

@@ -205,11 +205,14 @@ test.describe("token info, revocation and introspection", () => {
   test("userinfo needs the openid scope", async ({ request }) => {
     const user = await createUser(request);
     const tokens = await passwordToken(request, user, { scope: "api" });
-    await expectOAuthJson(await request.get("/oauth/userinfo", { headers: { Authorization: `Bearer ${tokens.access_token}` } }), 403, {
-      error: "insufficient_scope",
+    // Doorkeeper's forbidden-token response: invalid_scope, and no challenge to authenticate again.
+    const refused = await request.get("/oauth/userinfo", { headers: { Authorization: `Bearer ${tokens.access_token}` } });
+    await expectOAuthJson(refused, 403, {
+      error: "invalid_scope",
       error_description: 'Access to this resource requires scope "openid".',
       state: "forbidden",
     });
+    expect(refused.headers()["www-authenticate"]).toBeUndefined();
     await expectOAuthJson(await request.get("/oauth/userinfo", { headers: { Authorization: "Bearer nope" } }), 401, invalidTokenBody);
   });
 });
@@ -234,9 +237,11 @@ test.describe("/oauth/authorize", () => {
     }
   });
 
-  test("sends other errors back with error, error_description, state and iss", async ({ request, baseURL }) => {
+  test("sends other errors back with error, error_description, state and iss to a signed-in person", async ({ request, baseURL }) => {
     const app = await createApplication(request);
     const publicApp = await createApplication(request, { confidential: false });
+    const user = await createUser(request);
+    await signIn(request, user.username, user.password);
     const cases: [string, string][] = [
       [`client_id=${app.application_id}&response_type=bogus`, "unsupported_response_type"],
       [`client_id=${app.application_id}&response_type=code&scope=sudo`, "invalid_scope"],

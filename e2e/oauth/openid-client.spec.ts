@@ -29,12 +29,13 @@ test("discovery → password grant → ID token → userinfo → refresh with ro
     nickname: user.username,
     preferred_username: user.username,
     email: user.email,
+    email_verified: true,
   });
   expect(claims.exp - claims.iat).toBe(120);
   expect(typeof claims.auth_time).toBe("number");
 
   const userinfo = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
-  expect(userinfo).toMatchObject({ sub: String(user.id), preferred_username: user.username, email: user.email });
+  expect(userinfo).toMatchObject({ sub: String(user.id), preferred_username: user.username, email: user.email, email_verified: true });
 
   const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
   expect(refreshed.access_token).not.toBe(tokens.access_token);
@@ -86,6 +87,8 @@ test("discovery → authorization code with PKCE (trusted application) → ID to
   const claims = tokens.claims()!;
   expect(claims).toMatchObject({ iss: baseURL, sub: String(user.id), aud: app.application_id, nonce, preferred_username: user.username });
   expect(typeof claims.auth_time).toBe("number");
+  // Requested without the email scope: no address.
+  expect(claims).not.toHaveProperty("email");
 
   expect((await client.fetchUserInfo(config, tokens.access_token, claims.sub)).preferred_username).toBe(user.username);
 

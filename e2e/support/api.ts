@@ -28,13 +28,23 @@ export interface CreatedUser {
   token: string;
 }
 
-/** Creates a user through the admin API, with a password and an `api` token, as a test's own fixture. */
-export async function createUser(request: APIRequestContext, options: { admin?: boolean } = {}): Promise<CreatedUser> {
+/**
+ * Creates a user through the admin API, with a password and an `api` token, as a test's own fixture. Its address is
+ * confirmed (`skip_confirmation`, as GitLab clients create users) unless `confirmed: false`.
+ */
+export async function createUser(request: APIRequestContext, options: { admin?: boolean; confirmed?: boolean } = {}): Promise<CreatedUser> {
   const username = uniqueName("user");
   const password = `pw-${randomBytes(8).toString("hex")}`;
   const created = await request.post("/api/v4/users", {
     headers: asToken(rootToken),
-    data: { username, email: `${username}@example.com`, name: `User ${username}`, password, admin: options.admin ?? false },
+    data: {
+      username,
+      email: `${username}@example.com`,
+      name: `User ${username}`,
+      password,
+      admin: options.admin ?? false,
+      skip_confirmation: options.confirmed ?? true,
+    },
   });
   expect(created.status(), await created.text()).toBe(201);
   const user = (await created.json()) as { id: number; email: string };
@@ -82,17 +92,76 @@ export async function createProject(
   return (await response.json()) as CreatedProject;
 }
 
-/** Adds `userId` to a project with `accessLevel`, as the holder of `token`. */
+/** Adds `userId` to a project with `accessLevel` (and any other member field, e.g. `expires_at`), as the holder of `token`. */
 export async function addMember(
   request: APIRequestContext,
   token: string,
   projectId: number,
   userId: number,
   accessLevel: number,
+  extra: Record<string, unknown> = {},
 ): Promise<void> {
   const response = await request.post(`/api/v4/projects/${projectId}/members`, {
     headers: asToken(token),
-    data: { user_id: userId, access_level: accessLevel },
+    data: { user_id: userId, access_level: accessLevel, ...extra },
   });
   expect(response.status(), await response.text()).toBe(201);
+}
+
+/** The UTC calendar day `offsetDays` from today, `YYYY-MM-DD`, as dates travel in the API. */
+export function utcDay(offsetDays = 0): string {
+  return new Date(Date.now() + offsetDays * 24 * 60 * 60 * 1000).toISOString().slice(0, 10);
+}
+
+/**
+ * GitLab's User entity as `GET /users/:id` shows it to others, for an account with nothing in its profile (as
+ * `createUser` makes them): the fields this service does not keep are empty, as on a fresh GitLab account.
+ */
+export function publicUserEntity(baseURL: string | undefined, user: { id: unknown; username: string; name?: string }) {
+  return {
+    id: user.id,
+    username: user.username,
+    name: user.name ?? `User ${user.username}`,
+    state: "active",
+    avatar_url: typeof user.id === "number" ? `${baseURL}/-/avatars/${user.id}` : expect.stringMatching(new RegExp(`^${baseURL}/-/avatars/\\d+$`)),
+    web_url: `${baseURL}/${user.username}`,
+    created_at: isoTimestamp,
+    bio: "",
+    location: "",
+    public_email: null,
+    skype: "",
+    linkedin: "",
+    twitter: "",
+    website_url: "",
+    organization: "",
+    job_title: "",
+    bot: false,
+    work_information: null,
+    followers: 0,
+    following: 0,
+  };
+}
+
+/**
+ * The same user as they and admins see it: GitLab's private fields too. `lastSignInAt` is null for accounts that only
+ * ever used tokens; pass what the answer says for accounts other tests may sign in with.
+ */
+export function privateUserEntity(
+  baseURL: string | undefined,
+  user: { id: unknown; username: string; email: string; name?: string },
+  { isAdmin = false, lastSignInAt = null }: { isAdmin?: boolean; lastSignInAt?: unknown } = {},
+) {
+  return {
+    ...publicUserEntity(baseURL, user),
+    last_sign_in_at: lastSignInAt,
+    confirmed_at: isoTimestamp,
+    email: user.email,
+    is_admin: isAdmin,
+    can_create_group: false,
+    can_create_project: true,
+    two_factor_enabled: false,
+    external: false,
+    private_profile: false,
+    commit_email: user.email,
+  };
 }

@@ -17,10 +17,27 @@ export async function signIn(page: Page, login: string, password: string): Promi
   await expect(page).toHaveURL(/\/projects$/);
 }
 
+/** Registers through the sign-up form, which then signs in; resolves on the project list. */
+export async function signUp(page: Page, account: { name?: string; username: string; email: string; password: string }): Promise<void> {
+  await page.goto("/users/sign_up");
+  await page.getByLabel("Name", { exact: true }).fill(account.name ?? "Sign Up Person");
+  await page.getByLabel("Username").fill(account.username);
+  await page.getByLabel("Email").fill(account.email);
+  await page.getByLabel("Password", { exact: true }).fill(account.password);
+  await page.getByLabel("Password confirmation").fill(account.password);
+  await page.getByRole("button", { name: "Register" }).click();
+  await expect(page).toHaveURL(/\/projects$/);
+}
+
+/** The header's Sign out (the profile also has "Sign out everywhere"). */
+function signOutButton(page: Page) {
+  return page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Sign out", exact: true });
+}
+
 export async function signOut(page: Page): Promise<void> {
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await signOutButton(page).click();
   await expect(page).toHaveURL(/\/users\/sign_in/);
-  await expect(page.getByRole("button", { name: "Sign out" })).toHaveCount(0);
+  await expect(signOutButton(page)).toHaveCount(0);
 }
 
 /** The navigation shows who is signed in. */

@@ -6,3 +6,25 @@ export const rootToken = "e2e-root-token-0123456789abcdef";
 export function serverLogFile(projectName: string, runId: string = process.env.E2E_RUN_ID ?? ""): string {
   return `.e2e-data/server-${projectName}-${runId}.log`;
 }
+
+/** The limits of the server that runs e2e/security/throttles.spec.ts (the other servers have room for whole runs). */
+export const tightThrottles = {
+  THROTTLE_FAILED_SIGN_INS_PER_IP: "3",
+  THROTTLE_PROTECTED_PATHS_PER_IP: "3",
+  THROTTLE_DEVICE_CODE_ATTEMPTS: "3",
+  THROTTLE_OAUTH_TOKEN_PER_CLIENT: "5",
+  THROTTLE_UNAUTHENTICATED_API_PER_IP: "5",
+  THROTTLE_AUTHENTICATED_API_PER_USER: "20",
+} as const;
+
+/**
+ * The PostgreSQL database of run `runId`'s server `name` (`e2e`, `e2e_throttles`) when the run has one
+ * (TEST_DATABASE_URL), so a test can set up what no API can, such as events written out of order.
+ */
+export function e2eDatabaseUrl(name: string, runId: string = process.env.E2E_RUN_ID ?? ""): string | null {
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (!serverUrl) return null;
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}_${runId}`;
+  return url.toString();
+}

@@ -69,3 +69,16 @@ export function remoteUrl(baseURL: string, projectPath: string, credentials?: { 
   }
   return url.toString();
 }
+
+/**
+ * A work repository whose `main` has `commits` commits, pushed to `remote` (a project's URL with credentials); answers
+ * its directory, from which a test pushes more.
+ */
+export async function pushMain(git: GitSandbox, remote: string, commits: number, name = "work"): Promise<string> {
+  const work = git.dir(name);
+  await git.ok(["init", "--quiet", work]);
+  for (let index = 1; index <= commits; index += 1) await git.commit(work, "file.txt", `${index}\n`, `Commit ${index}`);
+  await git.ok(["remote", "add", "origin", remote], work);
+  await git.ok(["push", "--quiet", "origin", "main"], work);
+  return work;
+}

@@ -84,3 +84,20 @@ export async function passwordToken(
   expect(response.status(), await response.text()).toBe(200);
   return (await response.json()) as TokenResponse;
 }
+
+/**
+ * Approves an authorization request the way the consent page's form does, as the person signed in on `request`:
+ * reads the page's authenticity token and posts the decision. Returns where the decision sends the browser.
+ */
+export async function approveOnConsentPage(request: APIRequestContext, query: URLSearchParams): Promise<string> {
+  const page = await request.get(`/oauth/authorize/consent?${query}`, { maxRedirects: 0 });
+  expect(page.status(), await page.text()).toBe(200);
+  const authenticityToken = /name="authenticity_token" value="([^"]+)"/.exec(await page.text())?.[1];
+  if (!authenticityToken) throw new Error("the consent page has no authenticity token");
+  const decision = await request.post("/oauth/authorize/decision", {
+    form: { ...Object.fromEntries(query), authenticity_token: authenticityToken, decision: "approve" },
+    maxRedirects: 0,
+  });
+  expect(decision.status(), await decision.text()).toBe(302);
+  return decision.headers()["location"]!;
+}

@@ -4,10 +4,10 @@ import { actingUser, type Ctx } from "@/lib/context";
 import { pageWithTotal } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { containsPattern } from "@/lib/db/like";
-import { accessLevels, alertNotes, alerts, issues, users, type AlertNoteRow, type AlertRow } from "@/lib/db/schema";
+import { alertNotes, alerts, issues, users, type AlertNoteRow, type AlertRow } from "@/lib/db/schema";
 import { ConflictError, NotFoundError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
-import { getProjectWithAccess, type ProjectView } from "@/lib/projects/projects";
+import { getProjectWithAbility, type ProjectView } from "@/lib/projects/projects";
 import { alertStatuses, type AlertStatus } from "./fields";
 import { addSystemNote, unresolvedWithFingerprint } from "./process";
 import { alertDetailsUrl } from "./urls";
@@ -38,7 +38,7 @@ export async function listAlerts(
   filters: AlertListFilters,
   page: PageRequest,
 ): Promise<{ view: ProjectView; items: AlertWithIncident[]; total: number }> {
-  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.reporter);
+  const view = await getProjectWithAbility(ctx, projectReference, "readAlerts");
   const conditions: SQL[] = [eq(alerts.projectId, view.project.id)];
   if (filters.status && filters.status.length > 0) conditions.push(inArray(alerts.status, filters.status));
   if (filters.search) {
@@ -85,7 +85,7 @@ async function findAlert(ctx: Ctx, view: ProjectView, iid: number): Promise<Aler
 
 /** `GET …/alerts/:alert_iid` (Reporter+), with the alert's history. */
 export async function getAlert(ctx: Ctx, projectReference: string, iid: number): Promise<AlertDetails> {
-  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.reporter);
+  const view = await getProjectWithAbility(ctx, projectReference, "readAlerts");
   const { alert, issueIid } = await findAlert(ctx, view, iid);
   const notes = await ctx.db
     .select({ note: alertNotes, authorUsername: users.username, authorName: users.name })
@@ -121,7 +121,7 @@ export async function updateAlertStatus(
   iid: number,
   status: AlertStatus,
 ): Promise<{ view: ProjectView; alert: AlertRow; issueIid: number | null }> {
-  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.developer);
+  const view = await getProjectWithAbility(ctx, projectReference, "triageAlerts");
   const { alert, issueIid } = await findAlert(ctx, view, iid);
   if (alert.status === status) return { view, alert, issueIid };
   if (alert.status === "resolved" && alert.fingerprint) {

@@ -1,17 +1,19 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, count, eq } from "drizzle-orm";
+import type { PageRequest } from "@/lib/api/pagination";
 import type { Ctx } from "@/lib/context";
 import { decryptSecret, encryptSecret, sha256Hex } from "@/lib/crypto";
-import { alertIntegrations, accessLevels, integrationTypes, type AlertIntegrationRow } from "@/lib/db/schema";
-import { env } from "@/lib/env";
+import { pageWithTotal } from "@/lib/db";
+import { alertIntegrations, integrationTypes, projects, type AlertIntegrationRow } from "@/lib/db/schema";
 import { NotFoundError, ValidationError } from "@/lib/errors";
 import { getEncryptionKey } from "@/lib/instance-secrets";
-import { getProjectWithAccess, type ProjectView } from "@/lib/projects/projects";
-import { projectFullPath } from "@/lib/projects/serialize";
+import { hasFullRights } from "@/lib/projects/policy";
+import { getProjectWithAbility, type ProjectView } from "@/lib/projects/projects";
 import { alertFields, type PayloadAttributeMapping } from "./fields";
 import { isPlainObject, jsonDepth } from "./json-values";
 import { extractPayloadFields, type PayloadField } from "./payload-fields";
+import { integrationUrl } from "./urls";
 
 export { integrationTypes };
 export type IntegrationType = (typeof integrationTypes)[number];
@@ -67,7 +69,7 @@ function validateName(name: string): string {
 
 /** Integrations are configured by Maintainers and above. */
 function projectForIntegrations(ctx: Ctx, projectReference: string): Promise<ProjectView> {
-  return getProjectWithAccess(ctx, projectReference, accessLevels.maintainer);
+  return getProjectWithAbility(ctx, projectReference, "manageIntegrations");
 }
 
 export async function createIntegration(ctx: Ctx, projectReference: string, input: IntegrationInput): Promise<IntegrationView> {
@@ -75,23 +77,38 @@ export async function createIntegration(ctx: Ctx, projectReference: string, inpu
   const name = validateName(input.name ?? "");
   if (input.payloadExample !== undefined) parsePayloadExample(input.payloadExample);
   if (input.payloadAttributeMapping) validateMapping(input.payloadAttributeMapping);
+  const type = input.type ?? "http";
   const token = newToken();
-  const [integration] = await ctx.db
-    .insert(alertIntegrations)
-    .values({
-      projectId: view.project.id,
-      name,
-      type: input.type ?? "http",
-      active: input.active ?? false,
-      endpointIdentifier: randomBytes(8).toString("hex"),
-      tokenDigest: sha256Hex(token),
-      tokenCiphertext: encryptSecret(token, await getEncryptionKey(ctx.db)),
-      payloadExample: input.payloadExample ?? "{}",
-      payloadAttributeMapping: input.payloadAttributeMapping ?? {},
-      rateLimitPerMinute: input.rateLimitPerMinute ?? null,
-    })
-    .returning();
-  if (!integration) throw new Error("insert into alert_integrations returned no row");
+  const tokenCiphertext = encryptSecret(token, await getEncryptionKey(ctx.db));
+  const integration = await ctx.db.transaction(async (tx) => {
+    if (type === "prometheus") {
+      // A project has one Prometheus endpoint (`/prometheus/alerts/notify.json`), so one Prometheus integration, as
+      // GitLab allows; the project's row is locked so two requests at once cannot both add one.
+      await tx.select({ id: projects.id }).from(projects).where(eq(projects.id, view.project.id)).for("update");
+      const [existing] = await tx
+        .select({ id: alertIntegrations.id })
+        .from(alertIntegrations)
+        .where(and(eq(alertIntegrations.projectId, view.project.id), eq(alertIntegrations.type, "prometheus")));
+      if (existing) throw new ValidationError({ type: ["Multiple integrations of a single type are not supported for this project"] });
+    }
+    const [inserted] = await tx
+      .insert(alertIntegrations)
+      .values({
+        projectId: view.project.id,
+        name,
+        type,
+        active: input.active ?? false,
+        endpointIdentifier: randomBytes(8).toString("hex"),
+        tokenDigest: sha256Hex(token),
+        tokenCiphertext,
+        payloadExample: input.payloadExample ?? "{}",
+        payloadAttributeMapping: input.payloadAttributeMapping ?? {},
+        rateLimitPerMinute: input.rateLimitPerMinute ?? null,
+      })
+      .returning();
+    if (!inserted) throw new Error("insert into alert_integrations returned no row");
+    return inserted;
+  });
   return { view, integration };
 }
 
@@ -100,14 +117,15 @@ export interface IntegrationView {
   integration: AlertIntegrationRow;
 }
 
-export async function listIntegrations(ctx: Ctx, projectReference: string): Promise<IntegrationView[]> {
+/** A project's integrations, oldest first: a page of them (the API), or all (the settings page, a handful). */
+export async function listIntegrations(ctx: Ctx, projectReference: string, page?: PageRequest): Promise<{ items: IntegrationView[]; total: number }> {
   const view = await projectForIntegrations(ctx, projectReference);
-  const rows = await ctx.db
-    .select()
-    .from(alertIntegrations)
-    .where(eq(alertIntegrations.projectId, view.project.id))
-    .orderBy(asc(alertIntegrations.id));
-  return rows.map((integration) => ({ view, integration }));
+  const inProject = eq(alertIntegrations.projectId, view.project.id);
+  const rows = ctx.db.select().from(alertIntegrations).where(inProject).orderBy(asc(alertIntegrations.id)).$dynamic();
+  const { items, total } = page
+    ? await pageWithTotal(page, rows, ctx.db.select({ total: count() }).from(alertIntegrations).where(inProject))
+    : await rows.then((all) => ({ items: all, total: all.length }));
+  return { items: items.map((integration) => ({ view, integration })), total };
 }
 
 export async function getIntegration(ctx: Ctx, projectReference: string, integrationId: number): Promise<IntegrationView> {
@@ -179,16 +197,9 @@ export async function listPayloadFields(ctx: Ctx, projectReference: string, payl
 }
 
 /**
- * The URL an external tool posts to (GitLab's routes); the name segment is for people and is not checked. Every
- * integration has its own; `/prometheus/alerts/notify.json` also reaches the project's oldest active Prometheus one.
+ * GitLab's integration entity. Its `token` lets anyone post alerts, a write credential: it is shown only to callers
+ * with full rights (a browser session or an `api` token) and is null for a `read_api` token.
  */
-export function integrationUrl(view: ProjectView, integration: AlertIntegrationRow): string {
-  const project = `${env.EXTERNAL_URL}/${projectFullPath(view)}`;
-  if (integration.endpointIdentifier === "legacy") return `${project}/alerts/notify.json`;
-  const slug = integration.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || `${integration.type}-endpoint`;
-  return `${project}/alerts/notify/${slug}/${integration.endpointIdentifier}.json`;
-}
-
 export async function serializeIntegration(ctx: Ctx, { view, integration }: IntegrationView) {
   return {
     id: integration.id,
@@ -197,7 +208,7 @@ export async function serializeIntegration(ctx: Ctx, { view, integration }: Inte
     active: integration.active,
     endpoint_identifier: integration.endpointIdentifier,
     url: integrationUrl(view, integration),
-    token: decryptSecret(integration.tokenCiphertext, await getEncryptionKey(ctx.db)),
+    token: hasFullRights(ctx.actor) ? decryptSecret(integration.tokenCiphertext, await getEncryptionKey(ctx.db)) : null,
     payload_example: integration.payloadExample,
     payload_attribute_mapping: integration.payloadAttributeMapping,
     created_at: integration.createdAt.toISOString(),

@@ -2,6 +2,7 @@ import "server-only";
 import { and, asc, eq, lt, sql, type SQL } from "drizzle-orm";
 import { preparedQuery, type Database } from "@/lib/db";
 import { constantTimeEqual, sha256Hex } from "@/lib/crypto";
+import { readBodyText } from "@/lib/http/body";
 import { alertIntegrations, alertRateWindows, namespaces, projectAlertSettings, projects, type AlertIntegrationRow } from "@/lib/db/schema";
 import { parseProjectReference, projectNamed } from "@/lib/projects/projects";
 import { isPlainObject, jsonDepth } from "./json-values";
@@ -68,23 +69,15 @@ export function declaresOversizedBody(contentLength: string | null | undefined):
   return Number(contentLength ?? "0") > maxPayloadBytes;
 }
 
+class OversizedBody extends Error {}
+
 async function readLimitedBody(request: Request): Promise<string | null> {
-  if (declaresOversizedBody(request.headers.get("content-length"))) return null;
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxPayloadBytes) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
+  try {
+    return await readBodyText(request, maxPayloadBytes, () => new OversizedBody());
+  } catch (error) {
+    if (error instanceof OversizedBody) return null;
+    throw error;
   }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 type ParsedPayload = { ok: true; payload: Record<string, unknown> } | { ok: false; answer: ReceiverAnswer };

@@ -4,7 +4,8 @@ import { addMember } from "@/lib/projects/members";
 import { createProject } from "@/lib/projects/projects";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
-import { createIntegration, updateIntegration } from "./integrations";
+import type { Ctx } from "@/lib/context";
+import { createIntegration, getIntegration, listIntegrations, serializeIntegration, updateIntegration } from "./integrations";
 import { getAlertSettingsPage } from "./settings-page";
 import { updateAlertSettings } from "./settings";
 
@@ -34,6 +35,23 @@ describe.each(testDatabases())("alert settings page on $name", ({ open }) => {
     ]);
     expect(page.integrations[0]!.token).toMatch(/^[0-9a-f]{32}$/);
     expect(page.settings).toEqual({ createIncident: true, autoCloseIncident: true });
+  });
+
+  it("shows integration keys only to full-rights callers: sessions and `api` tokens, never `read_api` ones", async () => {
+    const owner = await createTestUser(handle.db);
+    const session = userContext(handle.db, owner);
+    const { project } = await createProject(session, { name: `Alerts ${uniqueSuffix()}` });
+    const reference = String(project.id);
+    const created = await createIntegration(session, reference, { name: "Keyed", type: "http", active: true });
+    const withToken = (scopes: string[]): Ctx => ({ ...session, actor: { kind: "user", user: owner, scopes: new Set(scopes) } });
+    const keys = async (caller: Ctx) =>
+      Promise.all((await listIntegrations(caller, reference)).items.map(async (view) => (await serializeIntegration(caller, view)).token));
+    const [key] = await keys(session);
+    expect(key).toMatch(/^[0-9a-f]{32}$/);
+    expect(await keys(withToken(["api"]))).toEqual([key]);
+    expect(await keys(withToken(["read_api"]))).toEqual([null]);
+    const one = await getIntegration(withToken(["read_api", "read_user"]), reference, created.integration.id);
+    expect((await serializeIntegration(withToken(["read_api", "read_user"]), one)).token).toBeNull();
   });
 
   it("refuses Developers (403) and those who cannot see the project (404)", async () => {

@@ -1,7 +1,6 @@
 import "server-only";
 import type { Ctx } from "@/lib/context";
-import { accessLevels } from "@/lib/db/schema";
-import { getProjectWithAccess, type ProjectView } from "@/lib/projects/projects";
+import { getProjectWithAbility, type ProjectView } from "@/lib/projects/projects";
 import { listIntegrations, serializeIntegration } from "./integrations";
 import { readAlertSettings, type AlertSettings } from "./settings";
 
@@ -15,8 +14,8 @@ export interface AlertSettingsPage {
 
 /** Settings → Monitor → Alerts (Maintainer+): the project's integrations with their keys, and its alert settings. */
 export async function getAlertSettingsPage(ctx: Ctx, projectReference: string): Promise<AlertSettingsPage> {
-  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.maintainer);
-  const integrations = await listIntegrations(ctx, projectReference);
+  const view = await getProjectWithAbility(ctx, projectReference, "manageIntegrations");
+  const { items: integrations } = await listIntegrations(ctx, projectReference);
   return {
     view,
     integrations: await Promise.all(integrations.map((integration) => serializeIntegration(ctx, integration))),

@@ -2,8 +2,8 @@ import "server-only";
 import { eq } from "drizzle-orm";
 import type { Ctx } from "@/lib/context";
 import type { Executor } from "@/lib/db";
-import { accessLevels, projectAlertSettings } from "@/lib/db/schema";
-import { getProjectWithAccess } from "@/lib/projects/projects";
+import { projectAlertSettings } from "@/lib/db/schema";
+import { getProjectWithAbility } from "@/lib/projects/projects";
 
 export interface AlertSettings {
   createIncident: boolean;
@@ -20,13 +20,13 @@ export async function readAlertSettings(db: Executor, projectId: number): Promis
 
 /** `GET …/alert_management/settings` (Maintainer+). */
 export async function getAlertSettings(ctx: Ctx, projectReference: string): Promise<AlertSettings> {
-  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.maintainer);
+  const view = await getProjectWithAbility(ctx, projectReference, "manageIntegrations");
   return readAlertSettings(ctx.db, view.project.id);
 }
 
 /** `PUT …/alert_management/settings` (Maintainer+): unspecified settings keep their value. */
 export async function updateAlertSettings(ctx: Ctx, projectReference: string, changes: Partial<AlertSettings>): Promise<AlertSettings> {
-  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.maintainer);
+  const view = await getProjectWithAbility(ctx, projectReference, "manageIntegrations");
   const next = { ...(await readAlertSettings(ctx.db, view.project.id)), ...changes };
   await ctx.db
     .insert(projectAlertSettings)

@@ -1,9 +1,9 @@
 import "server-only";
 import type { Ctx } from "@/lib/context";
-import { accessLevels, alertIntegrations } from "@/lib/db/schema";
+import { alertIntegrations } from "@/lib/db/schema";
 import { and, eq } from "drizzle-orm";
 import { NotFoundError } from "@/lib/errors";
-import { getProjectWithAccess } from "@/lib/projects/projects";
+import { getProjectWithAbility } from "@/lib/projects/projects";
 import { applyPayload, type ReceiverAnswer } from "./receive";
 
 /**
@@ -16,7 +16,7 @@ export async function sendTestAlert(
   integrationId: number,
   payload: Record<string, unknown>,
 ): Promise<ReceiverAnswer> {
-  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.developer);
+  const view = await getProjectWithAbility(ctx, projectReference, "sendTestAlerts");
   const [integration] = await ctx.db
     .select()
     .from(alertIntegrations)

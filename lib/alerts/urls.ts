@@ -1,10 +1,24 @@
 import "server-only";
 import { env } from "@/lib/env";
-import type { AlertRow } from "@/lib/db/schema";
+import type { AlertIntegrationRow, AlertRow } from "@/lib/db/schema";
 import type { ProjectView } from "@/lib/projects/projects";
 import { projectFullPath } from "@/lib/projects/serialize";
 
 /** The alert's page: `{base}/:namespace/:project/-/alert_management/:iid/details`, as GitLab links it. */
 export function alertDetailsUrl(view: Pick<ProjectView, "project" | "namespace">, alert: Pick<AlertRow, "iid">): string {
   return `${env.EXTERNAL_URL}/${projectFullPath(view)}/-/alert_management/${alert.iid}/details`;
+}
+
+/**
+ * The URL an external tool posts to, as GitLab shows it: a Prometheus integration's is the project's Prometheus
+ * endpoint (`/prometheus/alerts/notify.json`, where Alertmanager sends and a project has one Prometheus integration);
+ * the legacy HTTP one's is `/alerts/notify.json`; every other integration has its own, whose name segment is for people
+ * and is not checked.
+ */
+export function integrationUrl(view: Pick<ProjectView, "project" | "namespace">, integration: AlertIntegrationRow): string {
+  const project = `${env.EXTERNAL_URL}/${projectFullPath(view)}`;
+  if (integration.type === "prometheus") return `${project}/prometheus/alerts/notify.json`;
+  if (integration.endpointIdentifier === "legacy") return `${project}/alerts/notify.json`;
+  const slug = integration.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || `${integration.type}-endpoint`;
+  return `${project}/alerts/notify/${slug}/${integration.endpointIdentifier}.json`;
 }

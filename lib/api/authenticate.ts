@@ -54,7 +54,7 @@ export const resolvePersonalAccessToken: TokenResolver = async (db, value, now) 
       )
       .catch((error: unknown) => logger.warn({ err: error }, "could not record token use"));
   }
-  return { kind: "user", user, scopes: new Set(token.scopes) };
+  return { kind: "user", user, scopes: new Set(token.scopes), personalAccessTokenId: token.id };
 };
 
 /** Bearer values are tried as OAuth access tokens first, then as personal access tokens (CONTRACT §2). */

@@ -2,10 +2,12 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { getSessionUser } from "@/lib/auth/session";
 import { createContext, type Actor, type Ctx } from "@/lib/context";
-import { getDatabase } from "@/lib/db";
+import { getDatabase, type Database } from "@/lib/db";
 import { ApiError, InsufficientScopeError, RouteNotFoundError, UnauthorizedError } from "@/lib/errors";
 import { logger } from "@/lib/log";
+import { clientAddress } from "@/lib/http/client-address";
 import { observeRequest } from "@/lib/metrics";
+import { getRateLimits, RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
 import { json } from "./respond";
 import { authenticateToken, findPresentedToken } from "./authenticate";
 import type { Scope } from "./scopes";
@@ -26,7 +28,7 @@ export interface ApiCall {
   params: Record<string, string>;
 }
 
-type NextRouteContext = { params: Promise<Record<string, string | string[]>> };
+export type NextRouteContext = { params: Promise<Record<string, string | string[]>> };
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
 
@@ -44,8 +46,7 @@ export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Pr
     try {
       const db = await getDatabase();
       const now = new Date();
-      const presented = findPresentedToken(request, url);
-      const actor = presented ? await authenticateToken(db, presented, now) : await sessionActor(request);
+      const actor = await throttledActor(request, url, db, now);
       if (actor.kind === "anonymous" && !options.allowAnonymous) throw new UnauthorizedError();
       // An empty list means the endpoint needs no particular scope (the catch-all 404).
       if (
@@ -77,12 +78,32 @@ export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Pr
   };
 }
 
+/**
+ * Who is calling, counted against GitLab's API throttles: authenticated requests per user, the others (anonymous, or
+ * with credentials that fail) per client address.
+ */
+async function throttledActor(request: Request, url: URL, db: Database, now: Date): Promise<Actor> {
+  const limits = await getRateLimits();
+  const presented = findPresentedToken(request, url);
+  let actor: Actor;
+  try {
+    actor = presented ? await authenticateToken(db, presented, now) : await sessionActor(request);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) await limits.consume("unauthenticatedApiPerAddress", clientAddress(request.headers));
+    throw error;
+  }
+  if (actor.kind === "user") await limits.consume("authenticatedApiPerUser", String(actor.user.id));
+  else await limits.consume("unauthenticatedApiPerAddress", clientAddress(request.headers));
+  return actor;
+}
+
 /** next-auth's session cookie (`__Secure-` prefixed on https). */
 const sessionCookiePattern = /(?:^|;\s*)(?:__Secure-)?next-auth\.session-token(?:\.\d+)?=/;
 
 /**
  * Our own pages call the API from the browser with the session cookie. Only reads (GET/HEAD) accept it, so another
  * site cannot make a signed-in browser change anything (CSRF); requests with a token never look at the session.
+ * getSessionUser applies every check a page does (blocked account, ended sessions, unconfirmed address).
  */
 async function sessionActor(request: Request): Promise<Actor> {
   if (request.method !== "GET" && request.method !== "HEAD") return { kind: "anonymous" };
@@ -99,6 +120,8 @@ function flattenParams(params: Record<string, string | string[]> | undefined): R
 
 export function renderError(error: unknown, requestId: string, route: string): Response {
   if (error instanceof ApiError) return json(error.body(), error.status, error.headers());
+  // Rack::Attack's answer, in the API's JSON shape.
+  if (error instanceof RateLimitExceeded) return json({ message: "Retry later" }, 429, error.headers());
   // Internal detail goes to the log with the request id; the client gets only the id to quote.
   logger.error({ err: error, requestId, route }, "unhandled error in API route");
   return json({ message: "500 Internal Server Error", request_id: requestId }, 500);

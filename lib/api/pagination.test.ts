@@ -5,7 +5,7 @@ vi.hoisted(() => {
   process.env.EXTERNAL_URL = "https://git.example.com/";
 });
 
-const { pageRequest, paginationHeaders } = await import("./pagination");
+const { pageLinkUrl, pageRequest, paginationHeaders } = await import("./pagination");
 
 const base = "https://git.example.com";
 
@@ -88,5 +88,22 @@ describe("paginationHeaders", () => {
     const headers = paginationHeaders(url, pageRequest({ page: 9, per_page: 2 }), 5);
     expect(headers["X-Next-Page"]).toBe("");
     expect(headers["X-Prev-Page"]).toBe("3");
+  });
+});
+
+describe("pageLinkUrl", () => {
+  it("never repeats credentials given in the query string, in any of their spellings", () => {
+    const withTokens = new URL(
+      "http://internal:3000/api/v4/events?private_token=glpat-secret&access_token=oauth-secret&private_token%5B%5D=glpat-list&access_token%5B%5D=x&sort=asc",
+    );
+    expect(pageLinkUrl(withTokens, { page: "2" })).toBe(`${base}/api/v4/events?page=2&sort=asc`);
+    expect(paginationHeaders(withTokens, pageRequest({}), 50).Link).not.toMatch(/secret|glpat|token/);
+  });
+
+  it("sets, replaces and removes parameters, keys sorted", () => {
+    const url = new URL("http://internal:3000/api/v4/events?id_after=7&pagination=keyset&action=created");
+    expect(pageLinkUrl(url, { id_after: null, id_before: "5", per_page: "20" })).toBe(
+      `${base}/api/v4/events?action=created&id_before=5&pagination=keyset&per_page=20`,
+    );
   });
 });

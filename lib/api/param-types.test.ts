@@ -1,5 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { dateParam } from "./param-types";
+import { booleanParam, dateParam, dateTimeParam, integerListParam } from "./param-types";
+
+describe("booleanParam", () => {
+  it("reads what GitLab's API framework reads as booleans, in any case", () => {
+    for (const word of ["true", "True", "TRUE", "1", "yes", "Yes", "y", "t", "T", "on", "ON"]) expect(booleanParam.parse(word)).toBe(true);
+    for (const word of ["false", "False", "0", "no", "NO", "n", "f", "off", "Off"]) expect(booleanParam.parse(word)).toBe(false);
+    expect(booleanParam.parse(true)).toBe(true);
+    expect(booleanParam.parse(false)).toBe(false);
+  });
+
+  it("refuses anything else", () => {
+    for (const value of ["", "2", "maybe", "truee", 1, null]) expect(booleanParam.safeParse(value).success).toBe(false);
+  });
+});
 
 describe("dateParam", () => {
   it("accepts real calendar dates only", () => {
@@ -9,5 +22,32 @@ describe("dateParam", () => {
     expect(dateParam.safeParse("2024-1-1").success).toBe(false);
     expect(dateParam.safeParse("2024-01-01T00:00:00Z").success).toBe(false);
     expect(dateParam.safeParse("tomorrow").success).toBe(false);
+  });
+});
+
+describe("dateTimeParam", () => {
+  it("reads ISO 8601 dates and times; without an offset, UTC", () => {
+    expect(dateTimeParam.parse("2024-05-01")).toEqual(new Date("2024-05-01T00:00:00Z"));
+    expect(dateTimeParam.parse("2024-05-01T08:30:00Z")).toEqual(new Date("2024-05-01T08:30:00Z"));
+    expect(dateTimeParam.parse("2024-05-01T08:30")).toEqual(new Date("2024-05-01T08:30:00Z"));
+    expect(dateTimeParam.parse("2024-05-01 08:30:15.250")).toEqual(new Date("2024-05-01T08:30:15.250Z"));
+    expect(dateTimeParam.parse("2024-05-01T08:30:00+02:00")).toEqual(new Date("2024-05-01T06:30:00Z"));
+    expect(dateTimeParam.parse("2024-05-01T08:30:00-0130")).toEqual(new Date("2024-05-01T10:00:00Z"));
+  });
+
+  it("refuses what is not a real point in time", () => {
+    for (const value of ["2024-02-30", "2024-05-01T25:00:00Z", "yesterday", "2024-5-1", "1714550400", ""]) {
+      expect(dateTimeParam.safeParse(value).success, value).toBe(false);
+    }
+  });
+});
+
+describe("integerListParam", () => {
+  it("takes arrays (of numbers or numeric strings) and comma lists", () => {
+    expect(integerListParam.parse([1, "2"])).toEqual([1, 2]);
+    expect(integerListParam.parse("3, 4,")).toEqual([3, 4]);
+    expect(integerListParam.parse("")).toEqual([]);
+    expect(integerListParam.safeParse("1,x").success).toBe(false);
+    expect(integerListParam.safeParse(["1.5"]).success).toBe(false);
   });
 });

@@ -8,9 +8,18 @@ export const integerParam = z.union([z.number().int(), z.string().regex(/^-?\d+$
 
 export const positiveIntegerParam = integerParam.pipe(z.number().int().min(1).max(2_147_483_647));
 
+/**
+ * Booleans as GitLab's API framework reads them (dry-types' `Params::Bool`): JSON `true`/`false`, or `true/false`,
+ * `1/0`, `yes/no`, `y/n`, `t/f`, `on/off` in any case (python-gitlab sends `True`).
+ */
+const trueWords = new Set(["true", "1", "yes", "y", "t", "on"]);
+const falseWords = new Set(["false", "0", "no", "n", "f", "off"]);
 export const booleanParam = z.union([
   z.boolean(),
-  z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1"),
+  z
+    .string()
+    .refine((value) => trueWords.has(value.toLowerCase()) || falseWords.has(value.toLowerCase()))
+    .transform((value) => trueWords.has(value.toLowerCase())),
 ]);
 
 /** Arrays arrive as JSON arrays, repeated `name[]=` form fields, or one comma-separated string. */
@@ -24,6 +33,20 @@ export const stringListParam = z.union([
   ),
 ]);
 
+/** Integer lists (`iids[]=1&iids[]=2`, JSON arrays or `1,2`), as GitLab's `Array[Integer]` with comma coercion. */
+export const integerListParam = z.union([
+  z.array(integerParam),
+  z
+    .string()
+    .transform((value) =>
+      value
+        .split(",")
+        .map((item) => item.trim())
+        .filter((item) => item !== ""),
+    )
+    .pipe(z.array(z.string().regex(/^-?\d+$/).transform(Number))),
+]);
+
 /** A calendar date `YYYY-MM-DD` that exists. */
 export const dateParam = z
   .string()
@@ -33,7 +56,31 @@ export const dateParam = z
     return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
   });
 
+/**
+ * A point in time as GitLab's `DateTime` parameters take it: an ISO 8601 date (`2024-05-01`, midnight UTC) or date and
+ * time (`2024-05-01T08:30:00Z`, `…+02:00`, `2024-05-01 08:30`); without an offset the time is UTC, as Ruby reads it.
+ */
+export const dateTimeParam = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i)
+  .transform((value, context) => {
+    const [day, time] = value.toUpperCase().split(/[T ]/);
+    const normalizedTime = time === undefined ? "00:00:00Z" : /(?:Z|[+-]\d{2}:?\d{2})$/.test(time) ? time : `${time}Z`;
+    const instant = new Date(`${day}T${normalizedTime.replace(/([+-]\d{2})(\d{2})$/, "$1:$2")}`);
+    if (Number.isNaN(instant.getTime()) || !dateParam.safeParse(day).success) {
+      context.addIssue({ code: "custom", message: "is invalid" });
+      return z.NEVER;
+    }
+    return instant;
+  });
+
+/** A date that can also be cleared: JSON `null`, or an empty value from a query string or form. */
+export const clearableDateParam = z.union([dateParam, z.literal("").transform(() => null), z.null()]);
+
 export const paginationParams = {
   page: positiveIntegerParam.optional(),
   per_page: integerParam.optional(),
 };
+
+/** `:id` of `/projects/:id/…`: a numeric id or a URL-encoded `namespace/path`, looked up by the domain verbs. */
+export const projectPath = { id: z.string() };

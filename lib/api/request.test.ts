@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { BadRequestError, ParameterError } from "@/lib/errors";
-import { booleanParam, integerParam, positiveIntegerParam, stringListParam } from "./param-types";
-import { maxApiBodyBytes, parseParams, readBody, readQuery } from "./request";
+import { integerParam, positiveIntegerParam, stringListParam } from "./param-types";
+import { maxApiBodyBytes, parseParams, readBody, readQuery, requireAtLeastOne } from "./request";
 
 function errorOf(run: () => unknown): unknown {
   try {
@@ -37,7 +37,6 @@ describe("parseParams", () => {
 
   it("maps each kind of problem to GitLab's message", () => {
     expect(bodyOf(() => parseParams(shape, {}))).toEqual({ error: "name is missing" });
-    expect(bodyOf(() => parseParams(shape, { name: "x", extra: 1 }))).toEqual({ error: "extra is not a known parameter" });
     expect(bodyOf(() => parseParams(shape, { name: "x", visibility: "secret" }))).toEqual({
       error: "visibility does not have a valid value",
     });
@@ -49,6 +48,10 @@ describe("parseParams", () => {
       error: "scopes does not have a valid value",
     });
     expect(bodyOf(() => parseParams(shape, { name: "x", scopes: [] }))).toEqual({ error: "scopes is invalid" });
+  });
+
+  it("drops parameters it does not declare, as GitLab does, whatever they hold", () => {
+    expect(parseParams(shape, { name: "x", statistics: "true", with_custom_attributes: "1", extra: "a\u0000b" })).toEqual({ name: "x" });
   });
 
   it("refuses NUL characters, which the database cannot store", () => {
@@ -154,17 +157,17 @@ describe("parameter types", () => {
     expect(positiveIntegerParam.safeParse("-1").success).toBe(false);
   });
 
-  it("booleans as GitLab clients send them", () => {
-    expect(booleanParam.parse(true)).toBe(true);
-    expect(booleanParam.parse("true")).toBe(true);
-    expect(booleanParam.parse("1")).toBe(true);
-    expect(booleanParam.parse("false")).toBe(false);
-    expect(booleanParam.parse("0")).toBe(false);
-    expect(booleanParam.safeParse("yes").success).toBe(false);
-  });
-
   it("lists from arrays or comma-separated strings", () => {
     expect(stringListParam.parse(["a", "b"])).toEqual(["a", "b"]);
     expect(stringListParam.parse(" a, b ,,c ")).toEqual(["a", "b", "c"]);
+  });
+});
+
+describe("requireAtLeastOne", () => {
+  it("refuses a request with none of the names, naming them all in order, as Grape's at_least_one_of", () => {
+    expect(() => requireAtLeastOne({ a: undefined, b: undefined }, ["b", "a"])).toThrow(
+      new ParameterError("b, a", "are missing, at least one parameter must be provided"),
+    );
+    expect(() => requireAtLeastOne({ a: undefined, b: null }, ["a", "b"])).not.toThrow();
   });
 });

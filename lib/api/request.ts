@@ -1,11 +1,12 @@
 import "server-only";
 import { z } from "zod";
 import { BadRequestError, ParameterError } from "@/lib/errors";
+import { readBodyBytes, readBodyText } from "@/lib/http/body";
 
 export const maxApiBodyBytes = 1024 * 1024;
 
 /** Token parameters are read by the authentication step and may accompany any request. */
-const credentialParams = new Set(["private_token", "access_token"]);
+export const credentialParams: ReadonlySet<string> = new Set(["private_token", "access_token"]);
 
 export type RawParams = Record<string, string | string[]>;
 
@@ -27,30 +28,6 @@ function collect(entries: Iterable<[string, string]>): RawParams {
   return params;
 }
 
-async function readBodyText(request: Request): Promise<string> {
-  return (await readBodyBytes(request)).toString("utf8");
-}
-
-async function readBodyBytes(request: Request): Promise<Buffer> {
-  const declaredLength = Number(request.headers.get("content-length") ?? "0");
-  if (declaredLength > maxApiBodyBytes) throw bodyTooLarge();
-  if (!request.body) return Buffer.alloc(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > maxApiBodyBytes) {
-      await reader.cancel();
-      throw bodyTooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
-
 function bodyTooLarge(): BadRequestError {
   return new BadRequestError(`400 Bad request - the request body is larger than ${maxApiBodyBytes} bytes`);
 }
@@ -60,13 +37,13 @@ export async function readBody(request: Request): Promise<Record<string, unknown
   const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (contentType === "multipart/form-data") {
     // Read under the same size limit as any other body, then let the platform parse the parts.
-    const raw = await readBodyBytes(request);
+    const raw = await readBodyBytes(request, maxApiBodyBytes, bodyTooLarge);
     const form = await new Response(new Uint8Array(raw), { headers: { "content-type": request.headers.get("content-type")! } }).formData().catch(() => {
       throw new BadRequestError("400 Bad request - the multipart form body could not be read");
     });
     return collect([...form.entries()].map(([name, value]) => [name, typeof value === "string" ? value : value.name]));
   }
-  const text = await readBodyText(request);
+  const text = await readBodyText(request, maxApiBodyBytes, bodyTooLarge);
   if (text.trim() === "") return {};
   if (contentType === "application/x-www-form-urlencoded") return collect(new URLSearchParams(text).entries());
   if (contentType !== "application/json" && !contentType.endsWith("+json") && contentType !== "") {
@@ -87,21 +64,21 @@ export async function readBody(request: Request): Promise<Record<string, unknown
 }
 
 /**
- * Validates parameters against a strict schema and turns the first problem into GitLab's
- * `{"error":"<param> <problem>"}`: unknown names are refused rather than silently ignored.
+ * Validates the declared parameters and turns the first problem into GitLab's `{"error":"<param> <problem>"}`.
+ * Parameters the shape does not declare are dropped, as GitLab's API framework drops them: clients send parameters
+ * this service does not know (`statistics`, `with_custom_attributes`, …), and that must never break a call.
  */
 export function parseParams<Shape extends z.ZodRawShape>(
   shape: Shape,
   input: Record<string, unknown>,
 ): z.infer<z.ZodObject<Shape>> {
   // PostgreSQL text cannot hold NUL characters; such a value is a bad parameter, not a server error.
-  for (const [name, value] of Object.entries(input)) {
-    if (containsNul(value)) throw new ParameterError(name, "is invalid");
+  for (const name of Object.keys(shape)) {
+    if (containsNul(input[name])) throw new ParameterError(name, "is invalid");
   }
-  const result = strictSchemaOf(shape).safeParse(input, { jitless: true });
+  const result = schemaOf(shape).safeParse(input, { jitless: true });
   if (result.success) return result.data as z.infer<z.ZodObject<Shape>>;
   const issue = result.error.issues[0]!;
-  if (issue.code === "unrecognized_keys") throw new ParameterError(issue.keys[0]!, "is not a known parameter");
   // GitLab names the parameter, not the element: `scopes does not have a valid value`.
   const param = String(issue.path[0] ?? "body");
   if (input[param] === undefined) throw new ParameterError(param, "is missing");
@@ -114,13 +91,13 @@ export function parseParams<Shape extends z.ZodRawShape>(
  * new object on every call and gets a fresh schema each time, which is why parsing stays `jitless`: compiling zod's
  * fast path for a schema used once costs more than it saves.
  */
-const strictSchemas = new WeakMap<z.ZodRawShape, z.ZodObject>();
+const schemas = new WeakMap<z.ZodRawShape, z.ZodObject>();
 
-function strictSchemaOf(shape: z.ZodRawShape): z.ZodObject {
-  let schema = strictSchemas.get(shape);
+function schemaOf(shape: z.ZodRawShape): z.ZodObject {
+  let schema = schemas.get(shape);
   if (!schema) {
-    schema = z.strictObject(shape);
-    strictSchemas.set(shape, schema);
+    schema = z.object(shape);
+    schemas.set(shape, schema);
   }
   return schema;
 }
@@ -129,4 +106,12 @@ function containsNul(value: unknown): boolean {
   if (typeof value === "string") return value.includes("\u0000");
   if (Array.isArray(value)) return value.some(containsNul);
   return false;
+}
+
+/**
+ * GitLab's `at_least_one_of`: refuses a request that gives none of `names`, with Grape's message naming them all in
+ * the declared order.
+ */
+export function requireAtLeastOne<Params extends Record<string, unknown>>(params: Params, names: readonly (keyof Params & string)[]): void {
+  if (names.every((name) => params[name] === undefined)) throw new ParameterError(names.join(", "), "are missing, at least one parameter must be provided");
 }

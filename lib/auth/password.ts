@@ -6,8 +6,6 @@ const argon2id = 2 as Algorithm;
 // OWASP's minimum for argon2id (m = 19 MiB, t = 2, p = 1).
 const argon2Options = { algorithm: argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
-export const minimumPasswordLength = 8;
-
 export function hashPassword(password: string): Promise<string> {
   return hash(password, argon2Options);
 }

@@ -7,10 +7,12 @@ import { getDatabase } from "@/lib/db";
 import type { UserRow } from "@/lib/db/schema";
 import { findUserById } from "@/lib/users/users";
 import { getAuthOptions } from "./options";
+import { sessionStillValid } from "./sessions";
 
 /**
- * The signed-in user of the browser session, re-read from the database on every request so that blocking or
- * deleting an account takes effect at once, whatever the session cookie says.
+ * The signed-in user of the browser session, re-read from the database on every request so that blocking, a password
+ * change or "sign out everywhere" ends the session at once, whatever the session cookie says. Pages, server actions,
+ * the OAuth pages and the API's session fallback all read the session here.
  */
 export async function getSessionUser(): Promise<UserRow | null> {
   // Sessions belong to requests: this also keeps pages that read them out of build-time prerendering.
@@ -18,7 +20,7 @@ export async function getSessionUser(): Promise<UserRow | null> {
   const session = await getServerSession(await getAuthOptions());
   if (!session?.user?.id) return null;
   const user = await findUserById(await getDatabase(), session.user.id);
-  return user && user.state === "active" ? user : null;
+  return user && sessionStillValid(user, session.user.sessionVersion, new Date()) ? user : null;
 }
 
 /** A context for the signed-in user of a page or server action; sends anonymous visitors to sign in. */

@@ -4,12 +4,24 @@ import { users, type UserRow } from "@/lib/db/schema";
 import { sha256Hex } from "@/lib/crypto";
 import { env } from "@/lib/env";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
-import { createTestUser, testPassword } from "@/lib/testing/fixtures";
-import { verifySignIn } from "./sign-in";
+import { getRateLimits, RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
+import { createTestUser, testPassword, uniqueSuffix } from "@/lib/testing/fixtures";
+import { accountThrottleKey, verifySignIn } from "./sign-in";
 import { generateTotpSecret, totpCodeAt } from "./totp";
 
 const now = new Date("2030-06-15T12:00:00Z");
 const later = (ms: number) => new Date(now.getTime() + ms);
+
+/** The lock on a login, as the throttle keeps it; fails the test when there is none. */
+async function lockOf(login: string): Promise<RateLimitExceeded> {
+  try {
+    await (await getRateLimits()).checkAttempts("failedSignInsPerAccount", accountThrottleKey(login));
+  } catch (error) {
+    if (error instanceof RateLimitExceeded) return error;
+    throw error;
+  }
+  throw new Error(`${login} is not locked`);
+}
 
 describe.each(testDatabases())("sign-in on $name", ({ open }) => {
   const handle = databaseForSuite(open);
@@ -37,9 +49,9 @@ describe.each(testDatabases())("sign-in on $name", ({ open }) => {
     expect(byEmail).toMatchObject({ ok: true, user: { id: user.id, lastSignInAt: later(1000) } });
   });
 
-  it("answers the same for an unknown login and a wrong password, and counts wrong passwords", async () => {
+  it("answers the same for an unknown login and a wrong password; a success starts the count of failures again", async () => {
     const user = await createTestUser(handle.db);
-    expect(await verifySignIn(handle.db, { login: "no-such-user", password: testPassword }, now)).toEqual({
+    expect(await verifySignIn(handle.db, { login: `nobody_${uniqueSuffix()}`, password: testPassword }, now)).toEqual({
       ok: false,
       reason: "invalid_credentials",
     });
@@ -47,29 +59,59 @@ describe.each(testDatabases())("sign-in on $name", ({ open }) => {
       ok: false,
       reason: "invalid_credentials",
     });
-    expect((await reload(user)).failedSignInAttempts).toBe(1);
-    // A success resets the count.
+    for (let attempt = 1; attempt < env.SIGN_IN_MAX_ATTEMPTS - 1; attempt += 1) {
+      await verifySignIn(handle.db, { login: user.username, password: "wrong" }, now);
+    }
     expect((await verifySignIn(handle.db, { login: user.username, password: testPassword }, now)).ok).toBe(true);
-    expect((await reload(user)).failedSignInAttempts).toBe(0);
+    // Had the success not reset the count, the next failure would lock the account.
+    await verifySignIn(handle.db, { login: user.username, password: "wrong" }, now);
+    expect((await verifySignIn(handle.db, { login: user.username, password: testPassword }, now)).ok).toBe(true);
   });
 
-  it("locks the account after SIGN_IN_MAX_ATTEMPTS failures, even for the right password, until the lock period ends", async () => {
+  it("locks the account for SIGN_IN_LOCK_MINUTES after SIGN_IN_MAX_ATTEMPTS failures, even for the right password", async () => {
     const user = await createTestUser(handle.db);
     for (let attempt = 0; attempt < env.SIGN_IN_MAX_ATTEMPTS - 1; attempt += 1) {
       await verifySignIn(handle.db, { login: user.username, password: "wrong" }, now);
     }
-    expect((await reload(user)).lockedUntil).toBeNull();
-    expect((await verifySignIn(handle.db, { login: user.username, password: "wrong" }, now)).ok).toBe(false);
-    const locked = await reload(user);
-    expect(locked.lockedUntil).toEqual(later(env.SIGN_IN_LOCK_MINUTES * 60_000));
+    expect((await verifySignIn(handle.db, { login: user.email, password: testPassword }, now)).ok).toBe(true);
+    for (let attempt = 0; attempt < env.SIGN_IN_MAX_ATTEMPTS; attempt += 1) {
+      await verifySignIn(handle.db, { login: user.username.toUpperCase(), password: "wrong" }, now);
+    }
+    expect(await verifySignIn(handle.db, { login: user.username, password: testPassword }, now)).toEqual({ ok: false, reason: "locked" });
+    const lock = await lockOf(user.username);
+    expect(lock.throttle.name).toBe("account_lock");
+    expect(lock.retryAfterSeconds()).toBeGreaterThan(env.SIGN_IN_LOCK_MINUTES * 60 - 5);
+    expect(lock.retryAfterSeconds()).toBeLessThanOrEqual(env.SIGN_IN_LOCK_MINUTES * 60);
+  });
 
-    expect(await verifySignIn(handle.db, { login: user.username, password: testPassword }, later(1000))).toEqual({ ok: false, reason: "locked" });
-    const justBefore = later(env.SIGN_IN_LOCK_MINUTES * 60_000 - 1);
-    expect(await verifySignIn(handle.db, { login: user.username, password: testPassword }, justBefore)).toEqual({ ok: false, reason: "locked" });
+  it("locks unknown logins like real ones, so the lock tells nothing about which accounts exist", async () => {
+    const login = `nobody_${uniqueSuffix()}`;
+    for (let attempt = 0; attempt < env.SIGN_IN_MAX_ATTEMPTS; attempt += 1) {
+      expect(await verifySignIn(handle.db, { login, password: "guess" }, now)).toEqual({ ok: false, reason: "invalid_credentials" });
+    }
+    expect(await verifySignIn(handle.db, { login, password: "guess" }, now)).toEqual({ ok: false, reason: "locked" });
+  });
 
-    const afterLock = later(env.SIGN_IN_LOCK_MINUTES * 60_000 + 1);
-    expect(await verifySignIn(handle.db, { login: user.username, password: testPassword }, afterLock)).toMatchObject({ ok: true });
-    expect(await reload(user)).toMatchObject({ failedSignInAttempts: 0, lockedUntil: null });
+  it("refuses an address over THROTTLE_FAILED_SIGN_INS_PER_IP failures, whichever accounts it tries, and no other", async () => {
+    const attacker = `198.51.100.${uniqueSuffix()}`;
+    const victim = await createTestUser(handle.db);
+    for (let attempt = 0; attempt < env.THROTTLE_FAILED_SIGN_INS_PER_IP; attempt += 1) {
+      const login = attempt === 0 ? victim.username : `guess_${uniqueSuffix()}`;
+      expect((await verifySignIn(handle.db, { login, password: "guess", clientAddress: attacker }, now)).ok).toBe(false);
+    }
+    const refused = await verifySignIn(handle.db, { login: victim.username, password: testPassword, clientAddress: attacker }, now).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(RateLimitExceeded);
+    expect((refused as RateLimitExceeded).throttle).toEqual({
+      name: "throttle_failed_sign_ins",
+      limit: env.THROTTLE_FAILED_SIGN_INS_PER_IP,
+      periodSeconds: env.THROTTLE_FAILED_SIGN_INS_PERIOD_SECONDS,
+    });
+    // The account itself is not locked: from elsewhere its owner signs in.
+    const elsewhere = await verifySignIn(handle.db, { login: victim.username, password: testPassword, clientAddress: `${attacker}-b` }, now);
+    expect(elsewhere).toMatchObject({ ok: true, user: { id: victim.id } });
   });
 
   it("refuses a blocked user with the right password", async () => {
@@ -88,12 +130,10 @@ describe.each(testDatabases())("sign-in on $name", ({ open }) => {
     const login = { login: user.username, password: testPassword };
     expect(await verifySignIn(handle.db, login, now)).toEqual({ ok: false, reason: "otp_required" });
     expect(await verifySignIn(handle.db, { ...login, otp: "  " }, now)).toEqual({ ok: false, reason: "otp_required" });
-    expect((await reload(user)).failedSignInAttempts).toBe(0);
 
     const code = totpCodeAt(secret, now);
     const wrong = code === "000000" ? "111111" : "000000";
     expect(await verifySignIn(handle.db, { ...login, otp: wrong }, now)).toEqual({ ok: false, reason: "otp_invalid" });
-    expect((await reload(user)).failedSignInAttempts).toBe(1);
     // A code is never asked for before the password is right.
     expect(await verifySignIn(handle.db, { ...login, password: "wrong", otp: code }, now)).toEqual({
       ok: false,

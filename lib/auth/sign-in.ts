@@ -4,6 +4,8 @@ import { sha256Hex } from "@/lib/crypto";
 import type { Database } from "@/lib/db";
 import { users, type UserRow } from "@/lib/db/schema";
 import { env } from "@/lib/env";
+import { getRateLimits, RateLimitExceeded, type RateLimits } from "@/lib/rate-limits/rate-limits";
+import { confirmationRequiredOnSignIn } from "@/lib/users/confirmation-rules";
 import { findUserByLogin } from "@/lib/users/users";
 import { verifyPassword } from "./password";
 import { matchTotpStep } from "./totp";
@@ -13,6 +15,8 @@ export type SignInFailure =
   | "invalid_credentials"
   | "locked"
   | "blocked"
+  /** The password was right but the account must confirm its email address first (EMAIL_CONFIRMATION). */
+  | "unconfirmed"
   /** The password was right and the account has two-factor authentication: ask for a code. */
   | "otp_required"
   | "otp_invalid";
@@ -24,45 +28,69 @@ export interface SignInAttempt {
   password: string;
   /** A TOTP code or a recovery code, for accounts with two-factor authentication. */
   otp?: string;
+  /** Where the attempt comes from (lib/http/client-address.ts), for the per-address throttle; unknown, none applies. */
+  clientAddress?: string | null;
+}
+
+/** The account lock counts failures per login as typed, so unknown logins lock like real ones and reveal nothing. */
+export function accountThrottleKey(login: string): string {
+  return sha256Hex(login.trim().toLowerCase());
 }
 
 /**
- * Checks a sign-in attempt. Wrong passwords and wrong codes count towards the lockout: after
- * SIGN_IN_MAX_ATTEMPTS failures in a row the account refuses every sign-in for SIGN_IN_LOCK_MINUTES.
+ * Checks a sign-in attempt (the web form and the password grant). Wrong passwords and wrong codes count twice:
+ * - per login: SIGN_IN_MAX_ATTEMPTS failures lock the account for SIGN_IN_LOCK_MINUTES (even for the right password),
+ *   and a successful sign-in starts the count again;
+ * - per client address: over THROTTLE_FAILED_SIGN_INS_PER_IP failures in a period, every attempt from there is refused
+ *   with `RateLimitExceeded` until the period ends, whichever accounts it tries.
  */
 export async function verifySignIn(db: Database, attempt: SignInAttempt, now: Date): Promise<SignInResult> {
-  const user = await findUserByLogin(db, attempt.login.trim());
+  const limits = await getRateLimits();
+  await limits.checkAttempts("failedSignInsPerAddress", attempt.clientAddress ?? null);
+  const login = attempt.login.trim();
+  const user = await findUserByLogin(db, login);
+  // The hash is checked whatever happens next, so the answer takes as long for unknown and locked accounts.
   const passwordMatches = await verifyPassword(user?.passwordHash, attempt.password);
-  if (!user || user.userType !== "human") return { ok: false, reason: "invalid_credentials" };
-  if (user.lockedUntil && user.lockedUntil > now) return { ok: false, reason: "locked" };
-  if (!passwordMatches) return recordFailure(db, user, now, "invalid_credentials");
+  if (await isLocked(limits, login)) return { ok: false, reason: "locked" };
+  if (!user || user.userType !== "human" || !passwordMatches) return recordFailure(limits, attempt, "invalid_credentials");
   if (user.state === "blocked") return { ok: false, reason: "blocked" };
+  if (confirmationRequiredOnSignIn(user, env.EMAIL_CONFIRMATION, now)) return { ok: false, reason: "unconfirmed" };
 
   if (user.otpSecret) {
     const otp = attempt.otp?.trim();
     if (!otp) return { ok: false, reason: "otp_required" };
     const accepted = (await acceptTotp(db, user, otp, now)) || (await consumeRecoveryCode(db, user, otp));
-    if (!accepted) return recordFailure(db, user, now, "otp_invalid");
+    if (!accepted) return recordFailure(limits, attempt, "otp_invalid");
   }
 
-  const [signedIn] = await db
-    .update(users)
-    .set({ failedSignInAttempts: 0, lockedUntil: null, lastSignInAt: now })
-    .where(eq(users.id, user.id))
-    .returning();
+  await limits.reset("failedSignInsPerAccount", accountThrottleKey(login));
+  const [signedIn] = await db.update(users).set({ lastSignInAt: now }).where(eq(users.id, user.id)).returning();
   return { ok: true, user: signedIn ?? user };
 }
 
-async function recordFailure(db: Database, user: UserRow, now: Date, reason: SignInFailure): Promise<SignInResult> {
-  const lockUntil = new Date(now.getTime() + env.SIGN_IN_LOCK_MINUTES * 60_000);
-  // One statement, so concurrent failures cannot lose counts.
-  await db
-    .update(users)
-    .set({
-      failedSignInAttempts: sql`case when ${users.failedSignInAttempts} + 1 >= ${env.SIGN_IN_MAX_ATTEMPTS} then 0 else ${users.failedSignInAttempts} + 1 end`,
-      lockedUntil: sql`case when ${users.failedSignInAttempts} + 1 >= ${env.SIGN_IN_MAX_ATTEMPTS} then ${lockUntil.toISOString()}::timestamptz else ${users.lockedUntil} end`,
-    })
-    .where(eq(users.id, user.id));
+/** Lifts the lock of an account, whichever login (username or email address) the failures were counted under. */
+export async function unlockAccount(user: Pick<UserRow, "username" | "email">): Promise<void> {
+  const limits = await getRateLimits();
+  await limits.reset("failedSignInsPerAccount", accountThrottleKey(user.username));
+  await limits.reset("failedSignInsPerAccount", accountThrottleKey(user.email));
+}
+
+async function isLocked(limits: RateLimits, login: string): Promise<boolean> {
+  try {
+    await limits.checkAttempts("failedSignInsPerAccount", accountThrottleKey(login));
+    return false;
+  } catch (error) {
+    if (error instanceof RateLimitExceeded) return true;
+    throw error;
+  }
+}
+
+async function recordFailure(limits: RateLimits, attempt: SignInAttempt, reason: SignInFailure): Promise<SignInResult> {
+  const key = accountThrottleKey(attempt.login);
+  if (await limits.recordFailure("failedSignInsPerAccount", key)) {
+    await limits.block("failedSignInsPerAccount", key, env.SIGN_IN_LOCK_MINUTES * 60);
+  }
+  await limits.recordFailure("failedSignInsPerAddress", attempt.clientAddress ?? null);
   return { ok: false, reason };
 }
 

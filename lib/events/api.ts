@@ -1,10 +1,8 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { maxPerPage, pageRequest, paginationHeaders } from "@/lib/api/pagination";
+import { maxPerPage, pageLinkUrl, pageRequest, paginationHeaders } from "@/lib/api/pagination";
 import { dateParam, paginationParams, positiveIntegerParam } from "@/lib/api/param-types";
-import { parseParams, readQuery } from "@/lib/api/request";
-import { env } from "@/lib/env";
 import { eventActions, eventTargetTypeFilters, type EventFilters, type EventList, type EventPage } from "./query";
 
 const targetTypeFilterNames = Object.keys(eventTargetTypeFilters) as [keyof typeof eventTargetTypeFilters, ...(keyof typeof eventTargetTypeFilters)[]];
@@ -15,7 +13,8 @@ export interface EventQuery {
   scopeAll: boolean;
 }
 
-const eventQueryParams = {
+/** The Events API's parameters (CONTRACT §6). */
+export const eventQueryParams = {
   action: z.enum(eventActions).optional(),
   target_type: z.enum(targetTypeFilterNames).optional(),
   before: dateParam.optional(),
@@ -27,11 +26,12 @@ const eventQueryParams = {
   order_by: z.enum(["id", "created_at"]).optional(),
   ...paginationParams,
 };
-const ownEventQueryParams = { ...eventQueryParams, scope: z.string().optional() };
 
-/** The Events API's parameters (CONTRACT §6); `scope` exists only on `/events`. */
-export function parseEventQuery(url: URL, { allowScope }: { allowScope: boolean }): EventQuery {
-  const params: z.infer<z.ZodObject<typeof ownEventQueryParams>> = parseParams(allowScope ? ownEventQueryParams : eventQueryParams, readQuery(url));
+/** `scope` exists only on `/events`. */
+export const ownEventQueryParams = { ...eventQueryParams, scope: z.string().optional() };
+
+/** The filters and page the parsed parameters ask for. */
+export function eventQueryOf(params: z.infer<z.ZodObject<typeof eventQueryParams>> & { scope?: string }): EventQuery {
   const filters: EventFilters = {
     action: params.action,
     targetType: params.target_type,
@@ -50,13 +50,13 @@ export function parseEventQuery(url: URL, { allowScope }: { allowScope: boolean 
 function keysetNextLink(url: URL, list: EventList, query: EventQuery): string | null {
   const last = list.items.at(-1);
   if (!list.hasMore || !last || query.page.kind !== "keyset") return null;
-  const params = new URLSearchParams(url.searchParams);
-  params.delete("id_before");
-  params.delete("id_after");
-  params.set(query.filters.sort === "asc" ? "id_after" : "id_before", String(last.id));
-  params.set("per_page", String(query.page.perPage));
-  params.sort();
-  return `<${env.EXTERNAL_URL}${url.pathname}?${params.toString()}>; rel="next"`;
+  const ascending = query.filters.sort === "asc";
+  const next = pageLinkUrl(url, {
+    id_before: ascending ? null : String(last.id),
+    id_after: ascending ? String(last.id) : null,
+    per_page: String(query.page.perPage),
+  });
+  return `<${next}>; rel="next"`;
 }
 
 /**

@@ -31,6 +31,18 @@ describe("activity feed sentences", () => {
     expect(words({ ...push, push_data: { ...push.push_data!, action: "pushed" } })).toBe("pushed to branch main");
   });
 
+  it("words a bulk push by how many refs it changed, as GitLab's feed does", () => {
+    const bulk = {
+      ...base,
+      action_name: "pushed new",
+      target_type: null,
+      push_data: { commit_count: 0, action: "created", ref_type: "branch", commit_from: null, commit_to: null, ref: null, commit_title: null, ref_count: 5 },
+    } as FeedEvent;
+    expect(words(bulk)).toBe("pushed new 5 branches");
+    expect(describeEvent(bulk, null).detail).toBeNull();
+    expect(words({ ...bulk, push_data: { ...bulk.push_data!, action: "removed", ref_type: "tag", ref_count: 4 } })).toBe("deleted 4 tags");
+  });
+
   it("words issues, comments, milestones and membership", () => {
     expect(words(base)).toBe("opened issue #3 Title");
     expect(describeEvent(base, "group/project").phrases[1]!.href).toBe("/group/project/-/issues/3");

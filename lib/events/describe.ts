@@ -20,8 +20,11 @@ export interface FeedEvent {
     ref_type: "branch" | "tag";
     commit_from: string | null;
     commit_to: string | null;
-    ref: string;
+    /** Null for a bulk push, which names no ref. */
+    ref: string | null;
     commit_title: string | null;
+    /** How many refs a bulk push changed alike. */
+    ref_count?: number | null;
   };
   note?: { id: number; body: string; noteable_iid?: number | null };
 }
@@ -57,7 +60,13 @@ export function describeEvent(event: FeedEvent, projectPath: string | null): Eve
   if (event.push_data) {
     const push = event.push_data;
     const refWord = push.ref_type === "tag" ? "tag" : "branch";
-    const verb = push.action === "created" ? `pushed new ${refWord}` : push.action === "removed" ? `deleted ${refWord}` : `pushed to ${refWord}`;
+    const verbOnly = push.action === "created" ? "pushed new" : push.action === "removed" ? "deleted" : "pushed to";
+    // A bulk push, as GitLab's feed words it: "pushed new 5 branches".
+    if (push.ref === null) {
+      const count = push.ref_count ?? 0;
+      return { phrases: [{ text: `${verbOnly} ${count} ${refWord === "tag" ? "tags" : "branches"}` }], projectWording: "at", detail: null };
+    }
+    const verb = `${verbOnly} ${refWord}`;
     const commits = push.action === "removed" || push.commit_count === 0 ? null : `${push.commit_count} commit${push.commit_count === 1 ? "" : "s"}`;
     const title = push.commit_title ? `${push.commit_to?.slice(0, 8) ?? ""} · ${push.commit_title}` : null;
     return {

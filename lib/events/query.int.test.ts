@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { eq } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import { eventActions, events, eventTargetTypes, type EventAction, type EventTargetType, type ProjectVisibility, type UserRow } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { NotFoundError, ParameterError, UnauthorizedError } from "@/lib/errors";
@@ -9,7 +9,8 @@ import { addMember, updateMember } from "@/lib/projects/members";
 import { createProject } from "@/lib/projects/projects";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
-import { parseEventQuery } from "./api";
+import { parseParams, readQuery } from "@/lib/api/request";
+import { eventQueryOf, eventQueryParams, ownEventQueryParams } from "./api";
 import type { FeedEvent } from "./describe";
 import { eventTargetTypeFilters, listOwnEvents, listProjectEvents, listUserEvents, type EventFilters, type EventList, type EventPage } from "./query";
 import { recordEvent } from "./record";
@@ -37,8 +38,10 @@ const actionNames: Record<EventAction, string> = {
   approved: "approved",
 };
 
+/** The events query a route reads from this query string (as `apiResource` parses parameters). */
 function query(search: string, allowScope = false) {
-  return parseEventQuery(new URL(`http://localhost/api/v4/events?${search}`), { allowScope });
+  const url = new URL(`http://localhost/api/v4/events?${search}`);
+  return eventQueryOf(parseParams(allowScope ? ownEventQueryParams : eventQueryParams, readQuery(url)));
 }
 
 describe("Events API parameters", () => {
@@ -64,12 +67,13 @@ describe("Events API parameters", () => {
     }
   });
 
-  it("accepts every action and target type GitLab documents, and scope only on /events", () => {
+  it("accepts every action and target type GitLab documents, and reads scope only on /events", () => {
     for (const action of eventActions) expect(query(`action=${action}`).filters.action).toBe(action);
     for (const targetType of Object.keys(eventTargetTypeFilters)) expect(query(`target_type=${targetType}`).filters.targetType).toBe(targetType);
     expect(query("scope=all", true).scopeAll).toBe(true);
     expect(query("scope=mine", true).scopeAll).toBe(false);
-    expect(() => query("scope=all")).toThrow(ParameterError);
+    // Elsewhere `scope` is not declared, so it is ignored, as GitLab ignores parameters an endpoint does not declare.
+    expect(query("scope=all").scopeAll).toBe(false);
     expect(query("").filters.sort).toBe("desc");
   });
 });
@@ -92,6 +96,11 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
       issueId: options.issueId ?? null,
       createdAt: options.createdAt ?? new Date(),
     });
+  }
+
+  async function latestEventId(projectId: number): Promise<number> {
+    const [latest] = await handle.db.select({ id: events.id }).from(events).where(eq(events.projectId, projectId)).orderBy(desc(events.id)).limit(1);
+    return latest!.id;
   }
 
   async function projectEvents(user: UserRow | null, projectId: number, filters: EventFilters = {}, page: EventPage = firstPage) {
@@ -277,9 +286,91 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
     // Guests cannot open issues (Reporter+): the author opens it as a Reporter and is then demoted to Guest.
     const authored = await createIssue(userContext(handle.db, reporter), String(projectId), { title: "Reporter secret", confidential: true });
     expect(authored.issue.confidential).toBe(true);
-    await updateMember(ownerCtx, String(projectId), reporter.id, 10);
+    await updateMember(ownerCtx, String(projectId), reporter.id, { accessLevel: 10 });
     expect((await titles(reporter)).filter((title) => title.includes("secret"))).toEqual(["opened:Reporter secret"]);
     expect((await titles(otherGuest)).filter((title) => title.toLowerCase().includes("secret"))).toEqual([]);
+  });
+
+  it("comments in internal notes: stored as internal events, shown with their X-Total only to Reporters and above and admins", async () => {
+    const owner = await createTestUser(handle.db);
+    const reporter = await createTestUser(handle.db);
+    const guest = await createTestUser(handle.db);
+    const stranger = await createTestUser(handle.db);
+    const admin = await createTestUser(handle.db, { isAdmin: true });
+    const projectId = await projectOf(owner, "public");
+    const ownerCtx = userContext(handle.db, owner);
+    await addMember(ownerCtx, String(projectId), { userId: reporter.id, accessLevel: 20 });
+    await addMember(ownerCtx, String(projectId), { userId: guest.id, accessLevel: 10 });
+    const { issue } = await createIssue(ownerCtx, String(projectId), { title: "Public issue" });
+    await createNote(ownerCtx, String(projectId), issue.iid, { body: "for everyone" });
+    const internal = await createNote(userContext(handle.db, reporter), String(projectId), issue.iid, { body: "between us", internal: true });
+    expect(internal.note.internal).toBe(true);
+    const [stored] = await handle.db
+      .select()
+      .from(events)
+      .where(and(eq(events.targetType, "Note"), eq(events.targetId, internal.note.id)));
+    expect(stored).toMatchObject({ action: "commented", targetType: "Note", internal: true, authorId: reporter.id });
+
+    const bodies = (list: EventList) => shown(list).flatMap((event) => (event.note ? [event.note.body] : []));
+    for (const viewer of [null, stranger, guest]) {
+      const list = await projectEvents(viewer, projectId);
+      expect(bodies(list), viewer?.username ?? "anonymous").toEqual(["for everyone"]);
+      // created, two joined, opened, one comment
+      expect(list.total, viewer?.username ?? "anonymous").toBe(5);
+      const authored = await listUserEvents(viewer ? userContext(handle.db, viewer) : anonymousTestContext(handle.db), String(reporter.id), {}, firstPage);
+      expect(shown(authored).map((event) => event.action_name)).toEqual(["joined"]);
+      expect(authored.total).toBe(1);
+      const keyset = await projectEvents(viewer, projectId, {}, { kind: "keyset", perPage: 20 });
+      expect(keyset.items.map((item) => item.id)).toEqual(list.items.map((item) => item.id));
+    }
+    for (const viewer of [reporter, owner, admin]) {
+      const list = await projectEvents(viewer, projectId);
+      expect(bodies(list), viewer.username).toEqual(["between us", "for everyone"]);
+      // From the maintained count for members who see everything, and right.
+      expect(list.total, viewer.username).toBe(6);
+    }
+    // `scope=all`: the Guest's total is counted, the Reporter's taken from the maintained count; both are exact.
+    const guestAll = await listOwnEvents(userContext(handle.db, guest), true, {}, firstPage);
+    expect(bodies(guestAll)).toEqual(["for everyone"]);
+    expect(guestAll.total).toBe(5);
+    const reporterAll = await listOwnEvents(userContext(handle.db, reporter), true, {}, firstPage);
+    expect(reporterAll.total).toBe(6);
+    expect(reporterAll.items).toHaveLength(6);
+  });
+
+  it("an expired membership stops counting on its day: visibility, totals and scope=all", async () => {
+    const owner = await createTestUser(handle.db);
+    const reporter = await createTestUser(handle.db);
+    const privateProject = await projectOf(owner, "private");
+    const publicProject = await projectOf(owner, "public");
+    const ownerCtx = userContext(handle.db, owner);
+    for (const projectId of [privateProject, publicProject]) {
+      await addMember({ ...ownerCtx, now: new Date("2030-01-01T00:00:00Z") }, String(projectId), { userId: reporter.id, accessLevel: 20, expiresAt: "2030-03-01" });
+    }
+    const { issue } = await createIssue(ownerCtx, String(publicProject), { title: "Public issue" });
+    await createNote(ownerCtx, String(publicProject), issue.iid, { body: "internal", internal: true });
+    const secret = await createIssue(ownerCtx, String(publicProject), { title: "Secret", confidential: true });
+    await record(publicProject, owner, "pushed");
+
+    const on = (when: string) => ({ ...userContext(handle.db, reporter), now: new Date(when) });
+    const lastDay = on("2030-02-28T23:59:59.999Z");
+    const expiredDay = on("2030-03-01T00:00:00.000Z");
+    // created, joined, opened, commented (internal), opened (confidential), pushed
+    expect((await listProjectEvents(lastDay, String(publicProject), {}, firstPage)).total).toBe(6);
+    expect((await listProjectEvents(lastDay, String(privateProject), {}, firstPage)).total).toBe(2);
+    expect((await listOwnEvents(lastDay, true, {}, firstPage)).total).toBe(8);
+
+    await expect(listProjectEvents(expiredDay, String(privateProject), {}, firstPage)).rejects.toBeInstanceOf(NotFoundError);
+    const publicList = await listProjectEvents(expiredDay, String(publicProject), {}, firstPage);
+    // (Joining was recorded in 2030, so it comes first.)
+    expect(shown(publicList).map((event) => `${event.action_name}:${event.target_title ?? ""}`)).toEqual(["joined:", "pushed to:", "opened:Public issue", "created:"]);
+    expect(publicList.total).toBe(4);
+    expect(shown(publicList).some((event) => event.target_title === secret.issue.title)).toBe(false);
+    const all = await listOwnEvents(expiredDay, true, {}, firstPage);
+    expect(all.items).toEqual([]);
+    expect(all.total).toBe(0);
+    // The owner's activity as the former member sees it: created, opened and pushed in the public project.
+    expect((await listUserEvents(expiredDay, String(owner.id), {}, firstPage)).total).toBe(3);
   });
 
   it("public projects show their activity to everybody, but pushes only where code is readable", async () => {
@@ -391,6 +482,44 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
     expect((await projectEvents(owner, projectId, { action: "closed" })).total).toBe(3);
     // A guest of a private project does not see pushes: counted, not taken from the project's total.
     expect((await projectEvents(guest, projectId)).total).toBe(9);
+  });
+
+  it("a cursor event the caller may not see, or from another list, positions a page exactly as a deleted one: its time never shows", async () => {
+    const owner = await createTestUser(handle.db);
+    const stranger = await createTestUser(handle.db);
+    const publicProject = await projectOf(owner, "public");
+    const privateProject = await projectOf(owner, "private");
+    const otherPublic = await projectOf(stranger, "public");
+    // Ids grow with time, but these events were written out of order: their times are what a cursor could betray.
+    await record(publicProject, owner, "updated", { createdAt: new Date("2024-01-01T00:00:00Z") });
+    await record(publicProject, owner, "updated", { createdAt: new Date("2024-01-03T00:00:00Z") });
+    await record(privateProject, owner, "updated");
+    const hidden = await latestEventId(privateProject);
+    const page = (cursor: number): EventPage => ({ kind: "keyset", perPage: 10, idBefore: cursor });
+    const asStranger = async (cursor: number) =>
+      (await listProjectEvents(userContext(handle.db, stranger), String(publicProject), { action: "updated" }, page(cursor))).items.map((item) => item.id);
+    const asAnonymous = async (cursor: number) =>
+      (await listProjectEvents(anonymousTestContext(handle.db), String(publicProject), { action: "updated" }, page(cursor))).items.map((item) => item.id);
+
+    const answers: number[][] = [];
+    for (const hiddenTime of ["2024-01-02T00:00:00Z", "2023-12-01T00:00:00Z", "2024-02-01T00:00:00Z"]) {
+      await handle.db.update(events).set({ createdAt: new Date(hiddenTime) }).where(eq(events.id, hidden));
+      answers.push(await asStranger(hidden), await asAnonymous(hidden));
+    }
+    await record(publicProject, owner, "updated", { createdAt: new Date("2024-01-04T00:00:00Z") });
+    await handle.db.delete(events).where(eq(events.id, hidden));
+    const afterDeletion = await asAnonymous(hidden);
+    // Both earlier events come before the cursor's id; whatever the hidden event's time, the answer is the deleted one's.
+    expect(afterDeletion).toHaveLength(2);
+    for (const answer of answers) expect(answer).toEqual(afterDeletion);
+
+    // An event the caller sees, but of another project, is no cursor for this one either.
+    await record(otherPublic, stranger, "updated", { createdAt: new Date("2024-01-02T00:00:00Z") });
+    const foreign = await latestEventId(otherPublic);
+    const foreignAnswer = await asStranger(foreign);
+    await handle.db.delete(events).where(eq(events.id, foreign));
+    expect(foreignAnswer).toEqual(await asStranger(foreign));
+    expect(foreignAnswer).toHaveLength(3);
   });
 
   it("a keyset page continues past a cursor event that was deleted meanwhile", async () => {

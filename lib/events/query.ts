@@ -1,11 +1,12 @@
 import "server-only";
-import { and, gte, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import { literal, placeholder, preparedStatements } from "@/lib/db";
-import { accessLevels, eventActions, events, namespaces, projectEventCounts, projectMembers, projects, users, type EventAction } from "@/lib/db/schema";
+import { eventActions, events, namespaces, projectEventCounts, projectMembers, projects, users, type EventAction } from "@/lib/db/schema";
 import { NotFoundError, UnauthorizedError } from "@/lib/errors";
 import { maxPerPage, type PageRequest } from "@/lib/api/pagination";
-import { accessLevelIn, isMemberOf, projectVisibleTo, viewerOf, type Viewer } from "@/lib/projects/access";
+import { accessLevelIn, isMemberOf, membershipActive, projectVisibleTo, utcDay, viewerOf, type Viewer } from "@/lib/projects/access";
+import { abilityMinimumLevels, type RoleAbility } from "@/lib/projects/policy";
 import { parseProjectReference, projectNamed, type ProjectReference } from "@/lib/projects/projects";
 import { getUserByIdOrUsername } from "@/lib/users/users";
 import { eventJson } from "./serialize";
@@ -53,17 +54,27 @@ export interface EventList {
 /**
  * Which events a viewer may see, as SQL over `events` joined to `projects` (so pages are full and totals exact):
  * events of projects they can see; pushes only where they may read the code; events about confidential issues only
- * for the issue's author and Reporters and above.
+ * for the issue's author and those who may read confidential issues; comments in internal notes only for those who
+ * may read internal notes. The cheap test of each pair comes first: OR stops at it for most events.
  */
 function eventVisibleTo(viewer: Viewer): SQL {
   if (viewer.kind === "everything") return sql`true`;
   const memberLevel = sql`coalesce(${accessLevelIn(viewer)}, 0)`;
-  const codeReadable = or(sql`${projects.visibility} <> 'private'`, sql`${memberLevel} >= ${literal(accessLevels.reporter)}`)!;
+  const allows = (ability: RoleAbility) => sql`${memberLevel} >= ${literal(abilityMinimumLevels[ability])}`;
+  const codeReadable = or(sql`${projects.visibility} <> 'private'`, allows("readPrivateCode"))!;
   const issueReadable = sql`(${events.issueId} is null or exists (select 1 from issues i where i.id = ${events.issueId} and (not i.confidential${
     viewer.kind === "user" ? sql` or i.author_id = ${viewer.id}` : sql``
-  } or ${memberLevel} >= ${literal(accessLevels.reporter)})))`;
-  return and(projectVisibleTo(viewer), or(sql`${events.action} <> 'pushed'`, codeReadable), issueReadable)!;
+  } or ${allows("readConfidentialIssues")})))`;
+  const noteReadable = or(sql`not ${events.internal}`, allows("readInternalNotes"))!;
+  return and(projectVisibleTo(viewer), or(sql`${events.action} <> 'pushed'`, codeReadable), issueReadable, noteReadable)!;
 }
+
+/** From this role on, `eventVisibleTo` hides nothing of a project, so its maintained event count is the total. */
+const seesEveryEventLevel = Math.max(
+  abilityMinimumLevels.readPrivateCode,
+  abilityMinimumLevels.readConfidentialIssues,
+  abilityMinimumLevels.readInternalNotes,
+);
 
 function dayStart(day: string, offsetDays = 0): Date {
   const start = new Date(`${day}T00:00:00.000Z`);
@@ -85,12 +96,14 @@ type EventScope =
 interface EventPageShape {
   scope: "project-by-id" | "project-by-path" | "author" | "member";
   viewer: Viewer["kind"];
+  /** An external user sees fewer projects (`projectVisibleTo`). */
+  externalViewer: boolean;
   /** Which filters are present. */
   filters: { action: boolean; targetType: boolean; before: boolean; after: boolean };
   ascending: boolean;
   /**
    * Offset pages carry their total; keyset pages walk from a cursor event: past its (created_at, id) position, or,
-   * when retention deleted it, past its id (ids grow with time).
+   * when retention deleted it or the list could not show it, past its id (ids grow with time).
    */
   page: "offset" | "keyset" | `${"after" | "before"}-${"position" | "id"}`;
   /**
@@ -112,7 +125,7 @@ interface EventPageRow {
   json: string | null;
   /** Matching events (offset pages only), as the driver returns a bigint. */
   total: string | number | bigint | null;
-  /** Keyset pages from a cursor: whether the cursor event still exists. */
+  /** Keyset pages from a cursor: whether the cursor is an event of this list that the viewer may see. */
   cursor_found?: boolean;
 }
 
@@ -133,27 +146,28 @@ function namedProject(shape: EventPageShape, viewer: Viewer): SQL {
 
 /**
  * How many events match, without counting where a maintained count answers: a project's count when the viewer sees
- * every event of it (Reporter and above); for `scope=all`, the maintained counts of the projects where they do plus
- * a real count only in those where they are a Guest.
+ * every event of it (`seesEveryEventLevel`); for `scope=all`, the maintained counts of the projects where they do plus
+ * a real count only in those where their role hides some events. Memberships count only while unexpired, as in
+ * `eventVisibleTo`.
  */
 function totalOf(shape: EventPageShape, viewer: Viewer, matching: SQL): SQL {
   const counted = countedEvents(matching);
   const unfiltered = !Object.values(shape.filters).some(Boolean);
   if (!unfiltered) return counted;
   if (isProjectScope(shape)) {
-    return sql`case when project.access_level >= ${literal(accessLevels.reporter)}
+    return sql`case when project.access_level >= ${literal(seesEveryEventLevel)}
       then coalesce((select ${projectEventCounts.eventCount} from ${projectEventCounts} where ${projectEventCounts.projectId} = project.id), 0)
       else ${counted} end`;
   }
   if (shape.scope !== "member") return counted;
-  const member = placeholder("scopeUserId");
-  const fullAccess = viewer.kind === "everything" ? sql`true` : sql`${projectMembers.accessLevel} >= ${literal(accessLevels.reporter)}`;
+  const membership = and(eq(projectMembers.userId, placeholder("scopeUserId")), membershipActive(placeholder("today")))!;
+  const fullAccess = viewer.kind === "everything" ? sql`true` : sql`${projectMembers.accessLevel} >= ${literal(seesEveryEventLevel)}`;
   const maintained = sql`(select coalesce(sum(${projectEventCounts.eventCount}), 0) from ${projectEventCounts}
-    inner join ${projectMembers} on ${projectMembers.projectId} = ${projectEventCounts.projectId} and ${projectMembers.userId} = ${member}
+    inner join ${projectMembers} on ${projectMembers.projectId} = ${projectEventCounts.projectId} and ${membership}
     where ${fullAccess})`;
   if (viewer.kind === "everything") return maintained;
-  const inGuestProjects = sql`${events.projectId} in (select ${projectMembers.projectId} from ${projectMembers} where ${projectMembers.userId} = ${member} and ${projectMembers.accessLevel} < ${literal(accessLevels.reporter)})`;
-  return sql`${maintained} + ${countedEvents(and(inGuestProjects, eventVisibleTo(viewer))!)}`;
+  const inPartlyVisibleProjects = sql`${events.projectId} in (select ${projectMembers.projectId} from ${projectMembers} where ${membership} and ${projectMembers.accessLevel} < ${literal(seesEveryEventLevel)})`;
+  return sql`${maintained} + ${countedEvents(and(inPartlyVisibleProjects, eventVisibleTo(viewer))!)}`;
 }
 
 function countedEvents(where: SQL): SQL {
@@ -161,16 +175,19 @@ function countedEvents(where: SQL): SQL {
 }
 
 const eventPage = preparedStatements<EventPageShape, EventPageRow>((shape) => {
-  const viewer: Viewer = shape.viewer === "user" ? { kind: "user", id: placeholder("viewerId") } : { kind: shape.viewer };
+  const viewer: Viewer =
+    shape.viewer === "user"
+      ? { kind: "user", id: placeholder("viewerId"), today: placeholder("today"), external: shape.externalViewer }
+      : { kind: shape.viewer };
   const isProject = isProjectScope(shape);
   const inScope = isProject
     ? sql`${events.projectId} = project.id`
     : shape.scope === "author"
       ? sql`${events.authorId} = ${placeholder("scopeUserId")}`
-      : isMemberOf(placeholder("scopeUserId"));
+      : isMemberOf(placeholder("scopeUserId"), placeholder("today"));
+  const listed = and(inScope, eventVisibleTo(viewer))!;
   const matching = and(
-    inScope,
-    eventVisibleTo(viewer),
+    listed,
     shape.filters.action ? sql`${events.action} = ${placeholder("action")}` : undefined,
     shape.filters.targetType ? sql`${events.targetType} = ${placeholder("targetType")}` : undefined,
     shape.filters.before ? lt(events.createdAt, placeholder("before")) : undefined,
@@ -183,11 +200,15 @@ const eventPage = preparedStatements<EventPageShape, EventPageRow>((shape) => {
     const [direction, by] = shape.page.split("-") as ["after" | "before", "position" | "id"];
     const comparison = sql.raw(direction === "after" ? ">" : "<");
     const cursorId = placeholder("cursorId");
+    // Only an event this list could show positions the page: for any other id (another project's, one the caller may
+    // not see) the subquery finds nothing, exactly as for an event deleted meanwhile, so its time never shows.
+    const cursor = (columns: SQL) =>
+      sql`(select ${columns} from ${events} inner join ${projects} on ${projects.id} = ${events.projectId} where ${events.id} = ${cursorId} and ${listed})`;
     walk =
       by === "position"
-        ? sql` and (${events.createdAt}, ${events.id}) ${comparison} (select c.created_at, c.id from ${events} c where c.id = ${cursorId})`
+        ? sql` and (${events.createdAt}, ${events.id}) ${comparison} ${cursor(sql`${events.createdAt}, ${events.id}`)}`
         : sql` and ${events.id} ${comparison} ${cursorId}`;
-    if (by === "position") cursorFound = sql`, exists (select 1 from ${events} c where c.id = ${cursorId}) as cursor_found`;
+    if (by === "position") cursorFound = sql`, exists ${cursor(sql`1`)} as cursor_found`;
   }
   const direction = sql.raw(shape.ascending ? "asc" : "desc");
   const rows = sql`select ${events.id} as id, ${events.createdAt} as created_at, ${eventJson()} as json
@@ -210,7 +231,7 @@ const eventPage = preparedStatements<EventPageShape, EventPageRow>((shape) => {
 const usualPageSizes = new Set([20, maxPerPage]);
 
 function shapeAndValues(ctx: Ctx, scope: EventScope, filters: EventFilters, page: EventPage, cursorBy: "position" | "id") {
-  const viewer = viewerOf(ctx.actor);
+  const viewer = viewerOf(ctx);
   const perPage = page.kind === "offset" ? page.page.perPage : page.perPage;
   // Keyset pages read one row more, to know whether another page follows.
   const rows = page.kind === "offset" ? perPage : perPage + 1;
@@ -218,6 +239,7 @@ function shapeAndValues(ctx: Ctx, scope: EventScope, filters: EventFilters, page
   const shape: EventPageShape = {
     scope: scope.kind === "project" ? (scope.project.by === "id" ? "project-by-id" : "project-by-path") : scope.kind,
     viewer: viewer.kind,
+    externalViewer: viewer.kind === "user" && viewer.external,
     filters: { action: !!filters.action, targetType: !!filters.targetType, before: !!filters.before, after: !!filters.after },
     ascending: filters.sort === "asc",
     page:
@@ -231,6 +253,7 @@ function shapeAndValues(ctx: Ctx, scope: EventScope, filters: EventFilters, page
     projectPath: scope.kind === "project" && scope.project.by === "path" ? scope.project.projectPath : null,
     scopeUserId: scope.kind === "project" ? null : scope.userId,
     viewerId: viewer.kind === "user" ? viewer.id : null,
+    today: utcDay(ctx.now),
     action: filters.action ?? null,
     targetType: filters.targetType ? eventTargetTypeFilters[filters.targetType] : null,
     before: filters.before ? dayStart(filters.before).toISOString() : null,
@@ -242,7 +265,7 @@ function shapeAndValues(ctx: Ctx, scope: EventScope, filters: EventFilters, page
   return { shape, values };
 }
 
-/** A page of events: one prepared statement, and a second only when a keyset cursor's event no longer exists. */
+/** A page of events: one prepared statement, and a second only when a keyset cursor names no event of the list. */
 async function queryEvents(ctx: Ctx, scope: EventScope, filters: EventFilters, page: EventPage): Promise<EventList> {
   let { shape, values } = shapeAndValues(ctx, scope, filters, page, "position");
   let rows = await eventPage(ctx.db, shape, values);

@@ -1,13 +1,14 @@
 import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
-import { eq, inArray, lt, sql } from "drizzle-orm";
+import { inArray, lt } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import { getDatabaseHandle, type Database } from "@/lib/db";
 import type { DatabaseHandle } from "@/lib/db/drivers";
-import { events, projectEventCounts } from "@/lib/db/schema";
+import { events } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { ForbiddenError, UnauthorizedError } from "@/lib/errors";
 import { logger } from "@/lib/log";
+import { deleteEvents } from "./record";
 
 /** The same number on every replica: only one of them prunes at a time. */
 const pruneLockKey = 727_002;
@@ -33,21 +34,9 @@ export async function pruneEventsBefore(db: Database, cutoff: Date, options: Pru
   let deleted = 0;
   for (;;) {
     const batch = db.select({ id: events.id }).from(events).where(lt(events.createdAt, cutoff)).limit(batchSize);
-    const removed = await db.transaction(async (tx) => {
-      const rows = await tx.delete(events).where(inArray(events.id, batch)).returning({ projectId: events.projectId });
-      // Keep the per-project counts in step, in the same transaction as the delete.
-      const perProject = new Map<number, number>();
-      for (const { projectId } of rows) if (projectId !== null) perProject.set(projectId, (perProject.get(projectId) ?? 0) + 1);
-      for (const [projectId, removedCount] of perProject) {
-        await tx
-          .update(projectEventCounts)
-          .set({ eventCount: sql`greatest(${projectEventCounts.eventCount} - ${removedCount}, 0)` })
-          .where(eq(projectEventCounts.projectId, projectId));
-      }
-      return rows;
-    });
-    deleted += removed.length;
-    if (removed.length < batchSize) return deleted;
+    const removed = await db.transaction((tx) => deleteEvents(tx, inArray(events.id, batch)));
+    deleted += removed;
+    if (removed < batchSize) return deleted;
     if (pauseMs > 0) await sleep(pauseMs);
   }
 }
@@ -74,26 +63,4 @@ export async function pruneEventsNow(ctx: Ctx): Promise<PruneRun> {
   const run = await pruneExpiredEvents(await getDatabaseHandle(), ctx.now);
   logger.info({ ...run, userId: user.id }, "events pruned on request");
   return run;
-}
-
-const globalForSchedule = globalThis as unknown as { eventPruningTimer?: NodeJS.Timeout };
-
-/**
- * Prunes old events shortly after start and then every `EVENTS_PRUNE_INTERVAL_MINUTES` (0 turns it off). The timers
- * never keep the process alive, and a failed run is logged and retried at the next tick.
- */
-export function scheduleEventPruning(): void {
-  const minutes = env.EVENTS_PRUNE_INTERVAL_MINUTES;
-  if (minutes === 0 || globalForSchedule.eventPruningTimer) return;
-  const run = async () => {
-    try {
-      const result = await pruneExpiredEvents(await getDatabaseHandle(), new Date());
-      if (result.deleted > 0) logger.info(result, "old events pruned");
-    } catch (error) {
-      logger.error({ err: error }, "pruning old events failed");
-    }
-  };
-  setTimeout(() => void run(), 60_000).unref();
-  globalForSchedule.eventPruningTimer = setInterval(() => void run(), minutes * 60_000);
-  globalForSchedule.eventPruningTimer.unref();
 }

@@ -3,11 +3,12 @@ import { unstable_rethrow } from "next/navigation";
 import type { z } from "zod";
 import { ApiError, ForbiddenError, NotFoundError, ValidationError } from "@/lib/errors";
 import { logger } from "@/lib/log";
+import { RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
 import { invalidInput, type ActionResult } from "./action-result";
 
 /** "404 User Not Found" is the API's wording; people read "User not found". */
 function messageFor(error: ApiError): string {
-  if (error instanceof NotFoundError) return `${error.thing} not found`;
+  if (error instanceof NotFoundError) return error.thing ? `${error.thing} not found` : "Not found";
   if (error instanceof ForbiddenError) {
     const reason = error.message.replace(/^403 Forbidden( - )?/, "");
     return reason ? reason.charAt(0).toUpperCase() + reason.slice(1) : "You are not allowed to do that.";
@@ -21,9 +22,15 @@ function fieldName(attribute: string): string {
   return attribute.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 }
 
-/** A typed domain error as a form error; anything else is a bug, logged here and shown as a generic failure. */
+/**
+ * A typed domain error (or a throttle's refusal) as a form error; anything else is a bug, logged here and shown as a
+ * generic failure.
+ */
 export function toActionFailure(error: unknown): ActionResult<never> {
   unstable_rethrow(error);
+  if (error instanceof RateLimitExceeded) {
+    return { ok: false, message: `Too many attempts. Try again in ${error.retryAfterSeconds()} seconds.` };
+  }
   if (error instanceof ApiError) {
     const fieldErrors =
       error instanceof ValidationError

@@ -3,8 +3,9 @@ import { authenticateToken } from "@/lib/api/authenticate";
 import type { Scope } from "@/lib/api/scopes";
 import { actingUser, createContext, type Actor } from "@/lib/context";
 import type { Database } from "@/lib/db";
-import { accessLevels, type UserRow } from "@/lib/db/schema";
+import type { UserRow } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError } from "@/lib/errors";
+import { can } from "@/lib/projects/policy";
 import { getVisibleProject, type ProjectView } from "@/lib/projects/projects";
 
 export type GitOperation = "pull" | "push";
@@ -37,7 +38,7 @@ function grantedScopes(actor: Actor): ReadonlySet<string> | null {
  * Decides whether a git client may pull from or push to a project, GitLab's way: anonymous clients get 401 (so git
  * asks for credentials) unless the project is public and they only pull; a token without any repository scope is
  * refused like a wrong password; a project the user cannot see is 404; too low a role is 403. Reporters and above
- * (or anyone who can see a public or internal project) pull; Developers and above push.
+ * (or anyone who can see a public or internal project) pull; Developers and above push, unless the project is archived.
  */
 export async function authorizeGitAccess(
   db: Database,
@@ -49,7 +50,7 @@ export async function authorizeGitAccess(
   if (scopes && !pullScopes.some((scope) => scopes.has(scope))) throw new UnauthorizedError();
   if (actor.kind === "anonymous" && input.operation === "push") throw new UnauthorizedError();
 
-  const ctx = createContext(db, actor);
+  const ctx = { ...createContext(db, actor), now: input.now };
   let view: ProjectView;
   try {
     view = await getVisibleProject(ctx, input.projectReference);
@@ -57,10 +58,8 @@ export async function authorizeGitAccess(
     if (error instanceof NotFoundError && actor.kind === "anonymous") throw new UnauthorizedError();
     throw error;
   }
-  const level = view.accessLevel ?? 0;
   if (input.operation === "pull") {
-    const readable = view.project.visibility !== "private" || level >= accessLevels.reporter;
-    if (!readable) {
+    if (!can(view, "readCode")) {
       if (actor.kind === "anonymous") throw new UnauthorizedError();
       throw new ForbiddenError("You are not allowed to download code from this project.");
     }
@@ -68,7 +67,9 @@ export async function authorizeGitAccess(
     if (scopes && !pushScopes.some((scope) => scopes.has(scope))) {
       throw new ForbiddenError("Your token does not allow pushing code (it needs write_repository or api).");
     }
-    if (level < accessLevels.developer) throw new ForbiddenError("You are not allowed to push code to this project.");
+    // GitLab checks this before the role, so everyone learns why.
+    if (view.project.archived) throw new ForbiddenError("You are not allowed to push code to an archived project.");
+    if (!can(view, "pushCode")) throw new ForbiddenError("You are not allowed to push code to this project.");
   }
   return { view, user: actingUser(ctx) };
 }

@@ -1,8 +1,10 @@
 import "server-only";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "@/lib/db";
+import { projects } from "@/lib/db/schema";
 import { recordEvent } from "@/lib/events/record";
 import { git } from "./repositories";
-import { commitTitleOf, describeRef, isZeroSha, pushActionOf, type PushData, type RefUpdate } from "./ref-updates";
+import { commitTitleOf, describeRef, isZeroSha, planPushEvents, pushActionOf, type PushData, type RefUpdate } from "./ref-updates";
 
 /**
  * How many commits a ref update brought: for an existing ref the commits between old and new; for a new ref the
@@ -47,26 +49,41 @@ export async function pushDataFor(repository: string, update: RefUpdate, refsBef
 
 /**
  * The first branch pushed to an empty repository becomes its default branch (HEAD), as in GitLab; a HEAD that
- * still names an existing branch is left alone.
+ * still names an existing branch is left alone. The project records the branch HEAD names as its default branch
+ * once it exists, unless one was chosen meanwhile (`PUT /projects/:id` moves both).
  */
-export async function adoptDefaultBranch(repository: string, updates: RefUpdate[]): Promise<void> {
-  const head = (await git(["symbolic-ref", "--quiet", "HEAD"], { cwd: repository }).catch(() => "")).trim();
-  if (head) {
+export async function adoptDefaultBranch(db: Database, push: { projectId: number; repository: string; updates: RefUpdate[] }): Promise<void> {
+  const { repository } = push;
+  const headBranch = async () => {
+    const head = (await git(["symbolic-ref", "--quiet", "HEAD"], { cwd: repository }).catch(() => "")).trim();
+    if (!head.startsWith("refs/heads/")) return null;
     const current = await git(["rev-parse", "--verify", "--quiet", head], { cwd: repository }).catch(() => "");
-    if (current.trim()) return;
+    return current.trim() ? head.slice("refs/heads/".length) : null;
+  };
+  let branch = await headBranch();
+  if (!branch) {
+    const created = push.updates.find((update) => update.ref.startsWith("refs/heads/") && !isZeroSha(update.newSha));
+    if (!created) return;
+    await git(["symbolic-ref", "HEAD", created.ref], { cwd: repository });
+    branch = created.ref.slice("refs/heads/".length);
   }
-  const created = updates.find((update) => update.ref.startsWith("refs/heads/") && !isZeroSha(update.newSha));
-  if (created) await git(["symbolic-ref", "HEAD", created.ref], { cwd: repository });
+  await db
+    .update(projects)
+    .set({ defaultBranch: branch })
+    .where(and(eq(projects.id, push.projectId), isNull(projects.defaultBranch)));
 }
 
-/** Records one `pushed` event per branch or tag a push updated, all in one transaction, authored by the pusher. */
+/**
+ * Records a push's events, all in one transaction, authored by the pusher: one `pushed` event per branch or tag it
+ * updated, or, for more like changes than GitLab's limit, one bulk event for them (`planPushEvents`).
+ */
 export async function recordPushEvents(
   db: Database,
   push: { projectId: number; authorId: number; repository: string; updates: RefUpdate[]; refsBefore: Map<string, string>; now: Date },
 ): Promise<PushData[]> {
   const payloads: PushData[] = [];
-  for (const update of push.updates) {
-    const data = await pushDataFor(push.repository, update, push.refsBefore);
+  for (const plan of planPushEvents(push.updates)) {
+    const data = plan.kind === "bulk" ? plan.pushData : await pushDataFor(push.repository, plan.update, push.refsBefore);
     if (data) payloads.push(data);
   }
   if (payloads.length === 0) return payloads;

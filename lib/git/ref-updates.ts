@@ -15,8 +15,10 @@ export interface PushData {
   ref_type: RefType;
   commit_from: string | null;
   commit_to: string | null;
-  ref: string;
+  /** Null for a bulk event, which names no ref. */
+  ref: string | null;
   commit_title: string | null;
+  /** How many refs a bulk event stands for; null for an event about one ref. */
   ref_count: number | null;
 }
 
@@ -54,4 +56,50 @@ export function pushActionOf(update: RefUpdate): PushAction {
 export function commitTitleOf(message: string): string | null {
   const first = message.split("\n").find((line) => line.trim() !== "");
   return first === undefined ? null : first.trim();
+}
+
+/**
+ * GitLab's `push_event_activities_limit` (an application setting, 3 by default): a push that changes more branches
+ * (or tags) the same way than this records one bulk event for them instead of one each.
+ */
+export const pushEventActivitiesLimit = 3;
+
+/** The events a push records: one per ref update, or one bulk event for a group of like updates. */
+export type PushEventPlan = { kind: "single"; update: RefUpdate } | { kind: "bulk"; pushData: PushData };
+
+/**
+ * GitLab's grouping (`Git::ProcessRefChangesService`): branches first, then tags; within each, the updates grouped by
+ * action (created, removed, pushed) in the order they first appear. A group larger than the limit becomes one bulk
+ * event (`BulkPushEventPayloadService`: no commits or ref named, only `ref_count`); the others an event per ref.
+ */
+export function planPushEvents(updates: RefUpdate[], limit: number = pushEventActivitiesLimit): PushEventPlan[] {
+  const plans: PushEventPlan[] = [];
+  for (const refType of ["branch", "tag"] as const) {
+    const groups = new Map<PushAction, RefUpdate[]>();
+    for (const update of updates) {
+      if (describeRef(update.ref)?.refType !== refType) continue;
+      const action = pushActionOf(update);
+      groups.set(action, [...(groups.get(action) ?? []), update]);
+    }
+    for (const [action, group] of groups) {
+      if (group.length > limit) {
+        plans.push({
+          kind: "bulk",
+          pushData: {
+            commit_count: 0,
+            action,
+            ref_type: refType,
+            commit_from: null,
+            commit_to: null,
+            ref: null,
+            commit_title: null,
+            ref_count: group.length,
+          },
+        });
+      } else {
+        plans.push(...group.map((update) => ({ kind: "single" as const, update })));
+      }
+    }
+  }
+  return plans;
 }

@@ -1,7 +1,7 @@
 import "server-only";
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { access, chmod, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { access, chmod, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { childProcessEnv, env } from "@/lib/env";
 
@@ -18,6 +18,12 @@ else
 fi
 exit 0
 `;
+
+/**
+ * The branch a new repository's HEAD names before anything is pushed (GitLab's default `main`): the project's
+ * default branch until the first push chooses one.
+ */
+export const initialBranch = "main";
 
 /** Environment for every git command the service runs: no user or system configuration leaks in. */
 export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -73,7 +79,7 @@ export async function ensureRepository(projectId: number): Promise<string> {
   await mkdir(repositoriesRoot(), { recursive: true });
   if (!(await exists(target))) {
     const staging = path.join(repositoriesRoot(), `.tmp-${projectId}-${randomBytes(6).toString("hex")}`);
-    await git(["init", "--quiet", "--bare", "--initial-branch=main", staging]);
+    await git(["init", "--quiet", "--bare", `--initial-branch=${initialBranch}`, staging]);
     await installHook(staging);
     try {
       await rename(staging, target);
@@ -106,4 +112,74 @@ export async function listRefs(repository: string): Promise<Map<string, string>>
     if (space > 0) refs.set(line.slice(space + 1), line.slice(0, space));
   }
   return refs;
+}
+
+/** A project's repository directory if it was ever created (by a first clone or push), else null. */
+async function existingRepository(projectId: number): Promise<string | null> {
+  const repository = repositoryPath(projectId);
+  return (await exists(repository)) ? repository : null;
+}
+
+/** Whether `branch` exists in the project's repository. */
+export async function branchExists(projectId: number, branch: string): Promise<boolean> {
+  const repository = await existingRepository(projectId);
+  if (!repository) return false;
+  const ref = `refs/heads/${branch}`;
+  // Only a well-formed branch name: revision syntax (`main~1`, `main^`) must not find a commit.
+  const wellFormed = await git(["check-ref-format", ref]).then(
+    () => true,
+    () => false,
+  );
+  if (!wellFormed) return false;
+  const sha = await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { cwd: repository }).catch(() => "");
+  return sha.trim() !== "";
+}
+
+/** Points the repository's HEAD, which clones check out, at an existing branch (the project's default branch). */
+export async function setHead(projectId: number, branch: string): Promise<void> {
+  await git(["symbolic-ref", "HEAD", `refs/heads/${branch}`], { cwd: repositoryPath(projectId) });
+}
+
+/** How many commits `branch` has (GitLab's `commit_count` is its default branch's); 0 without the branch. */
+export async function commitCount(projectId: number, branch: string | null): Promise<number> {
+  if (branch === null || !(await branchExists(projectId, branch))) return 0;
+  const output = await git(["rev-list", "--count", `refs/heads/${branch}`, "--"], { cwd: repositoryPath(projectId) });
+  return Number(output.trim()) || 0;
+}
+
+/** The bytes the project's repository takes on disk (0 before it exists): GitLab's `repository_size`. */
+export async function repositorySize(projectId: number): Promise<number> {
+  const repository = await existingRepository(projectId);
+  return repository ? directorySize(repository) : 0;
+}
+
+async function directorySize(directory: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(directory, { withFileTypes: true }).catch(() => [])) {
+    const entryPath = path.join(directory, entry.name);
+    if (entry.isDirectory()) total += await directorySize(entryPath);
+    else if (entry.isFile()) total += (await stat(entryPath).catch(() => ({ size: 0 }))).size;
+  }
+  return total;
+}
+
+/**
+ * Moves a project's repository out of its place, in one rename, to a name no project has; answers where it went
+ * (null when it never existed). No git request reaches it there; `reattachRepository` puts it back.
+ */
+export async function detachRepository(projectId: number): Promise<string | null> {
+  const repository = await existingRepository(projectId);
+  if (!repository) return null;
+  const detached = path.join(repositoriesRoot(), `.deleted-${projectId}-${randomBytes(6).toString("hex")}`);
+  await rename(repository, detached);
+  return detached;
+}
+
+export async function reattachRepository(projectId: number, detached: string): Promise<void> {
+  await rename(detached, repositoryPath(projectId));
+}
+
+/** Deletes a detached repository from disk. */
+export async function discardRepository(detached: string): Promise<void> {
+  await rm(detached, { recursive: true, force: true });
 }

@@ -3,7 +3,8 @@ import { randomBytes } from "node:crypto";
 import { readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { getDatabase } from "@/lib/db";
+import { getDatabase, type Database } from "@/lib/db";
+import { env } from "@/lib/env";
 import { ApiError, ForbiddenError, InvalidTokenError, NotFoundError, UnauthorizedError } from "@/lib/errors";
 import { logger } from "@/lib/log";
 import { authorizeGitAccess, type GitOperation } from "./access";
@@ -37,6 +38,22 @@ function gitErrorResponse(error: unknown): Response {
   return plain(500, "Internal server error");
 }
 
+export interface GitServeSettings {
+  /** The database that decides access and records pushes. */
+  database: () => Promise<Database>;
+  /** The largest push accepted, in bytes of request body. */
+  maxPushBytes: number;
+}
+
+function settingsFromEnvironment(): GitServeSettings {
+  return { database: getDatabase, maxPushBytes: env.GIT_MAX_PUSH_SIZE_MB * 1024 * 1024 };
+}
+
+function describeSize(bytes: number): string {
+  const mebibytes = bytes / (1024 * 1024);
+  return Number.isInteger(mebibytes) ? `${mebibytes} MiB` : `${bytes} bytes`;
+}
+
 /** `name.git` in the URL names the project `name`; the suffix is optional, as in GitLab. */
 export function projectReferenceFromPath(namespace: string, project: string): string {
   const decodedNamespace = decodeURIComponent(namespace);
@@ -46,10 +63,16 @@ export function projectReferenceFromPath(namespace: string, project: string): st
 
 /**
  * Serves one smart-HTTP git request: authenticates the token in HTTP Basic, checks the caller's role for pulling or
- * pushing, creates the repository on first use, runs `git http-backend`, and after a push records one push event
- * per updated branch or tag before the response ends.
+ * pushing, creates the repository on first use, runs `git http-backend`, and after a push records its push events
+ * (one per updated branch or tag, or one for many alike) before the response ends. Request bodies are checked on their way to git: fetches must
+ * be pkt-lines, pushes must be pkt-lines up to their pack and no larger than the maximum push size, which git is
+ * also told (`receive.maxInputSize`).
  */
-export async function serveGitRequest(request: Request, route: { namespace: string; project: string; endpoint: GitEndpoint }): Promise<Response> {
+export async function serveGitRequest(
+  request: Request,
+  route: { namespace: string; project: string; endpoint: GitEndpoint },
+  settings: GitServeSettings = settingsFromEnvironment(),
+): Promise<Response> {
   try {
     const url = new URL(request.url);
     let service: (typeof services)[number];
@@ -66,7 +89,7 @@ export async function serveGitRequest(request: Request, route: { namespace: stri
     }
     const operation: GitOperation = service === "git-receive-pack" ? "push" : "pull";
     const now = new Date();
-    const db = await getDatabase();
+    const db = await settings.database();
     const { view, user } = await authorizeGitAccess(db, {
       projectReference: projectReferenceFromPath(route.namespace, route.project),
       operation,
@@ -78,9 +101,18 @@ export async function serveGitRequest(request: Request, route: { namespace: stri
     const pathInfo = `/${repositoryName(projectId)}/${route.endpoint === "info-refs" ? "info/refs" : service}`;
     const query = route.endpoint === "info-refs" ? `service=${service}` : "";
 
-    if (route.endpoint !== "git-receive-pack" || !user) {
-      return await runHttpBackend({ request, pathInfo, query, remoteUser: user?.username ?? null });
+    if (route.endpoint === "info-refs") return await runHttpBackend({ request, pathInfo, query, remoteUser: user?.username ?? null });
+    if (route.endpoint === "git-upload-pack") {
+      return await runHttpBackend({
+        request,
+        pathInfo,
+        query,
+        remoteUser: user?.username ?? null,
+        bodyRules: { service: "git-upload-pack", framing: "whole" },
+      });
     }
+    // Only signed-in clients reach here: authorizeGitAccess refuses anonymous pushes.
+    if (!user) throw new UnauthorizedError();
 
     const refsBefore = await listRefs(repository);
     const updatesFile = path.join(os.tmpdir(), `push-${projectId}-${randomBytes(8).toString("hex")}`);
@@ -90,12 +122,21 @@ export async function serveGitRequest(request: Request, route: { namespace: stri
       query,
       remoteUser: user.username,
       extraEnv: { PUSH_UPDATES_FILE: updatesFile },
+      gitConfig: { "receive.maxInputSize": String(settings.maxPushBytes) },
+      bodyRules: {
+        service: "git-receive-pack",
+        framing: "until-flush",
+        maxBytes: settings.maxPushBytes,
+        limitName: `this server's maximum push size (${describeSize(settings.maxPushBytes)})`,
+      },
       onFinished: async () => {
         const reported = await readFile(updatesFile, "utf8").catch(() => "");
         await rm(updatesFile, { force: true });
         const updates = parseRefUpdates(reported);
         if (updates.length === 0) return;
-        await adoptDefaultBranch(repository, updates).catch((error: unknown) => logger.warn({ err: error }, "could not set the default branch"));
+        await adoptDefaultBranch(db, { projectId, repository, updates }).catch((error: unknown) =>
+          logger.warn({ err: error }, "could not set the default branch"),
+        );
         await recordPushEvents(db, { projectId, authorId: user.id, repository, updates, refsBefore, now: new Date() });
       },
     });

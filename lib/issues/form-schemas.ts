@@ -10,5 +10,7 @@ export type NewIssueForm = z.input<typeof newIssueFormSchema>;
 
 export const commentFormSchema = z.object({
   body: z.string().trim().min(1, "Write a comment first.").max(1_000_000),
+  /** An internal note: only Reporters and above (and admins) see it. */
+  internal: z.boolean().optional(),
 });
 export type CommentForm = z.input<typeof commentFormSchema>;

@@ -1,13 +1,19 @@
 import "server-only";
-import { and, count, desc, eq, or, sql, type SQL } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import { pageWithTotal, type Executor } from "@/lib/db";
+import type { Executor } from "@/lib/db";
 import { nextInternalId } from "@/lib/db/internal-ids";
-import { accessLevels, issues, users, type IssueRow, type UserRow } from "@/lib/db/schema";
+import { alerts, events, issues, milestones, users, type IssueRow, type UserRow } from "@/lib/db/schema";
 import { NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
-import { recordEvent } from "@/lib/events/record";
-import type { PageRequest } from "@/lib/api/pagination";
-import { getProjectWithAccess, getVisibleProject, type ProjectView } from "@/lib/projects/projects";
+import { deleteEvents, recordEvent } from "@/lib/events/record";
+import { getProjectWithAbility, getVisibleProject, type ProjectView } from "@/lib/projects/projects";
+import { assignableUsers, setIssueAssignees } from "./assignees";
+import { withIssueDetail, type IssueDetails } from "./issue-details";
+import { splitLabelNames } from "./label-rules";
+import { findOrCreateLabels, labelsOfIssues, labelsTitled, setIssueLabels } from "./labels";
+import { issueReadableBy } from "./visibility";
+
+export { issueReadableBy } from "./visibility";
 
 export interface IssueView {
   view: ProjectView;
@@ -15,7 +21,20 @@ export interface IssueView {
   author: UserRow;
 }
 
-export interface NewIssue {
+/**
+ * Who an issue is for and what it is filed under. Labels are names (created in the project when missing); assignees
+ * are user ids, of which those who cannot read the project's issues are dropped (`[0]` or `[]` assigns nobody); a
+ * milestone id that is 0, null or not one of the project's clears the milestone, as GitLab does.
+ */
+export interface IssueMetadata {
+  labels?: string[];
+  assigneeIds?: number[];
+  milestoneId?: number | null;
+  /** `YYYY-MM-DD`, or null to clear. */
+  dueDate?: string | null;
+}
+
+export interface NewIssue extends IssueMetadata {
   title: string;
   description?: string | null;
   confidential?: boolean;
@@ -28,23 +47,12 @@ function validateTitle(title: string): string {
   return trimmed;
 }
 
-/**
- * Who may read an issue: anyone who sees the project, except for confidential issues, which only their author and
- * Reporters and above (admins included) see. As SQL on `issues`, so lists and counts agree.
- */
-export function issueReadableBy(ctx: Ctx, view: ProjectView): SQL {
-  const user = actingUser(ctx);
-  if ((view.accessLevel ?? 0) >= accessLevels.reporter) return sql`true`;
-  if (!user) return eq(issues.confidential, false);
-  return or(eq(issues.confidential, false), eq(issues.authorId, user.id))!;
-}
-
 /** Inserts an issue and records `created` (shown as "opened") in the caller's transaction. */
 export async function insertIssue(
   tx: Executor,
   view: Pick<ProjectView, "project">,
   author: UserRow,
-  input: NewIssue,
+  input: NewIssue & { milestoneId?: number | null },
   now: Date,
 ): Promise<IssueRow> {
   const iid = await nextInternalId(tx, view.project.id, "issues");
@@ -57,6 +65,8 @@ export async function insertIssue(
       description: input.description ?? null,
       confidential: input.confidential ?? false,
       issueType: input.issueType ?? "issue",
+      milestoneId: input.milestoneId ?? null,
+      dueDate: input.dueDate ?? null,
       authorId: author.id,
       createdAt: now,
       updatedAt: now,
@@ -67,14 +77,40 @@ export async function insertIssue(
   return issue;
 }
 
-/** `POST /projects/:id/issues` (Reporter+). */
-export async function createIssue(ctx: Ctx, projectReference: string, input: NewIssue): Promise<IssueView> {
+/** The milestone an issue may be filed under: one of the project's, else none (GitLab clears unknown ids). */
+async function projectMilestoneId(db: Executor, view: ProjectView, milestoneId: number | null): Promise<number | null> {
+  if (milestoneId === null || milestoneId <= 0 || milestoneId > 2_147_483_647) return null;
+  const [milestone] = await db
+    .select({ id: milestones.id })
+    .from(milestones)
+    .where(and(eq(milestones.projectId, view.project.id), eq(milestones.id, milestoneId)));
+  return milestone?.id ?? null;
+}
+
+/** The assignees to set, or undefined to leave them as they are (none asked for, or none of those asked may be). */
+async function assigneesToSet(ctx: Ctx, view: ProjectView, requested: number[] | undefined): Promise<number[] | undefined> {
+  if (requested === undefined) return undefined;
+  if (requested.length === 0 || (requested.length === 1 && requested[0] === 0)) return [];
+  const assignable = await assignableUsers(ctx.db, view, requested, ctx.now);
+  return assignable.length > 0 ? assignable : undefined;
+}
+
+/** `POST /projects/:id/issues` (Reporter+), with its labels, assignees, milestone and due date, in one transaction. */
+export async function createIssue(ctx: Ctx, projectReference: string, input: NewIssue): Promise<IssueDetails> {
   const author = actingUser(ctx);
   if (!author) throw new UnauthorizedError();
-  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.reporter);
+  const view = await getProjectWithAbility(ctx, projectReference, "createIssue");
   validateTitle(input.title);
-  const issue = await ctx.db.transaction((tx) => insertIssue(tx, view, author, input, ctx.now));
-  return { view, issue, author };
+  const assigneeIds = await assigneesToSet(ctx, view, input.assigneeIds);
+  const milestoneId = input.milestoneId === undefined ? null : await projectMilestoneId(ctx.db, view, input.milestoneId);
+  const issue = await ctx.db.transaction(async (tx) => {
+    const inserted = await insertIssue(tx, view, author, { ...input, milestoneId }, ctx.now);
+    const labelNames = splitLabelNames(input.labels ?? []);
+    if (labelNames.length > 0) await setIssueLabels(tx, inserted.id, (await findOrCreateLabels(tx, view.project.id, labelNames, ctx.now)).map((label) => label.id));
+    if (assigneeIds) await setIssueAssignees(tx, inserted.id, assigneeIds);
+    return inserted;
+  });
+  return withIssueDetail(ctx, { view, issue, author });
 }
 
 export async function findReadableIssue(ctx: Ctx, view: ProjectView, iid: number): Promise<IssueView> {
@@ -88,70 +124,86 @@ export async function findReadableIssue(ctx: Ctx, view: ProjectView, iid: number
 }
 
 /** `GET /projects/:id/issues/:issue_iid`. */
-export async function getIssue(ctx: Ctx, projectReference: string, iid: number): Promise<IssueView> {
-  return findReadableIssue(ctx, await getVisibleProject(ctx, projectReference), iid);
+export async function getIssue(ctx: Ctx, projectReference: string, iid: number): Promise<IssueDetails> {
+  return withIssueDetail(ctx, await findReadableIssue(ctx, await getVisibleProject(ctx, projectReference), iid));
 }
 
-/** `GET /projects/:id/issues`: newest first; `state` filters opened/closed. */
-export async function listIssues(
-  ctx: Ctx,
-  projectReference: string,
-  filters: { state?: "opened" | "closed" | "all" },
-  page: PageRequest,
-): Promise<{ view: ProjectView; items: IssueView[]; total: number }> {
-  const view = await getVisibleProject(ctx, projectReference);
-  const conditions: SQL[] = [eq(issues.projectId, view.project.id), issueReadableBy(ctx, view)];
-  if (filters.state && filters.state !== "all") conditions.push(eq(issues.state, filters.state));
-  const where = and(...conditions);
-  const { items, total } = await pageWithTotal(
-    page,
-    ctx.db
-      .select({ issue: issues, author: users })
-      .from(issues)
-      .innerJoin(users, eq(users.id, issues.authorId))
-      .where(where)
-      .orderBy(desc(issues.createdAt), desc(issues.id))
-      .$dynamic(),
-    ctx.db.select({ total: count() }).from(issues).where(where),
-  );
-  return { view, items: items.map((row) => ({ view, ...row })), total };
-}
-
-export interface IssueChanges {
+export interface IssueChanges extends IssueMetadata {
   title?: string;
   description?: string | null;
   confidential?: boolean;
   stateEvent?: "close" | "reopen";
+  /** Label names added to those the issue keeps (after `labels`, if given), created when missing. */
+  addLabels?: string[];
+  /** Label names taken off (last); names the project lacks are ignored. */
+  removeLabels?: string[];
+}
+
+/** The label ids an issue ends up with: `labels` replaces, then `addLabels` adds, then `removeLabels` takes away. */
+async function labelIdsAfter(tx: Executor, view: ProjectView, issueId: number, changes: IssueChanges, now: Date): Promise<number[] | undefined> {
+  if (changes.labels === undefined && changes.addLabels === undefined && changes.removeLabels === undefined) return undefined;
+  const ids =
+    changes.labels === undefined
+      ? ((await labelsOfIssues(tx, [issueId])).get(issueId) ?? []).map((label) => label.id)
+      : (await findOrCreateLabels(tx, view.project.id, splitLabelNames(changes.labels), now)).map((label) => label.id);
+  const kept = new Set(ids);
+  for (const label of await findOrCreateLabels(tx, view.project.id, splitLabelNames(changes.addLabels ?? []), now)) kept.add(label.id);
+  for (const label of await labelsTitled(tx, view.project.id, splitLabelNames(changes.removeLabels ?? []))) kept.delete(label.id);
+  return [...kept];
 }
 
 /**
  * `PUT /projects/:id/issues/:issue_iid`: Reporters edit; closing and reopening need Developer. Each state change is
  * recorded as `closed` / `reopened` in the same transaction.
  */
-export async function updateIssue(ctx: Ctx, projectReference: string, iid: number, changes: IssueChanges): Promise<IssueView> {
+export async function updateIssue(ctx: Ctx, projectReference: string, iid: number, changes: IssueChanges): Promise<IssueDetails> {
   const actor = actingUser(ctx);
   if (!actor) throw new UnauthorizedError();
-  const minimum = changes.stateEvent ? accessLevels.developer : accessLevels.reporter;
-  const view = await getProjectWithAccess(ctx, projectReference, minimum);
+  const view = await getProjectWithAbility(ctx, projectReference, changes.stateEvent ? "closeIssue" : "updateIssue");
   const current = await findReadableIssue(ctx, view, iid);
-  return ctx.db.transaction(async (tx) => {
+  const assigneeIds = await assigneesToSet(ctx, view, changes.assigneeIds);
+  const milestoneId = changes.milestoneId === undefined ? current.issue.milestoneId : await projectMilestoneId(ctx.db, view, changes.milestoneId);
+  const issue = await ctx.db.transaction(async (tx) => {
     const closing = changes.stateEvent === "close" && current.issue.state === "opened";
     const reopening = changes.stateEvent === "reopen" && current.issue.state === "closed";
-    const [issue] = await tx
+    const [updated] = await tx
       .update(issues)
       .set({
         title: changes.title === undefined ? current.issue.title : validateTitle(changes.title),
         description: changes.description === undefined ? current.issue.description : changes.description,
         confidential: changes.confidential ?? current.issue.confidential,
+        milestoneId,
+        dueDate: changes.dueDate === undefined ? current.issue.dueDate : changes.dueDate,
         ...(closing ? { state: "closed" as const, closedAt: ctx.now, closedById: actor.id } : {}),
         ...(reopening ? { state: "opened" as const, closedAt: null, closedById: null } : {}),
         updatedAt: ctx.now,
       })
       .where(eq(issues.id, current.issue.id))
       .returning();
-    if (!issue) throw new NotFoundError("Issue");
-    if (closing || reopening) await recordIssueEvent(tx, view, issue, actor.id, closing ? "closed" : "reopened", ctx.now);
-    return { view, issue, author: current.author };
+    if (!updated) throw new NotFoundError("Issue");
+    const labelIds = await labelIdsAfter(tx, view, updated.id, changes, ctx.now);
+    if (labelIds) await setIssueLabels(tx, updated.id, labelIds);
+    if (assigneeIds) await setIssueAssignees(tx, updated.id, assigneeIds);
+    if (closing || reopening) await recordIssueEvent(tx, view, updated, actor.id, closing ? "closed" : "reopened", ctx.now);
+    return updated;
+  });
+  return withIssueDetail(ctx, { view, issue, author: current.author });
+}
+
+/**
+ * `DELETE /projects/:id/issues/:issue_iid` (Owners and admins): the issue goes with its comments, labels and
+ * assignments, and so do its events and its comments' events (with the project's event count); an alert it was the
+ * incident of keeps the alert but loses the link.
+ */
+export async function deleteIssue(ctx: Ctx, projectReference: string, iid: number): Promise<void> {
+  if (!actingUser(ctx)) throw new UnauthorizedError();
+  const view = await getProjectWithAbility(ctx, projectReference, "deleteIssue");
+  const { issue } = await findReadableIssue(ctx, view, iid);
+  await ctx.db.transaction(async (tx) => {
+    // Through the project's events index: events have none on issue_id.
+    await deleteEvents(tx, and(eq(events.projectId, view.project.id), eq(events.issueId, issue.id))!);
+    await tx.update(alerts).set({ issueId: null }).where(and(eq(alerts.projectId, view.project.id), eq(alerts.issueId, issue.id)));
+    await tx.delete(issues).where(eq(issues.id, issue.id));
   });
 }
 

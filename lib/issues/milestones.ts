@@ -1,13 +1,15 @@
 import "server-only";
-import { and, eq } from "drizzle-orm";
+import { and, count, desc, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import type { Executor } from "@/lib/db";
+import { pageWithTotal, type Executor } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { nextInternalId } from "@/lib/db/internal-ids";
-import { accessLevels, milestones, type MilestoneRow } from "@/lib/db/schema";
+import { fuzzySearch } from "@/lib/db/like";
+import { events, issues, milestones, type MilestoneRow } from "@/lib/db/schema";
 import { NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { recordEvent, type NewEvent } from "@/lib/events/record";
-import { getProjectWithAccess, getVisibleProject, type ProjectView } from "@/lib/projects/projects";
+import type { PageRequest } from "@/lib/api/pagination";
+import { getProjectWithAbility, getVisibleProject, type ProjectView } from "@/lib/projects/projects";
 
 export interface MilestoneView {
   view: ProjectView;
@@ -52,7 +54,7 @@ function rethrowDuplicateTitle(error: unknown): never {
 export async function createMilestone(ctx: Ctx, projectReference: string, input: MilestoneInput): Promise<MilestoneView> {
   const actor = actingUser(ctx);
   if (!actor) throw new UnauthorizedError();
-  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.reporter);
+  const view = await getProjectWithAbility(ctx, projectReference, "manageMilestones");
   const title = validateTitle(input.title ?? "");
   try {
     const milestone = await ctx.db.transaction(async (tx: Executor) => {
@@ -97,7 +99,7 @@ export async function getMilestone(ctx: Ctx, projectReference: string, milestone
 export async function updateMilestone(ctx: Ctx, projectReference: string, milestoneId: number, input: MilestoneInput): Promise<MilestoneView> {
   const actor = actingUser(ctx);
   if (!actor) throw new UnauthorizedError();
-  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.reporter);
+  const view = await getProjectWithAbility(ctx, projectReference, "manageMilestones");
   const current = await findMilestone(ctx, view, milestoneId);
   const closing = input.stateEvent === "close" && current.state === "active";
   const reopening = input.stateEvent === "activate" && current.state === "closed";
@@ -123,4 +125,69 @@ export async function updateMilestone(ctx: Ctx, projectReference: string, milest
   } catch (error) {
     rethrowDuplicateTitle(error);
   }
+}
+
+export interface MilestoneFilters {
+  state?: "active" | "closed" | "all";
+  iids?: number[];
+  /** The exact title. */
+  title?: string;
+  /** Words in the title or the description (GitLab's fuzzy search). */
+  search?: string;
+  updatedBefore?: Date;
+  updatedAfter?: Date;
+}
+
+/** `GET /projects/:id/milestones`: due soonest first (undated last), then newest. */
+export async function listMilestones(
+  ctx: Ctx,
+  projectReference: string,
+  filters: MilestoneFilters,
+  page: PageRequest,
+): Promise<{ view: ProjectView; items: MilestoneView[]; total: number }> {
+  const view = await getVisibleProject(ctx, projectReference);
+  const iids = filters.iids?.filter((iid) => Number.isSafeInteger(iid) && Math.abs(iid) <= 2_147_483_647);
+  const where = and(
+    eq(milestones.projectId, view.project.id),
+    filters.state && filters.state !== "all" ? eq(milestones.state, filters.state) : undefined,
+    iids && filters.iids && filters.iids.length > 0 ? (iids.length > 0 ? inArray(milestones.iid, iids) : sql`false`) : undefined,
+    filters.title !== undefined ? eq(milestones.title, filters.title) : undefined,
+    filters.search ? fuzzySearch([milestones.title, milestones.description], filters.search) : undefined,
+    filters.updatedBefore ? lte(milestones.updatedAt, filters.updatedBefore) : undefined,
+    filters.updatedAfter ? gte(milestones.updatedAt, filters.updatedAfter) : undefined,
+  );
+  const { items, total } = await pageWithTotal(
+    page,
+    ctx.db
+      .select()
+      .from(milestones)
+      .where(where)
+      .orderBy(sql`${milestones.dueDate} asc nulls last`, desc(milestones.id))
+      .$dynamic(),
+    ctx.db.select({ total: count() }).from(milestones).where(where),
+  );
+  return { view, items: items.map((milestone) => ({ view, milestone })), total };
+}
+
+/**
+ * `DELETE /projects/:id/milestones/:milestone_id` (Reporter+), as GitLab's `Milestones::DestroyService`: its issues
+ * lose the milestone, `destroyed` is recorded, and the milestone's events keep their titles but no longer point at it.
+ */
+export async function deleteMilestone(ctx: Ctx, projectReference: string, milestoneId: number): Promise<void> {
+  const actor = actingUser(ctx);
+  if (!actor) throw new UnauthorizedError();
+  const view = await getProjectWithAbility(ctx, projectReference, "manageMilestones");
+  const milestone = await findMilestone(ctx, view, milestoneId);
+  await ctx.db.transaction(async (tx: Executor) => {
+    await tx
+      .update(issues)
+      .set({ milestoneId: null, updatedAt: ctx.now })
+      .where(and(eq(issues.projectId, view.project.id), eq(issues.milestoneId, milestone.id)));
+    await recordEvent(tx, milestoneEvent(view, milestone, actor.id, "destroyed", ctx.now));
+    await tx
+      .update(events)
+      .set({ targetId: null })
+      .where(and(eq(events.projectId, view.project.id), eq(events.targetType, "Milestone"), eq(events.targetId, milestone.id)));
+    await tx.delete(milestones).where(eq(milestones.id, milestone.id));
+  });
 }

@@ -1,10 +1,14 @@
 import "server-only";
 import { actingUser, type Ctx } from "@/lib/context";
-import { asc, eq } from "drizzle-orm";
-import { accessLevels, notes, users, type NoteRow, type UserRow } from "@/lib/db/schema";
-import { UnauthorizedError, ValidationError } from "@/lib/errors";
-import { recordEvent } from "@/lib/events/record";
-import { getProjectWithAccess, getVisibleProject } from "@/lib/projects/projects";
+import { and, asc, count, desc, eq, type SQL } from "drizzle-orm";
+import { pageWithTotal, type Executor } from "@/lib/db";
+import { events, notes, users, type IssueRow, type NoteRow, type UserRow } from "@/lib/db/schema";
+import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
+import { deleteEvents, recordEvent } from "@/lib/events/record";
+import type { PageRequest } from "@/lib/api/pagination";
+import { can } from "@/lib/projects/policy";
+import { getProjectWithAbility, getVisibleProject } from "@/lib/projects/projects";
+import { withIssueDetail, type IssueDetails } from "./issue-details";
 import { findReadableIssue, type IssueView } from "./issues";
 
 export interface NoteView {
@@ -18,16 +22,43 @@ export interface NoteEventData {
   note: { id: number; body: string; system: boolean; internal: boolean; noteable_id: number; noteable_iid: number; created_at: string; updated_at: string };
 }
 
+function noteEventData(note: NoteRow, issue: IssueRow): NoteEventData {
+  return {
+    note: {
+      id: note.id,
+      body: note.body,
+      system: note.system,
+      internal: note.internal,
+      noteable_id: issue.id,
+      noteable_iid: issue.iid,
+      created_at: note.createdAt.toISOString(),
+      updated_at: note.updatedAt.toISOString(),
+    },
+  };
+}
+
+/** The events about a note: its `commented` event (found through the project's events index). */
+function eventsOfNote(note: NoteRow): SQL {
+  return and(eq(events.projectId, note.projectId), eq(events.targetType, "Note"), eq(events.targetId, note.id))!;
+}
+
+function validBody(body: string): string {
+  if (body.trim() === "" || body.length > 1_000_000) throw new ValidationError({ body: ["can't be blank"] });
+  return body;
+}
+
 /**
  * `POST /projects/:id/issues/:issue_iid/notes` (Reporter+): a comment, recorded as `commented` on the Note, with
- * the issue's title as the event's target title.
+ * the issue's title as the event's target title. An internal note, and so its event, is for those who may read
+ * internal notes only (Reporter+ and admins, as on GitLab).
  */
 export async function createNote(ctx: Ctx, projectReference: string, issueIid: number, input: { body: string; internal?: boolean }): Promise<NoteView> {
   const author = actingUser(ctx);
   if (!author) throw new UnauthorizedError();
-  const body = input.body.trim();
-  if (body === "" || body.length > 1_000_000) throw new ValidationError({ body: ["can't be blank"] });
-  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.reporter);
+  validBody(input.body);
+  const view = await getProjectWithAbility(ctx, projectReference, "comment");
+  const internal = input.internal ?? false;
+  if (internal && !can(view, "createInternalNote")) throw new ForbiddenError();
   const issueView = await findReadableIssue(ctx, view, issueIid);
   const note = await ctx.db.transaction(async (tx) => {
     const [inserted] = await tx
@@ -37,24 +68,12 @@ export async function createNote(ctx: Ctx, projectReference: string, issueIid: n
         issueId: issueView.issue.id,
         authorId: author.id,
         body: input.body,
-        internal: input.internal ?? false,
+        internal,
         createdAt: ctx.now,
         updatedAt: ctx.now,
       })
       .returning();
     if (!inserted) throw new Error("insert into notes returned no row");
-    const data: NoteEventData = {
-      note: {
-        id: inserted.id,
-        body: inserted.body,
-        system: inserted.system,
-        internal: inserted.internal,
-        noteable_id: issueView.issue.id,
-        noteable_iid: issueView.issue.iid,
-        created_at: inserted.createdAt.toISOString(),
-        updated_at: inserted.updatedAt.toISOString(),
-      },
-    };
     await recordEvent(tx, {
       projectId: view.project.id,
       authorId: author.id,
@@ -64,7 +83,8 @@ export async function createNote(ctx: Ctx, projectReference: string, issueIid: n
       targetIid: inserted.id,
       targetTitle: issueView.issue.title,
       issueId: issueView.issue.id,
-      data,
+      internal: inserted.internal,
+      data: noteEventData(inserted, issueView.issue),
       createdAt: ctx.now,
     });
     return inserted;
@@ -72,14 +92,121 @@ export async function createNote(ctx: Ctx, projectReference: string, issueIid: n
   return { issueView, note, author };
 }
 
-/** The comments on an issue the caller may read, oldest first (the issue page). */
-export async function listIssueNotes(ctx: Ctx, projectReference: string, issueIid: number): Promise<{ issueView: IssueView; notes: { note: NoteRow; author: UserRow }[] }> {
-  const issueView = await findReadableIssue(ctx, await getVisibleProject(ctx, projectReference), issueIid);
-  const rows = await ctx.db
+/** The notes of an issue the caller may read: internal ones only for those who may read internal notes. */
+function readableNotesOf(issueView: IssueView): SQL {
+  return and(eq(notes.issueId, issueView.issue.id), can(issueView.view, "readInternalNotes") ? undefined : eq(notes.internal, false))!;
+}
+
+async function readableIssue(ctx: Ctx, projectReference: string, issueIid: number): Promise<IssueView> {
+  return findReadableIssue(ctx, await getVisibleProject(ctx, projectReference), issueIid);
+}
+
+/**
+ * The issue page: the issue with its details, and the comments on it the caller may read, oldest first (internal ones
+ * only for those allowed).
+ */
+export async function listIssueNotes(ctx: Ctx, projectReference: string, issueIid: number): Promise<{ issueView: IssueDetails; notes: { note: NoteRow; author: UserRow }[] }> {
+  const issueView = await readableIssue(ctx, projectReference, issueIid);
+  const [details, rows] = await Promise.all([
+    withIssueDetail(ctx, issueView),
+    ctx.db
+      .select({ note: notes, author: users })
+      .from(notes)
+      .innerJoin(users, eq(users.id, notes.authorId))
+      .where(readableNotesOf(issueView))
+      .orderBy(asc(notes.createdAt), asc(notes.id)),
+  ]);
+  return { issueView: details, notes: rows };
+}
+
+export interface NoteListOptions {
+  orderBy?: "created_at" | "updated_at";
+  sort?: "asc" | "desc";
+  /** GitLab's `activity_filter`: every note, comments only, or system notes only. */
+  activityFilter?: "all_notes" | "only_comments" | "only_activity";
+}
+
+/** `GET /projects/:id/issues/:issue_iid/notes`: newest first by default; internal notes only for those allowed. */
+export async function listNotes(
+  ctx: Ctx,
+  projectReference: string,
+  issueIid: number,
+  options: NoteListOptions,
+  page: PageRequest,
+): Promise<{ items: NoteView[]; total: number }> {
+  const issueView = await readableIssue(ctx, projectReference, issueIid);
+  const where = and(
+    readableNotesOf(issueView),
+    options.activityFilter === "only_comments" ? eq(notes.system, false) : options.activityFilter === "only_activity" ? eq(notes.system, true) : undefined,
+  );
+  const direction = options.sort === "asc" ? asc : desc;
+  const { items, total } = await pageWithTotal(
+    page,
+    ctx.db
+      .select({ note: notes, author: users })
+      .from(notes)
+      .innerJoin(users, eq(users.id, notes.authorId))
+      .where(where)
+      .orderBy(direction(options.orderBy === "updated_at" ? notes.updatedAt : notes.createdAt), direction(notes.id))
+      .$dynamic(),
+    ctx.db.select({ total: count() }).from(notes).where(where),
+  );
+  return { items: items.map((row) => ({ issueView, ...row })), total };
+}
+
+/** A note of the issue the caller may read, or 404 `Note Not Found` (an internal note hidden from them included). */
+async function findReadableNote(db: Executor, issueView: IssueView, noteId: number): Promise<{ note: NoteRow; author: UserRow }> {
+  const [row] = await db
     .select({ note: notes, author: users })
     .from(notes)
     .innerJoin(users, eq(users.id, notes.authorId))
-    .where(eq(notes.issueId, issueView.issue.id))
-    .orderBy(asc(notes.createdAt), asc(notes.id));
-  return { issueView, notes: rows };
+    .where(and(readableNotesOf(issueView), eq(notes.id, noteId)));
+  if (!row) throw new NotFoundError("Note");
+  return row;
+}
+
+/** `GET /projects/:id/issues/:issue_iid/notes/:note_id`. */
+export async function getNote(ctx: Ctx, projectReference: string, issueIid: number, noteId: number): Promise<NoteView> {
+  const issueView = await readableIssue(ctx, projectReference, issueIid);
+  return { issueView, ...(await findReadableNote(ctx.db, issueView, noteId)) };
+}
+
+/**
+ * A note the caller may change: one they can read (others are 404) that is theirs, or anyone's for Maintainers and
+ * above (GitLab's `admin_note`); system notes are nobody's to change.
+ */
+async function findManageableNote(ctx: Ctx, projectReference: string, issueIid: number, noteId: number): Promise<NoteView> {
+  const user = actingUser(ctx);
+  if (!user) throw new UnauthorizedError();
+  const issueView = await readableIssue(ctx, projectReference, issueIid);
+  const found = await findReadableNote(ctx.db, issueView, noteId);
+  const mayManage = found.note.authorId === user.id || can(issueView.view, "manageNotes");
+  if (!mayManage || found.note.system) throw new ForbiddenError();
+  return { issueView, ...found };
+}
+
+/**
+ * `PUT /projects/:id/issues/:issue_iid/notes/:note_id`: a new body (none: nothing changes). The `commented` event's
+ * snapshot follows, so event lists show the comment as it now reads.
+ */
+export async function updateNote(ctx: Ctx, projectReference: string, issueIid: number, noteId: number, changes: { body?: string }): Promise<NoteView> {
+  const current = await findManageableNote(ctx, projectReference, issueIid, noteId);
+  if (changes.body === undefined) return current;
+  const body = validBody(changes.body);
+  const note = await ctx.db.transaction(async (tx) => {
+    const [updated] = await tx.update(notes).set({ body, updatedAt: ctx.now }).where(eq(notes.id, current.note.id)).returning();
+    if (!updated) throw new NotFoundError("Note");
+    await tx.update(events).set({ data: noteEventData(updated, current.issueView.issue) }).where(eventsOfNote(updated));
+    return updated;
+  });
+  return { ...current, note };
+}
+
+/** `DELETE /projects/:id/issues/:issue_iid/notes/:note_id`: the note and its event go. */
+export async function deleteNote(ctx: Ctx, projectReference: string, issueIid: number, noteId: number): Promise<void> {
+  const { note } = await findManageableNote(ctx, projectReference, issueIid, noteId);
+  await ctx.db.transaction(async (tx) => {
+    await deleteEvents(tx, eventsOfNote(note));
+    await tx.delete(notes).where(eq(notes.id, note.id));
+  });
 }

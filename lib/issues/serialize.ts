@@ -2,7 +2,12 @@ import "server-only";
 import { env } from "@/lib/env";
 import { projectFullPath, projectWebUrl } from "@/lib/projects/serialize";
 import { serializeUserBasic } from "@/lib/users/serialize";
+import type { LabelRow } from "@/lib/db/schema";
+import type { IssueDetails } from "./issue-details";
 import type { IssueView } from "./issues";
+import { labelTextColor } from "./label-rules";
+import type { LabelView } from "./labels";
+import { taskCompletion, taskStatus } from "./task-list";
 import type { MilestoneView } from "./milestones";
 import type { NoteView } from "./notes";
 
@@ -10,9 +15,43 @@ export function issueWebUrl({ view, issue }: Pick<IssueView, "view" | "issue">):
   return `${projectWebUrl(view)}/-/issues/${issue.iid}`;
 }
 
-/** GitLab's issue entity, limited to what this service keeps. */
-export function serializeIssue(issueView: IssueView) {
-  const { issue, author } = issueView;
+/** GitLab's LabelBasic: a label as issues show it with `with_labels_details=true`. */
+export function serializeLabelBasic(label: LabelRow) {
+  return {
+    id: label.id,
+    name: label.title,
+    color: label.color,
+    description: label.description,
+    // Descriptions are shown as written: the text, HTML-escaped.
+    description_html: escapeHtml(label.description ?? ""),
+    text_color: labelTextColor(label.color),
+    remove_on_close: false,
+  };
+}
+
+/** GitLab's ProjectLabel: counts of the issues the caller may read (with `with_counts=true`); no priorities here. */
+export function serializeProjectLabel({ label, counts }: LabelView) {
+  return {
+    ...serializeLabelBasic(label),
+    ...(counts ? { open_issues_count: counts.openIssues, closed_issues_count: counts.closedIssues, open_merge_requests_count: 0 } : {}),
+    subscribed: false,
+    priority: null,
+    is_project_label: true,
+  };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
+/**
+ * GitLab's issue entity (`Entities::Issue`), with what this service keeps: labels as names, or as LabelBasic objects
+ * with `withLabelsDetails`; votes, merge requests and time tracking at zero.
+ */
+export function serializeIssue(details: IssueDetails, now: Date, { withLabelsDetails = false } = {}) {
+  const { view, issue, author, assignees, milestone, closedBy } = details;
+  const apiIssueUrl = `${env.EXTERNAL_URL}/api/v4/projects/${issue.projectId}/issues/${issue.iid}`;
+  const tasks = taskCompletion(issue.description);
   return {
     id: issue.id,
     iid: issue.iid,
@@ -23,11 +62,39 @@ export function serializeIssue(issueView: IssueView) {
     created_at: issue.createdAt.toISOString(),
     updated_at: issue.updatedAt.toISOString(),
     closed_at: issue.closedAt?.toISOString() ?? null,
-    labels: [],
+    closed_by: closedBy ? serializeUserBasic(closedBy) : null,
+    labels: withLabelsDetails ? details.labels.map(serializeLabelBasic) : details.labels.map((label) => label.title),
+    milestone: milestone ? serializeMilestone({ view, milestone }, now) : null,
+    assignees: assignees.map(serializeUserBasic),
     author: serializeUserBasic(author),
+    type: issue.issueType.toUpperCase(),
+    assignee: assignees[0] ? serializeUserBasic(assignees[0]) : null,
+    user_notes_count: details.userNotesCount,
+    merge_requests_count: 0,
+    upvotes: 0,
+    downvotes: 0,
+    due_date: issue.dueDate,
     confidential: issue.confidential,
+    discussion_locked: null,
     issue_type: issue.issueType,
-    web_url: issueWebUrl(issueView),
+    web_url: issueWebUrl(details),
+    time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
+    task_completion_status: tasks,
+    has_tasks: tasks.count > 0,
+    ...(tasks.count > 0 ? { task_status: taskStatus(tasks) } : {}),
+    _links: {
+      self: apiIssueUrl,
+      notes: `${apiIssueUrl}/notes`,
+      award_emoji: `${apiIssueUrl}/award_emoji`,
+      project: `${env.EXTERNAL_URL}/api/v4/projects/${issue.projectId}`,
+      closed_as_duplicate_of: null,
+    },
+    references: { short: `#${issue.iid}`, relative: `#${issue.iid}`, full: `${projectFullPath(view)}#${issue.iid}` },
+    severity: "UNKNOWN",
+    moved_to_id: null,
+    imported: false,
+    imported_from: "none",
+    service_desk_reply_to: null,
   };
 }
 

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { verifySignIn } from "@/lib/auth/sign-in";
-import { oauthAuthorizationCodes, oauthConsents } from "@/lib/db/schema";
+import { oauthAuthorizationCodes, oauthConsents, oauthGrants, users, type UserRow } from "@/lib/db/schema";
 import { testDatabases } from "@/lib/testing/databases";
-import { createTestUser, testPassword } from "@/lib/testing/fixtures";
+import { anonymousTestContext, createTestUser, testPassword, userContext } from "@/lib/testing/fixtures";
 import {
   authorizeCode,
   expectOAuthError,
@@ -28,6 +28,9 @@ const issuer = "http://localhost:3000";
 
 describe.each(testDatabases())("authorization code grant on $name", ({ open }) => {
   const fixture = oauthFixtureForSuite(open);
+  let signedInUser: UserRow | undefined;
+  /** A context with a signed-in, confirmed person: the checks that go back to the client only run for one. */
+  const signedIn = async () => userContext(fixture.db, (signedInUser ??= await createTestUser(fixture.db)));
 
   const codeParams = (uid: string, code: string, extra: Record<string, string> = {}) => ({
     grant_type: "authorization_code",
@@ -210,22 +213,22 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
   describe("GET /oauth/authorize checks", () => {
     it("shows an error page, never a redirect, for an unknown client or an unregistered redirect URI", async () => {
       const { application } = await registerApplication(fixture);
-      expect(await checkAuthorizationRequest(fixture.db, { client_id: "nope", redirect_uri: testRedirectUri, response_type: "code" })).toEqual({
+      expect(await checkAuthorizationRequest(await signedIn(), { client_id: "nope", redirect_uri: testRedirectUri, response_type: "code" })).toEqual({
         kind: "error_page",
         error: "invalid_client",
         description: expect.any(String),
       });
       expect(
-        await checkAuthorizationRequest(fixture.db, { client_id: application.uid, redirect_uri: "https://evil.example.com/cb", response_type: "code" }),
+        await checkAuthorizationRequest(await signedIn(), { client_id: application.uid, redirect_uri: "https://evil.example.com/cb", response_type: "code" }),
       ).toMatchObject({ kind: "error_page", error: "invalid_redirect_uri" });
       // Exact match only: a prefix, a trailing slash or an added query is not the registered URI.
       for (const near of [`${testRedirectUri}/`, `${testRedirectUri}?a=1`, testRedirectUri.toUpperCase(), "https://client.example.com/callbac"]) {
-        expect(await checkAuthorizationRequest(fixture.db, { client_id: application.uid, redirect_uri: near, response_type: "code" })).toMatchObject({
+        expect(await checkAuthorizationRequest(await signedIn(), { client_id: application.uid, redirect_uri: near, response_type: "code" })).toMatchObject({
           kind: "error_page",
         });
       }
-      expect(await checkAuthorizationRequest(fixture.db, { client_id: application.uid, response_type: "code" })).toMatchObject({ kind: "error_page" });
-      expect(await checkAuthorizationRequest(fixture.db, { redirect_uri: testRedirectUri, response_type: "code" })).toMatchObject({
+      expect(await checkAuthorizationRequest(await signedIn(), { client_id: application.uid, response_type: "code" })).toMatchObject({ kind: "error_page" });
+      expect(await checkAuthorizationRequest(await signedIn(), { redirect_uri: testRedirectUri, response_type: "code" })).toMatchObject({
         kind: "error_page",
         error: "invalid_request",
       });
@@ -246,7 +249,7 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
         [{ ...base, client_id: publicApp.application.uid, response_type: "code" }, "invalid_request"],
       ];
       for (const [params, error] of cases) {
-        const check = await checkAuthorizationRequest(fixture.db, params);
+        const check = await checkAuthorizationRequest(await signedIn(), params);
         if (check.kind !== "redirect") throw new Error(`expected a redirect for ${JSON.stringify(params)}, got ${JSON.stringify(check)}`);
         const location = new URL(check.location);
         const values = new URLSearchParams(location.hash ? location.hash.slice(1) : location.search);
@@ -257,9 +260,79 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
       }
     });
 
+    it("sends an anonymous visitor to sign in before checking anything the client could be told about", async () => {
+      const { application } = await registerApplication(fixture, { scopes: ["api", "read_user"] });
+      const publicApp = await registerApplication(fixture, { confidential: false });
+      const anonymous = anonymousTestContext(fixture.db);
+      const base = { client_id: application.uid, redirect_uri: testRedirectUri, state: "s-1" };
+      // Each of these goes back to the client for a signed-in person (above); for nobody, it is the sign-in page.
+      for (const params of [
+        { ...base, response_type: "bogus" },
+        { ...base, response_type: "code", scope: "sudo" },
+        { ...base, response_type: "code", code_challenge: testS256Challenge, code_challenge_method: "S512" },
+        { ...base, client_id: publicApp.application.uid, response_type: "code" },
+        base,
+      ]) {
+        expect(await checkAuthorizationRequest(anonymous, params)).toEqual({ kind: "sign_in" });
+      }
+      // What cannot be trusted is still an error page, for everybody.
+      expect(await checkAuthorizationRequest(anonymous, { ...base, client_id: "nope", response_type: "code" })).toMatchObject({
+        kind: "error_page",
+        error: "invalid_client",
+      });
+      expect(await checkAuthorizationRequest(anonymous, { ...base, redirect_uri: "https://evil.example.com/cb", scope: "sudo" })).toMatchObject({
+        kind: "error_page",
+        error: "invalid_redirect_uri",
+      });
+    });
+
+    it("shows repeated parameters and NUL characters as an error page, signed in or not", async () => {
+      const { application } = await registerApplication(fixture);
+      const base = { client_id: application.uid, redirect_uri: testRedirectUri, response_type: "code" };
+      for (const ctx of [anonymousTestContext(fixture.db), await signedIn()]) {
+        expect(await checkAuthorizationRequest(ctx, { ...base, scope: ["api", "read_user"] })).toEqual({
+          kind: "error_page",
+          error: "invalid_request",
+          description: "Parameter scope was given more than once.",
+        });
+        expect(await checkAuthorizationRequest(ctx, { ...base, state: "a\u0000b" })).toEqual({
+          kind: "error_page",
+          error: "invalid_request",
+          description: "Parameter state must not contain NUL characters.",
+        });
+        expect(await checkAuthorizationRequest(ctx, { ...base, client_id: `${application.uid}\u0000` })).toMatchObject({
+          kind: "error_page",
+          description: "Parameter client_id must not contain NUL characters.",
+        });
+      }
+    });
+
+    it("shows a person whose email address is not confirmed an error page, even for a trusted application", async () => {
+      const { application } = await registerApplication(fixture);
+      const trusted = await registerApplication(fixture, { trusted: true });
+      const user = await createTestUser(fixture.db, { confirmed: false });
+      expect(user.confirmedAt).toBeNull();
+      const unconfirmed = userContext(fixture.db, user);
+      const unconfirmedPage = {
+        kind: "error_page",
+        error: "unconfirmed_email",
+        description: "Verify the email address in your account profile before you sign in.",
+      };
+      for (const app of [application, trusted.application]) {
+        const params = { client_id: app.uid, redirect_uri: testRedirectUri, response_type: "code", state: "u" };
+        expect(await beginAuthorization(unconfirmed, params)).toEqual(unconfirmedPage);
+        expect(await decideAuthorization(unconfirmed, params, "approve")).toEqual(unconfirmedPage);
+        // Nor does a bad request reach the client through an unconfirmed account.
+        expect(await beginAuthorization(unconfirmed, { ...params, scope: "sudo" })).toEqual(unconfirmedPage);
+      }
+      // Nothing was approved or issued for them.
+      expect(await fixture.db.select().from(oauthConsents).where(eq(oauthConsents.userId, user.id))).toEqual([]);
+      expect(await fixture.db.select().from(oauthGrants).where(eq(oauthGrants.userId, user.id))).toEqual([]);
+    });
+
     it("defaults the scope to api", async () => {
       const { application } = await registerApplication(fixture);
-      const check = await checkAuthorizationRequest(fixture.db, { client_id: application.uid, redirect_uri: testRedirectUri, response_type: "code" });
+      const check = await checkAuthorizationRequest(await signedIn(), { client_id: application.uid, redirect_uri: testRedirectUri, response_type: "code" });
       expect(check).toMatchObject({ kind: "valid", request: { scopes: ["api"] } });
     });
   });
@@ -270,8 +343,8 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
     it("sends anonymous visitors to sign in and asks for consent the first time", async () => {
       const { application } = await registerApplication(fixture);
       const user = await createTestUser(fixture.db);
-      expect(await beginAuthorization(fixture.db, null, request(application.uid, "api"), new Date())).toEqual({ kind: "sign_in" });
-      expect(await beginAuthorization(fixture.db, user, request(application.uid, "api"), new Date())).toMatchObject({
+      expect(await beginAuthorization(anonymousTestContext(fixture.db), request(application.uid, "api"))).toEqual({ kind: "sign_in" });
+      expect(await beginAuthorization(userContext(fixture.db, user), request(application.uid, "api"))).toMatchObject({
         kind: "consent",
         request: { scopes: ["api"], state: "st" },
       });
@@ -280,10 +353,10 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
     it("remembers approved scopes, asks again for wider ones, and keeps what was approved earlier", async () => {
       const { application, secret } = await registerApplication(fixture);
       const user = await createTestUser(fixture.db);
-      const approved = await decideAuthorization(fixture.db, user, request(application.uid, "api openid"), "approve", new Date());
+      const approved = await decideAuthorization(userContext(fixture.db, user), request(application.uid, "api openid"), "approve");
       expect(approved.kind).toBe("redirect");
 
-      const again = await beginAuthorization(fixture.db, user, request(application.uid, "api openid"), new Date());
+      const again = await beginAuthorization(userContext(fixture.db, user), request(application.uid, "api openid"));
       if (again.kind !== "redirect") throw new Error(`expected a redirect, got ${again.kind}`);
       const location = new URL(again.location);
       expect(location.searchParams.get("state")).toBe("st");
@@ -291,19 +364,41 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
       const code = location.searchParams.get("code")!;
       expect((await token(fixture.db, codeParams(application.uid, code, { client_secret: secret }))).scope).toBe("api openid");
 
-      expect((await beginAuthorization(fixture.db, user, request(application.uid, "api read_user"), new Date())).kind).toBe("consent");
+      expect((await beginAuthorization(userContext(fixture.db, user), request(application.uid, "api read_user"))).kind).toBe("consent");
 
       // A narrower request is approved silently, and does not shrink what the person approved before.
-      expect((await beginAuthorization(fixture.db, user, request(application.uid, "openid"), new Date())).kind).toBe("redirect");
-      expect((await beginAuthorization(fixture.db, user, request(application.uid, "api openid"), new Date())).kind).toBe("redirect");
+      expect((await beginAuthorization(userContext(fixture.db, user), request(application.uid, "openid"))).kind).toBe("redirect");
+      expect((await beginAuthorization(userContext(fixture.db, user), request(application.uid, "api openid"))).kind).toBe("redirect");
       const [consent] = await fixture.db.select().from(oauthConsents).where(eq(oauthConsents.userId, user.id));
       expect([...consent!.scopes].sort()).toEqual(["api", "openid"]);
+    });
+
+    it("never remembers consent for a public client, whose client_id anyone can send", async () => {
+      const { application: publicApp } = await registerApplication(fixture, { confidential: false });
+      const { application: confidentialApp } = await registerApplication(fixture);
+      const user = await createTestUser(fixture.db);
+      const ctx = userContext(fixture.db, user);
+      const withPkce = { code_challenge: testS256Challenge, code_challenge_method: "S256" };
+      for (const app of [publicApp, confidentialApp]) {
+        expect((await decideAuthorization(ctx, { ...request(app.uid, "api"), ...withPkce }, "approve")).kind).toBe("redirect");
+      }
+      // Both approvals are on record: the difference is only in whom a remembered approval may be trusted for.
+      const consents = await fixture.db.select().from(oauthConsents).where(eq(oauthConsents.userId, user.id));
+      expect(consents.map((consent) => consent.applicationId).sort()).toEqual([publicApp.id, confidentialApp.id].sort());
+
+      expect(await beginAuthorization(ctx, { ...request(publicApp.uid, "api"), ...withPkce })).toMatchObject({
+        kind: "consent",
+        request: { application: { id: publicApp.id }, scopes: ["api"] },
+      });
+      const confidential = await beginAuthorization(ctx, { ...request(confidentialApp.uid, "api"), ...withPkce });
+      if (confidential.kind !== "redirect") throw new Error(`expected a redirect, got ${confidential.kind}`);
+      expect(new URL(confidential.location).searchParams.get("code")).toMatch(/^[0-9a-f]{64}$/);
     });
 
     it("skips consent for a trusted application", async () => {
       const { application } = await registerApplication(fixture, { trusted: true });
       const user = await createTestUser(fixture.db);
-      const step = await beginAuthorization(fixture.db, user, request(application.uid, "api read_user"), new Date());
+      const step = await beginAuthorization(userContext(fixture.db, user), request(application.uid, "api read_user"));
       expect(step.kind).toBe("redirect");
       if (step.kind === "redirect") expect(new URL(step.location).searchParams.get("code")).toMatch(/^[0-9a-f]{64}$/);
     });
@@ -311,7 +406,7 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
     it("sends a denial back as access_denied with state and iss", async () => {
       const { application } = await registerApplication(fixture);
       const user = await createTestUser(fixture.db);
-      const denied = await decideAuthorization(fixture.db, user, request(application.uid, "api"), "deny", new Date());
+      const denied = await decideAuthorization(userContext(fixture.db, user), request(application.uid, "api"), "deny");
       if (denied.kind !== "redirect") throw new Error("expected a redirect");
       const location = new URL(denied.location);
       expect(Object.fromEntries(location.searchParams)).toEqual({
@@ -321,21 +416,21 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
         iss: issuer,
       });
       // Nothing was remembered by a denial.
-      expect((await beginAuthorization(fixture.db, user, request(application.uid, "api"), new Date())).kind).toBe("consent");
+      expect((await beginAuthorization(userContext(fixture.db, user), request(application.uid, "api"))).kind).toBe("consent");
     });
 
     it("re-checks the consent form's fields", async () => {
       const { application } = await registerApplication(fixture);
       const user = await createTestUser(fixture.db);
       const forged = { ...request(application.uid, "api"), redirect_uri: "https://evil.example.com/cb" };
-      expect(await decideAuthorization(fixture.db, user, forged, "approve", new Date())).toMatchObject({ kind: "error_page" });
+      expect(await decideAuthorization(userContext(fixture.db, user), forged, "approve")).toMatchObject({ kind: "error_page" });
     });
   });
 
   describe("implicit grant", () => {
     it("is refused unless an admin enabled it for the application", async () => {
       const { application } = await registerApplication(fixture);
-      const check = await checkAuthorizationRequest(fixture.db, {
+      const check = await checkAuthorizationRequest(await signedIn(), {
         client_id: application.uid,
         redirect_uri: testRedirectUri,
         response_type: "token",
@@ -350,11 +445,9 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
       const { application } = await registerApplication(fixture, { implicit: true });
       const user = await createTestUser(fixture.db);
       const result = await decideAuthorization(
-        fixture.db,
-        user,
+        userContext(fixture.db, user),
         { client_id: application.uid, redirect_uri: testRedirectUri, response_type: "token", state: "i-1", scope: "read_user" },
         "approve",
-        new Date(),
       );
       if (result.kind !== "redirect") throw new Error("expected a redirect");
       const location = new URL(result.location);
@@ -398,9 +491,11 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
         name: user.name,
         nickname: user.username,
         preferred_username: user.username,
-        email: user.email,
       });
       expect(typeof payload.sub).toBe("string");
+      // The address is released only with the email scope.
+      expect(payload).not.toHaveProperty("email");
+      expect(payload).not.toHaveProperty("email_verified");
 
       // A refresh keeps the openid scope and issues a fresh ID token, without the nonce of the authorization request.
       const refreshed = await token(fixture.db, {
@@ -413,6 +508,32 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
       expect(again.payload.sub).toBe(String(user.id));
       expect(again.payload.nonce).toBeUndefined();
       expect(decodeProtectedHeader(refreshed.id_token!).kid).toBe(protectedHeader.kid);
+    });
+
+    it("carries the address with the email scope, verified only once its owner confirmed it", async () => {
+      const { application, secret } = await registerApplication(fixture);
+      const jwks = createLocalJWKSet(await publicJwks(fixture.db));
+      const claimsFor = async (user: UserRow) => {
+        const { code } = await authorizeCode(fixture.db, user, application, { scope: "openid email" });
+        const body = await token(fixture.db, codeParams(application.uid, code, { client_secret: secret }));
+        return (await jwtVerify(body.id_token!, jwks, { issuer, audience: application.uid })).payload;
+      };
+      const confirmed = await createTestUser(fixture.db);
+      expect(await claimsFor(confirmed)).toMatchObject({ email: confirmed.email, email_verified: true });
+      // Someone signed up with an address they may not own. The authorization endpoint refuses them; the password grant
+      // (open to them in the soft grace period) gives an ID token that must not vouch for the address.
+      const unconfirmed = await createTestUser(fixture.db, { confirmed: false });
+      await fixture.db.update(users).set({ confirmationSentAt: new Date() }).where(eq(users.id, unconfirmed.id));
+      const body = await token(fixture.db, {
+        grant_type: "password",
+        username: unconfirmed.username,
+        password: testPassword,
+        scope: "openid email",
+        client_id: application.uid,
+        client_secret: secret,
+      });
+      const claims = (await jwtVerify(body.id_token!, jwks, { issuer, audience: application.uid })).payload;
+      expect(claims).toMatchObject({ email: unconfirmed.email, email_verified: false });
     });
 
     it("is left out without the openid scope", async () => {

@@ -10,8 +10,8 @@ import { parseScopeString } from "./scopes";
 import { accessTokenLifetimeSeconds, createGrant, generateOpaqueToken, issueTokens, tokenDigest } from "./tokens";
 import { findApplicationByUid } from "./applications";
 import { actingUser, type Ctx } from "@/lib/context";
-import { UnauthorizedError } from "@/lib/errors";
-import { findUserById } from "@/lib/users/users";
+import { currentUser, findUserById } from "@/lib/users/users";
+import { unstorableParameter } from "./http";
 import { scopeDescriptions } from "./scopes";
 
 export const authorizationCodeLifetimeSeconds = 600;
@@ -20,8 +20,10 @@ export const authorizationCodeLifetimeSeconds = 600;
  * What the consent form's CSRF token is bound to: the form itself (client, redirect URI, response type, scopes), so a
  * token taken from one consent screen cannot approve another.
  */
-export function consentCsrfPurpose(params: Record<string, string | undefined>): string {
-  return ["oauth-consent", params.client_id, params.redirect_uri, params.response_type, params.scope].map((part) => part ?? "").join("\n");
+export function consentCsrfPurpose(params: AuthorizationParams): string {
+  const parts = [params.client_id, params.redirect_uri, params.response_type, params.scope];
+  // A repeated field binds to nothing: no consent screen was ever shown for it.
+  return ["oauth-consent", ...parts.map((part) => (typeof part === "string" ? part : ""))].join("\n");
 }
 
 /** A request that passed every check: what the consent screen shows and what approval issues. */
@@ -36,76 +38,136 @@ export interface AuthorizationRequest {
   codeChallengeMethod?: CodeChallengeMethod;
 }
 
-export type AuthorizationCheck =
-  | { kind: "valid"; request: AuthorizationRequest }
-  /** The client or redirect URI cannot be trusted: tell the person, never redirect (RFC 6749 §4.1.2.1). */
+/** What a request that cannot go on becomes, whichever check stopped it. */
+export type AuthorizationStop =
+  /** The client, its redirect URI or the request itself cannot be trusted: tell the person, never redirect. */
   | { kind: "error_page"; error: OAuthErrorCode; description: string }
-  /** Anything else goes back to the client's (verified) redirect URI. */
-  | { kind: "redirect"; location: string };
+  /** A signed-in person's request with a problem the client should hear of, at its (verified) redirect URI. */
+  | { kind: "redirect"; location: string }
+  /** Nobody is signed in: that comes before anything else about the request is looked at. */
+  | { kind: "sign_in" };
 
+export type AuthorizationCheck = { kind: "valid"; request: AuthorizationRequest } | AuthorizationStop;
+
+/** Parameters as read from a query or form: repeated names are arrays until the first check refuses them. */
+export type AuthorizationParams = Record<string, string | string[] | undefined>;
 type Params = Record<string, string | undefined>;
 
-/**
- * The checks of `GET /oauth/authorize`, in order:
- * 1. loadClient: `client_id` names a registered application;
- * 2. checkRedirectUri: `redirect_uri` equals one of its registered URIs exactly;
- * 3. checkResponseType: `code`, or `token` when an admin enabled the implicit grant for this application;
- * 4. checkScope: well-formed, known and within the application's scopes (default `api`);
- * 5. checkPkce: a challenge has an explicit method and a well-formed value; public clients must send one.
- */
-export async function checkAuthorizationRequest(db: Database, params: Params): Promise<AuthorizationCheck> {
-  if (!params.client_id) return errorPage("invalid_request", "Missing required parameter: client_id.");
-  const application = await findApplicationByUid({ db }, params.client_id);
-  if (!application) return errorPage("invalid_client");
-  if (!params.redirect_uri || !application.redirectUris.includes(params.redirect_uri)) return errorPage("invalid_redirect_uri");
-  const redirectUri = params.redirect_uri;
-
-  const responseType = params.response_type;
-  const inFragment = responseType === "token";
-  const fail = (error: OAuthErrorCode, description: string = defaultDescription(error)): AuthorizationCheck => ({
-    kind: "redirect",
-    location: buildRedirect(redirectUri, { error, error_description: description, state: params.state, iss: issuer() }, inFragment),
-  });
-
-  if (!responseType) return fail("invalid_request", "Missing required parameter: response_type.");
-  if (responseType !== "code" && !(responseType === "token" && application.implicitGrantEnabled)) {
-    return fail("unsupported_response_type");
-  }
-
-  const scopes = params.scope === undefined ? application.scopes.filter((scope) => scope === "api") : parseScopeString(params.scope);
-  if (!scopes || scopes.length === 0) return fail("invalid_scope");
-  if (!scopes.every((scope) => isKnownScope(scope) && application.scopes.includes(scope))) return fail("invalid_scope");
-
-  let codeChallengeMethod: CodeChallengeMethod | undefined;
-  if (responseType === "code") {
-    if (params.code_challenge !== undefined) {
-      if (params.code_challenge_method !== "S256" && params.code_challenge_method !== "plain") {
-        return fail("invalid_request", "The code_challenge_method must be one of plain, S256.");
-      }
-      if (!isValidCodeVerifier(params.code_challenge)) return fail("invalid_request", "The code_challenge is malformed.");
-      codeChallengeMethod = params.code_challenge_method;
-    } else if (!application.confidential) {
-      return fail("invalid_request", "PKCE is required for public clients: send code_challenge and code_challenge_method.");
-    }
-  }
-
-  return {
-    kind: "valid",
-    request: {
-      application,
-      redirectUri,
-      responseType,
-      scopes,
-      state: params.state,
-      nonce: params.nonce,
-      codeChallenge: responseType === "code" ? params.code_challenge : undefined,
-      codeChallengeMethod,
-    },
-  };
+/** Thrown by a check to end the request with its outcome; never leaves this module. */
+class Stopped {
+  constructor(readonly outcome: AuthorizationStop) {}
 }
 
-function errorPage(error: OAuthErrorCode, description: string = defaultDescription(error)): AuthorizationCheck {
-  return { kind: "error_page", error, description };
+/**
+ * The checks of an authorization request (`GET /oauth/authorize`, the consent page and its form), in order. Nothing
+ * is sent back to the client before someone has signed in: otherwise anyone who registers an application with a
+ * redirect URI of their choosing could use this server to bounce visitors there (RFC 9700 §4.11.2).
+ */
+export async function checkAuthorizationRequest(ctx: Ctx, raw: AuthorizationParams): Promise<AuthorizationCheck> {
+  try {
+    const params = wellFormedParameters(raw);
+    const application = await registeredClient(ctx.db, params);
+    const redirectUri = registeredRedirectUri(application, params);
+    requireSignedIn(ctx);
+    requireConfirmedEmail(ctx);
+    const backToClient = clientErrors(redirectUri, params);
+    const responseType = supportedResponseType(application, params, backToClient);
+    const scopes = allowedScopes(application, params, backToClient);
+    const pkce = proofKey(application, params, responseType, backToClient);
+    return {
+      kind: "valid",
+      request: { application, redirectUri, responseType, scopes, state: params.state, nonce: params.nonce, ...pkce },
+    };
+  } catch (error) {
+    if (error instanceof Stopped) return error.outcome;
+    throw error;
+  }
+}
+
+/** Error page: a parameter given twice (RFC 6749 §3.1), or holding what no check can look up (NUL characters). */
+function wellFormedParameters(raw: AuthorizationParams): Params {
+  const repeated = Object.entries(raw).find(([, value]) => Array.isArray(value));
+  if (repeated) throw stopWithPage("invalid_request", `Parameter ${repeated[0]} was given more than once.`);
+  const unstorable = unstorableParameter(raw);
+  if (unstorable) throw stopWithPage("invalid_request", unstorable);
+  return raw as Params;
+}
+
+/** Error page: `client_id` must name a registered application. */
+async function registeredClient(db: Database, params: Params): Promise<OAuthApplicationRow> {
+  if (!params.client_id) throw stopWithPage("invalid_request", "Missing required parameter: client_id.");
+  const application = await findApplicationByUid({ db }, params.client_id);
+  if (!application) throw stopWithPage("invalid_client");
+  return application;
+}
+
+/** Error page: `redirect_uri` must equal one of the application's registered URIs exactly. */
+function registeredRedirectUri(application: OAuthApplicationRow, params: Params): string {
+  if (!params.redirect_uri || !application.redirectUris.includes(params.redirect_uri)) throw stopWithPage("invalid_redirect_uri");
+  return params.redirect_uri;
+}
+
+/** Sign-in page: an anonymous visitor signs in first, and learns nothing else about the request. */
+function requireSignedIn(ctx: Ctx): void {
+  if (!actingUser(ctx)) throw new Stopped({ kind: "sign_in" });
+}
+
+/** Error page: as GitLab's `verify_confirmed_email!`, an account whose address is unproven authorizes nothing. */
+function requireConfirmedEmail(ctx: Ctx): void {
+  if (!actingUser(ctx)!.confirmedAt) throw stopWithPage("unconfirmed_email");
+}
+
+type ClientErrors = (error: OAuthErrorCode, description?: string) => Stopped;
+
+/** From here on, problems go back to the client, with its `state` and our `iss`; in the fragment for `token`. */
+function clientErrors(redirectUri: string, params: Params): ClientErrors {
+  const inFragment = params.response_type === "token";
+  return (error, description = defaultDescription(error)) =>
+    new Stopped({
+      kind: "redirect",
+      location: buildRedirect(redirectUri, { error, error_description: description, state: params.state, iss: issuer() }, inFragment),
+    });
+}
+
+/** `code`, or `token` when an admin enabled the implicit grant for this application. */
+function supportedResponseType(application: OAuthApplicationRow, params: Params, backToClient: ClientErrors): "code" | "token" {
+  const responseType = params.response_type;
+  if (!responseType) throw backToClient("invalid_request", "Missing required parameter: response_type.");
+  if (responseType === "code" || (responseType === "token" && application.implicitGrantEnabled)) return responseType;
+  throw backToClient("unsupported_response_type");
+}
+
+/** Well-formed, known and within the application's scopes; `api` (when the application has it) if none are asked. */
+function allowedScopes(application: OAuthApplicationRow, params: Params, backToClient: ClientErrors): string[] {
+  const scopes = params.scope === undefined ? application.scopes.filter((scope) => scope === "api") : parseScopeString(params.scope);
+  if (!scopes || scopes.length === 0) throw backToClient("invalid_scope");
+  if (!scopes.every((scope) => isKnownScope(scope) && application.scopes.includes(scope))) throw backToClient("invalid_scope");
+  return scopes;
+}
+
+/** A code challenge has an explicit method and a well-formed value; public clients must send one. */
+function proofKey(
+  application: OAuthApplicationRow,
+  params: Params,
+  responseType: "code" | "token",
+  backToClient: ClientErrors,
+): Pick<AuthorizationRequest, "codeChallenge" | "codeChallengeMethod"> {
+  if (responseType !== "code") return {};
+  if (params.code_challenge === undefined) {
+    if (!application.confidential) {
+      throw backToClient("invalid_request", "PKCE is required for public clients: send code_challenge and code_challenge_method.");
+    }
+    return {};
+  }
+  if (params.code_challenge_method !== "S256" && params.code_challenge_method !== "plain") {
+    throw backToClient("invalid_request", "The code_challenge_method must be one of plain, S256.");
+  }
+  if (!isValidCodeVerifier(params.code_challenge)) throw backToClient("invalid_request", "The code_challenge is malformed.");
+  return { codeChallenge: params.code_challenge, codeChallengeMethod: params.code_challenge_method };
+}
+
+function stopWithPage(error: OAuthErrorCode, description: string = defaultDescription(error)): Stopped {
+  return new Stopped({ kind: "error_page", error, description });
 }
 
 /** Adds parameters to the redirect URI's query (or, for the implicit grant, its fragment), keeping its own query. */
@@ -117,9 +179,15 @@ export function buildRedirect(redirectUri: string, values: Record<string, string
   return url.toString();
 }
 
-/** Whether the person may skip the consent screen: trusted application, or every scope already approved. */
+/**
+ * Whether the person may skip the consent screen, as GitLab decides (`skip_authorization? || (matching_token? &&
+ * confidential?)`): a trusted application, or a confidential one they approved every requested scope for. A public
+ * client proves nothing with its client_id, which anyone can send, so approving it once approves nobody else's
+ * request in its name: it always asks.
+ */
 export async function isConsentRemembered(db: Database, user: UserRow, request: AuthorizationRequest): Promise<boolean> {
   if (request.application.trusted) return true;
+  if (!request.application.confidential) return false;
   const [consent] = await db
     .select()
     .from(oauthConsents)
@@ -192,22 +260,18 @@ export function denyAuthorization(request: AuthorizationRequest): string {
   );
 }
 
-export type AuthorizationStep =
-  | { kind: "error_page"; error: OAuthErrorCode; description: string }
-  | { kind: "redirect"; location: string }
-  | { kind: "sign_in" }
-  | { kind: "consent"; request: AuthorizationRequest };
+export type AuthorizationStep = AuthorizationStop | { kind: "consent"; request: AuthorizationRequest };
 
 /**
- * `GET /oauth/authorize`: checks the request, then sends the visitor to sign in, straight back to the client when
- * they already consented (or the application is trusted), or to the consent screen.
+ * `GET /oauth/authorize`: checks the request (which sends anonymous visitors to sign in), then sends the person
+ * straight back to the client when consent is remembered (`isConsentRemembered`), or to the consent screen.
  */
-export async function beginAuthorization(db: Database, user: UserRow | null, params: Params, now: Date): Promise<AuthorizationStep> {
-  const check = await checkAuthorizationRequest(db, params);
+export async function beginAuthorization(ctx: Ctx, params: AuthorizationParams): Promise<AuthorizationStep> {
+  const check = await checkAuthorizationRequest(ctx, params);
   if (check.kind !== "valid") return check;
-  if (!user) return { kind: "sign_in" };
-  if (await isConsentRemembered(db, user, check.request)) {
-    return { kind: "redirect", location: await approveAuthorization(db, user, check.request, now) };
+  const user = currentUser(ctx);
+  if (await isConsentRemembered(ctx.db, user, check.request)) {
+    return { kind: "redirect", location: await approveAuthorization(ctx.db, user, check.request, ctx.now) };
   }
   return { kind: "consent", request: check.request };
 }
@@ -216,16 +280,11 @@ export async function beginAuthorization(db: Database, user: UserRow | null, par
  * The consent form's answer. The form's fields are re-checked from scratch: nothing in it is trusted except what
  * passes the same checks as the original request.
  */
-export async function decideAuthorization(
-  db: Database,
-  user: UserRow,
-  params: Params,
-  decision: "approve" | "deny",
-  now: Date,
-): Promise<AuthorizationCheck> {
-  const check = await checkAuthorizationRequest(db, params);
+export async function decideAuthorization(ctx: Ctx, params: AuthorizationParams, decision: "approve" | "deny"): Promise<AuthorizationStop> {
+  const check = await checkAuthorizationRequest(ctx, params);
   if (check.kind !== "valid") return check;
-  const location = decision === "approve" ? await approveAuthorization(db, user, check.request, now) : denyAuthorization(check.request);
+  const location =
+    decision === "approve" ? await approveAuthorization(ctx.db, currentUser(ctx), check.request, ctx.now) : denyAuthorization(check.request);
   return { kind: "redirect", location };
 }
 
@@ -256,27 +315,23 @@ export interface ConsentScreen {
   fields: Record<string, string>;
 }
 
-export type ConsentStep =
-  | { kind: "error_page"; error: OAuthErrorCode; description: string }
-  | { kind: "redirect"; location: string }
-  | { kind: "consent"; screen: ConsentScreen };
+export type ConsentStep = AuthorizationStop | { kind: "consent"; screen: ConsentScreen };
 
 /**
- * The consent page (`/oauth/authorize/consent`): re-checks the request exactly as `GET /oauth/authorize` does, since
- * anyone can open this page with any query, then gathers what the signed-in person needs to decide.
+ * The consent page (`/oauth/authorize/consent`): re-checks the request exactly as `GET /oauth/authorize` does, in the
+ * same order, since anyone can open this page with any query; then gathers what the signed-in person needs to decide.
  */
-export async function prepareConsent(ctx: Ctx, params: Params): Promise<ConsentStep> {
-  const user = actingUser(ctx);
-  if (!user) throw new UnauthorizedError();
-  const check = await checkAuthorizationRequest(ctx.db, params);
+export async function prepareConsent(ctx: Ctx, params: AuthorizationParams): Promise<ConsentStep> {
+  const check = await checkAuthorizationRequest(ctx, params);
   if (check.kind !== "valid") return check;
+  const user = currentUser(ctx);
   const { application, redirectUri, responseType, scopes } = check.request;
   const owner = application.ownerId === null ? undefined : await findUserById(ctx.db, application.ownerId);
   const redirectUrl = new URL(redirectUri);
   const fields: Record<string, string> = {};
   for (const name of authorizeParameterNames) {
     const value = params[name];
-    if (value !== undefined) fields[name] = value;
+    if (typeof value === "string") fields[name] = value;
   }
   return {
     kind: "consent",

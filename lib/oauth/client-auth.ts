@@ -4,6 +4,7 @@ import type { Executor } from "@/lib/db";
 import { oauthApplications, type OAuthApplicationRow } from "@/lib/db/schema";
 import { eq } from "drizzle-orm";
 import { invalidClient, invalidRequest } from "./errors";
+import { refuseUnstorable } from "./http";
 
 export interface ClientCredentials {
   clientId: string;
@@ -12,7 +13,8 @@ export interface ClientCredentials {
 
 /**
  * Client credentials from HTTP Basic (`client_secret_basic`) or the body (`client_secret_post`). Using both
- * at once is refused (RFC 6749 §2.3.1: one method per request).
+ * at once is refused (RFC 6749 §2.3.1: one method per request). Basic credentials are parameters read here, so they
+ * are refused as body parameters are when they hold what cannot be looked up.
  */
 export function readClientCredentials(request: Request, params: Record<string, string | undefined>): ClientCredentials | null {
   const authorization = request.headers.get("authorization");
@@ -22,8 +24,10 @@ export function readClientCredentials(request: Request, params: Record<string, s
     const decoded = Buffer.from(basic, "base64").toString("utf8");
     const separator = decoded.indexOf(":");
     if (separator < 0) throw invalidClient();
-    const clientId = safeDecode(decoded.slice(0, separator));
-    const clientSecret = safeDecode(decoded.slice(separator + 1));
+    const { client_id: clientId, client_secret: clientSecret } = refuseUnstorable({
+      client_id: safeDecode(decoded.slice(0, separator)),
+      client_secret: safeDecode(decoded.slice(separator + 1)),
+    });
     if (params.client_id !== undefined && params.client_id !== clientId) throw invalidClient();
     return { clientId, clientSecret: clientSecret === "" ? undefined : clientSecret };
   }

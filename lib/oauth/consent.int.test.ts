@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { UnauthorizedError } from "@/lib/errors";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, userContext } from "@/lib/testing/fixtures";
 import { createApplicationAsAdmin, createOwnApplication } from "./applications";
@@ -102,7 +101,30 @@ describe.each(testDatabases())("consent screen on $name", ({ open }) => {
     expect(Object.fromEntries(location.searchParams)).toMatchObject({ tenant: "1", error: "invalid_request", state: "s" });
   });
 
-  it("needs a signed-in person", async () => {
-    await expect(prepareConsent(anonymousTestContext(handle.db), {})).rejects.toBeInstanceOf(UnauthorizedError);
+  it("checks in the same order as /oauth/authorize: untrusted client first, then sign-in, then the rest", async () => {
+    const { application } = await ownedApplication();
+    const anonymous = anonymousTestContext(handle.db);
+    expect(await prepareConsent(anonymous, { client_id: "nope", redirect_uri: redirectUri, response_type: "code" })).toMatchObject({
+      kind: "error_page",
+      error: "invalid_client",
+    });
+    expect(await prepareConsent(anonymous, { client_id: application.uid, redirect_uri: redirectUri, response_type: "code", state: ["a", "b"] })).toMatchObject({
+      kind: "error_page",
+      error: "invalid_request",
+    });
+    // No PKCE from a public client: back to the client for a signed-in person, but nobody has signed in.
+    expect(await prepareConsent(anonymous, { client_id: application.uid, redirect_uri: redirectUri, response_type: "code", state: "s" })).toEqual({
+      kind: "sign_in",
+    });
+  });
+
+  it("shows a person whose email address is not confirmed an error page instead of the consent screen", async () => {
+    const { application } = await ownedApplication(true);
+    const ctx = userContext(handle.db, await createTestUser(handle.db, { confirmed: false }));
+    expect(await prepareConsent(ctx, { client_id: application.uid, redirect_uri: redirectUri, response_type: "code" })).toEqual({
+      kind: "error_page",
+      error: "unconfirmed_email",
+      description: "Verify the email address in your account profile before you sign in.",
+    });
   });
 });

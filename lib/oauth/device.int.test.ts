@@ -27,7 +27,7 @@ describe.each(testDatabases())("device authorization grant on $name", ({ open })
     );
 
   const decide = (user: UserRow, userCode: string, decision: "approved" | "denied", now = new Date()) =>
-    decideDeviceAuthorization({ ...userContext(fixture.db, user), now }, userCode, decision);
+    decideDeviceAuthorization({ ...userContext(fixture.db, user), now }, { userCode, clientAddress: "192.0.2.1" }, decision);
 
   it("starts with RFC 8628's response", async () => {
     const { application, secret } = await registerApplication(fixture);
@@ -40,7 +40,10 @@ describe.each(testDatabases())("device authorization grant on $name", ({ open })
       interval: 5,
     });
     expect(body.device_code).toMatch(/^[0-9a-f]{64}$/);
-    const pending = await findPendingDeviceAuthorization(userContext(fixture.db, fixture.admin), body.user_code.toLowerCase());
+    const pending = await findPendingDeviceAuthorization(userContext(fixture.db, fixture.admin), {
+      userCode: body.user_code.toLowerCase(),
+      clientAddress: "192.0.2.1",
+    });
     expect(pending).toMatchObject({ userCode: body.user_code, scopes: ["api", "read_user"], application: { id: application.id } });
   });
 

@@ -4,10 +4,11 @@ import { and, eq, gt, isNull } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import type { Database } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
-import { oauthApplications, oauthDeviceAuthorizations, type OAuthApplicationRow } from "@/lib/db/schema";
+import { oauthApplications, oauthDeviceAuthorizations, type OAuthApplicationRow, type UserRow } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { NotFoundError, UnauthorizedError } from "@/lib/errors";
 import { isKnownScope } from "@/lib/api/scopes";
+import { getRateLimits, type RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
 import { authenticateClientIfPresent } from "./client-auth";
 import { oauthError } from "./errors";
 import { parseScopeString } from "./scopes";
@@ -78,9 +79,44 @@ export interface PendingDeviceAuthorization {
   scopes: string[];
 }
 
+/**
+ * Runs a lookup by user code under the throttle that keeps codes from being guessed (RFC 8628 §5.1): a user, and an
+ * address, that typed THROTTLE_DEVICE_CODE_ATTEMPTS wrong codes in a period get `RateLimitExceeded` until it ends.
+ */
+async function throttledCodeLookup<T>(ctx: Ctx, clientAddress: string | null, lookup: (user: UserRow) => Promise<T>): Promise<T> {
+  const user = actingUser(ctx);
+  if (!user) throw new UnauthorizedError();
+  const limits = await getRateLimits();
+  await limits.checkAttempts("deviceCodeAttemptsPerUser", String(user.id));
+  await limits.checkAttempts("deviceCodeAttemptsPerAddress", clientAddress);
+  try {
+    return await lookup(user);
+  } catch (error) {
+    if (error instanceof NotFoundError) {
+      await limits.recordFailure("deviceCodeAttemptsPerUser", String(user.id));
+      await limits.recordFailure("deviceCodeAttemptsPerAddress", clientAddress);
+    }
+    throw error;
+  }
+}
+
+/** What the device page says to someone the throttle stopped. */
+export function tooManyCodesMessage(error: RateLimitExceeded): string {
+  return `Too many wrong codes. Try again in ${error.retryAfterSeconds()} seconds.`;
+}
+
+/** Who types a user code, and from where. */
+export interface UserCodeEntry {
+  userCode: string;
+  clientAddress: string | null;
+}
+
 /** The undecided, unexpired authorization a user code names, for the approval page. */
-export async function findPendingDeviceAuthorization(ctx: Ctx, userCodeInput: string): Promise<PendingDeviceAuthorization> {
-  const userCode = normalizeUserCode(userCodeInput);
+export async function findPendingDeviceAuthorization(ctx: Ctx, entry: UserCodeEntry): Promise<PendingDeviceAuthorization> {
+  return throttledCodeLookup(ctx, entry.clientAddress, () => findPending(ctx, normalizeUserCode(entry.userCode)));
+}
+
+async function findPending(ctx: Ctx, userCode: string): Promise<PendingDeviceAuthorization> {
   const [row] = await ctx.db
     .select({ authorization: oauthDeviceAuthorizations, application: oauthApplications })
     .from(oauthDeviceAuthorizations)
@@ -101,15 +137,17 @@ export async function findPendingDeviceAuthorization(ctx: Ctx, userCodeInput: st
 }
 
 /** The signed-in person approves or denies the device; the device learns it at its next poll. */
-export async function decideDeviceAuthorization(ctx: Ctx, userCodeInput: string, decision: "approved" | "denied"): Promise<void> {
-  const user = actingUser(ctx);
-  if (!user) throw new UnauthorizedError();
+export async function decideDeviceAuthorization(ctx: Ctx, entry: UserCodeEntry, decision: "approved" | "denied"): Promise<void> {
+  await throttledCodeLookup(ctx, entry.clientAddress, (user) => decide(ctx, user, normalizeUserCode(entry.userCode), decision));
+}
+
+async function decide(ctx: Ctx, user: UserRow, userCode: string, decision: "approved" | "denied"): Promise<void> {
   const decided = await ctx.db
     .update(oauthDeviceAuthorizations)
     .set({ decision, decidedById: user.id, authTime: user.lastSignInAt ?? ctx.now })
     .where(
       and(
-        eq(oauthDeviceAuthorizations.userCode, normalizeUserCode(userCodeInput)),
+        eq(oauthDeviceAuthorizations.userCode, userCode),
         isNull(oauthDeviceAuthorizations.decision),
         gt(oauthDeviceAuthorizations.expiresAt, ctx.now),
       ),

@@ -35,6 +35,8 @@ const descriptions = {
   slow_down: "The client is polling too often; wait at least the interval between requests.",
   expired_token: "The device code has expired; start a new device authorization.",
   invalid_token: "The access token is invalid",
+  // GitLab's own, for the authorize page only: its `verify_confirmed_email!` shows it instead of the consent screen.
+  unconfirmed_email: "Verify the email address in your account profile before you sign in.",
 } as const;
 
 export type OAuthErrorCode = keyof typeof descriptions;

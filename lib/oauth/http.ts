@@ -3,6 +3,8 @@ import { randomUUID } from "node:crypto";
 import { getDatabase, type Database } from "@/lib/db";
 import { logger } from "@/lib/log";
 import { observeRequest } from "@/lib/metrics";
+import { readBodyText } from "@/lib/http/body";
+import { RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
 import { invalidRequest, OAuthError, renderOAuthError } from "./errors";
 
 const maxOAuthBodyBytes = 64 * 1024;
@@ -21,37 +23,67 @@ export function corsPreflight(): Response {
 
 export type OAuthParams = Record<string, string | string[]>;
 
-/** Form-encoded parameters (RFC 6749 §3.2), or a JSON object as GitLab also accepts; repeated names become arrays. */
-export async function readOAuthParams(request: Request): Promise<OAuthParams> {
-  if (Number(request.headers.get("content-length") ?? "0") > maxOAuthBodyBytes) throw invalidRequest("The request body is too large.");
-  const text = await request.text();
-  if (text.length > maxOAuthBodyBytes) throw invalidRequest("The request body is too large.");
-  const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-  if (contentType === "application/json") {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text || "{}");
-    } catch {
-      throw invalidRequest("The request body is not valid JSON.");
-    }
-    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw invalidRequest("The request body must be a JSON object.");
-    const params: OAuthParams = {};
-    for (const [name, value] of Object.entries(parsed)) {
-      if (typeof value === "string") params[name] = value;
-      else if (typeof value === "number" || typeof value === "boolean") params[name] = String(value);
-      else throw invalidRequest(`Parameter ${name} must be a string.`);
-    }
-    return params;
-  }
-  return collectParams(new URLSearchParams(text));
+function bodyTooLarge(): OAuthError {
+  return invalidRequest("The request body is too large.");
 }
 
+/**
+ * Form-encoded parameters (RFC 6749 §3.2), or a JSON object as GitLab also accepts; repeated names become arrays.
+ * The body is read under a size limit without ever holding more of it (lib/http/body.ts).
+ */
+export async function readOAuthParams(request: Request): Promise<OAuthParams> {
+  const text = await readBodyText(request, maxOAuthBodyBytes, bodyTooLarge);
+  const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (contentType !== "application/json") return refuseUnstorable(collectParams(new URLSearchParams(text)));
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text || "{}");
+  } catch {
+    throw invalidRequest("The request body is not valid JSON.");
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw invalidRequest("The request body must be a JSON object.");
+  const params: OAuthParams = {};
+  for (const [name, value] of Object.entries(parsed)) {
+    if (typeof value === "string") params[name] = value;
+    else if (typeof value === "number" || typeof value === "boolean") params[name] = String(value);
+    else throw invalidRequest(`Parameter ${name} must be a string.`);
+  }
+  return refuseUnstorable(params);
+}
+
+/** A form posted to one of our OAuth pages (the consent decision), read as `readOAuthParams` reads bodies. */
+export async function readOAuthForm(request: Request): Promise<OAuthParams> {
+  return collectParams(new URLSearchParams(await readBodyText(request, maxOAuthBodyBytes, bodyTooLarge)));
+}
+
+/** Query or form parameters; repeated names become arrays. */
 export function collectParams(search: URLSearchParams): OAuthParams {
   const params: OAuthParams = {};
   for (const [name, value] of search) {
     const existing = params[name];
     params[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
   }
+  return params;
+}
+
+/**
+ * What is wrong with parameters no OAuth step can use: PostgreSQL text cannot hold a NUL character, so one in a
+ * parameter (or its name) is a malformed request, never something to look up. Null when there is nothing wrong.
+ */
+export function unstorableParameter(params: Record<string, string | string[] | undefined>): string | null {
+  for (const [name, value] of Object.entries(params)) {
+    const values = value === undefined ? [] : Array.isArray(value) ? value : [value];
+    if (name.includes("\u0000") || values.some((item) => item.includes("\u0000"))) {
+      return `Parameter ${name.replaceAll("\u0000", "\\0")} must not contain NUL characters.`;
+    }
+  }
+  return null;
+}
+
+/** `invalid_request` for parameters `unstorableParameter` finds fault with. */
+export function refuseUnstorable<Params extends Record<string, string | string[] | undefined>>(params: Params): Params {
+  const problem = unstorableParameter(params);
+  if (problem) throw invalidRequest(problem);
   return params;
 }
 
@@ -92,6 +124,10 @@ export function oauthEndpoint(route: string, handle: (call: OAuthCall) => Promis
     } catch (error) {
       if (error instanceof OAuthError) {
         response = renderOAuthError(error, corsHeaders);
+      } else if (error instanceof RateLimitExceeded) {
+        // RFC 6749 names no token-endpoint error for this; `temporarily_unavailable` is its word for an overloaded server.
+        const description = `Too many requests. Retry after ${error.retryAfterSeconds()} seconds.`;
+        response = renderOAuthError(new OAuthError("temporarily_unavailable", description, 429), { ...corsHeaders, ...error.headers() });
       } else {
         const requestId = randomUUID();
         logger.error({ err: error, route, requestId }, "unhandled error in OAuth endpoint");

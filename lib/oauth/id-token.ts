@@ -12,14 +12,19 @@ export function issuer(): string {
   return env.EXTERNAL_URL;
 }
 
-/** The claims about a user that `openid` releases, shared by the ID token and userinfo. */
+/**
+ * The claims about a user that `openid` releases, shared by the ID token and userinfo. The address comes only with the
+ * `email` scope, and `email_verified` says whether its owner proved it by opening the confirmation link: relying
+ * parties link accounts by verified address, and anyone can sign up with any address. (Without `email`, GitLab gives
+ * the public email; accounts here have none, so neither claim.)
+ */
 export function userClaims(user: UserRow, scopes: readonly string[]) {
   return {
     sub: String(user.id),
     name: user.name,
     nickname: user.username,
     preferred_username: user.username,
-    ...(scopes.includes("email") || scopes.includes("openid") ? { email: user.email, email_verified: true } : {}),
+    ...(scopes.includes("email") ? { email: user.email, email_verified: user.confirmedAt !== null } : {}),
     profile: userWebUrl(user),
     picture: userAvatarUrl(user),
   };

@@ -59,11 +59,14 @@ export async function getTokenInfo(db: Database, token: string | null, now: Date
   };
 }
 
-/** `GET|POST /oauth/userinfo` (OpenID Connect Core §5.3): needs a token with `openid`. */
+/**
+ * `GET|POST /oauth/userinfo` (OpenID Connect Core §5.3): needs a token with `openid`. Without it Doorkeeper (GitLab's
+ * OAuth library) answers its forbidden-token response: 403 `invalid_scope`, with no `WWW-Authenticate` challenge.
+ */
 export async function getUserInfo(db: Database, token: string | null, now: Date) {
   const found = await findActiveToken(db, token, now);
   if (!found.token.scopes.includes("openid")) {
-    throw new OAuthError("insufficient_scope", 'Access to this resource requires scope "openid".', 403, { state: "forbidden" });
+    throw new OAuthError("invalid_scope", 'Access to this resource requires scope "openid".', 403, { state: "forbidden" });
   }
   return userClaims(found.user, found.token.scopes);
 }

@@ -1,5 +1,9 @@
 import "server-only";
+import { sha256Hex } from "@/lib/crypto";
 import type { Database } from "@/lib/db";
+import { clientAddress } from "@/lib/http/client-address";
+import { getRateLimits } from "@/lib/rate-limits/rate-limits";
+import { readClientCredentials } from "./client-auth";
 import { missingParameter, oauthError } from "./errors";
 import { singleValued, type OAuthParams } from "./http";
 import { authorizationCodeGrant } from "./grants/authorization-code";
@@ -20,6 +24,18 @@ const grantHandlers = new Map<string, GrantHandler>([
 export const supportedGrantTypes = [...grantHandlers.keys()];
 
 /**
+ * Counts the request against its client's throttle: the client it names (in HTTP Basic or the body), or, for a request
+ * that names none (a password grant without client), the address it comes from.
+ */
+async function throttleClient(request: Request, params: Record<string, string>): Promise<void> {
+  const client = readClientCredentials(request, params);
+  // Client ids are whatever the caller typed: only their digest is kept as the counter's key.
+  const address = clientAddress(request.headers);
+  const key = client ? `client:${sha256Hex(client.clientId)}` : address && `address:${address}`;
+  await (await getRateLimits()).consume("oauthTokenPerClient", key);
+}
+
+/**
  * `POST /oauth/token`: picks the grant by `grant_type` and hands it only the parameters it declares
  * (RFC 6749 §3.2: parameters must not repeat).
  */
@@ -30,6 +46,7 @@ export async function exchangeToken(
   now: Date,
 ): Promise<Record<string, string | number>> {
   const single = singleValued(params);
+  await throttleClient(request, single);
   const grantType = single.grant_type;
   if (!grantType) throw missingParameter("grant_type");
   const handler = grantHandlers.get(grantType);

@@ -1,15 +1,16 @@
 import "server-only";
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, count, eq, inArray, ne } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import { pageWithTotal } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { accessLevels, projectMembers, users, type ProjectMemberRow, type UserRow } from "@/lib/db/schema";
-import { ConflictError, ForbiddenError, NotFoundError, ParameterError, UnauthorizedError } from "@/lib/errors";
+import { ConflictError, ForbiddenError, NotFoundError, ParameterError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/record";
 import type { PageRequest } from "@/lib/api/pagination";
-import { findUserById, findUserByUsername } from "@/lib/users/users";
-import { isAccessLevel } from "./access";
-import { getProjectWithAccess, getVisibleProject, type ProjectView } from "./projects";
+import { findUserById, findUserByUsername, userSearch } from "@/lib/users/users";
+import { isAccessLevel, isMembershipActive, membershipActive, utcDay } from "./access";
+import { can, canGrant } from "./policy";
+import { getProjectWithAbility, getVisibleProject, type ProjectView } from "./projects";
 
 export interface MemberView {
   user: UserRow;
@@ -19,23 +20,49 @@ export interface MemberView {
 export interface NewMember {
   userId: number;
   accessLevel: number;
+  /** `YYYY-MM-DD` (UTC): the membership ends at the start of that day. */
+  expiresAt?: string | null;
+}
+
+export interface MemberChanges {
+  accessLevel: number;
+  /** A new end date; null removes it; undefined keeps the current one. */
   expiresAt?: string | null;
 }
 
 function checkGrantableLevel(view: ProjectView, level: number): void {
   if (!isAccessLevel(level)) throw new ParameterError("access_level", "does not have a valid value");
-  // Only Owners hand out the Owner role; Maintainers manage everything below it.
-  if (level === accessLevels.owner && (view.accessLevel ?? 0) < accessLevels.owner) throw new ForbiddenError();
+  if (!canGrant(view, level)) throw new ForbiddenError();
 }
 
-/** `GET /projects/:id/members`: anyone who can see the project can see who works on it. */
+/** GitLab's rule: no end date before today (today itself ends the membership at once). */
+function checkExpiryDate(ctx: Ctx, expiresAt: string | null | undefined): void {
+  if (expiresAt && expiresAt < utcDay(ctx.now)) throw new ValidationError({ expires_at: ["cannot be a date in the past"] });
+}
+
+/** `GET /projects/:id/members` filters: GitLab's user search (`query`) and a list of user ids. */
+export interface MemberFilters {
+  query?: string;
+  userIds?: number[];
+}
+
+/**
+ * `GET /projects/:id/members`, and `…/members/all` (which adds members inherited from groups on GitLab; projects here
+ * have direct members only): anyone who can see the project can see who works on it. Expired memberships are listed
+ * (with their `expires_at`) until the scheduled job removes them, as on GitLab; they grant nothing meanwhile.
+ */
 export async function listMembers(
   ctx: Ctx,
   projectReference: string,
   page: PageRequest,
+  filters: MemberFilters = {},
 ): Promise<{ view: ProjectView; items: MemberView[]; total: number }> {
   const view = await getVisibleProject(ctx, projectReference);
-  const where = eq(projectMembers.projectId, view.project.id);
+  const where = and(
+    eq(projectMembers.projectId, view.project.id),
+    filters.query ? userSearch(ctx, filters.query) : undefined,
+    filters.userIds === undefined ? undefined : inArray(projectMembers.userId, filters.userIds),
+  );
   const { items, total } = await pageWithTotal(
     page,
     ctx.db
@@ -45,7 +72,7 @@ export async function listMembers(
       .where(where)
       .orderBy(asc(projectMembers.createdAt), asc(projectMembers.userId))
       .$dynamic(),
-    ctx.db.select({ total: count() }).from(projectMembers).where(where),
+    ctx.db.select({ total: count() }).from(projectMembers).innerJoin(users, eq(users.id, projectMembers.userId)).where(where),
   );
   return { view, items, total };
 }
@@ -65,8 +92,9 @@ export async function getMember(ctx: Ctx, projectReference: string, userId: numb
 export async function addMember(ctx: Ctx, projectReference: string, input: NewMember): Promise<MemberView> {
   const actor = actingUser(ctx);
   if (!actor) throw new UnauthorizedError();
-  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.maintainer);
+  const view = await getProjectWithAbility(ctx, projectReference, "manageMembers");
   checkGrantableLevel(view, input.accessLevel);
+  checkExpiryDate(ctx, input.expiresAt);
   const user = await findUserById(ctx.db, input.userId);
   if (!user) throw new NotFoundError("User");
   try {
@@ -98,19 +126,24 @@ export async function addMember(ctx: Ctx, projectReference: string, input: NewMe
   }
 }
 
-/** `PUT /projects/:id/members/:user_id` (Maintainer+): changes a member's role. */
-export async function updateMember(ctx: Ctx, projectReference: string, userId: number, accessLevel: number): Promise<MemberView> {
-  const view = await getProjectWithAccess(ctx, projectReference, accessLevels.maintainer);
-  checkGrantableLevel(view, accessLevel);
+/**
+ * `PUT /projects/:id/members/:user_id` (Maintainer+): changes a member's role and, optionally, when the membership
+ * ends (an expired one can be renewed this way until the scheduled job removes it).
+ */
+export async function updateMember(ctx: Ctx, projectReference: string, userId: number, changes: MemberChanges): Promise<MemberView> {
+  const view = await getProjectWithAbility(ctx, projectReference, "manageMembers");
+  checkGrantableLevel(view, changes.accessLevel);
+  checkExpiryDate(ctx, changes.expiresAt);
   const existing = await getMember(ctx, projectReference, userId);
   if (existing.member.accessLevel === accessLevels.owner) {
-    // Only Owners change an Owner's role, as only they grant it.
-    if ((view.accessLevel ?? 0) < accessLevels.owner) throw new ForbiddenError();
-    await checkNotLastOwner(ctx, view);
+    // Only Owners change an Owner's membership, as only they grant it.
+    if (!can(view, "manageOwners")) throw new ForbiddenError();
+    const endsOwnership = changes.accessLevel !== accessLevels.owner || (changes.expiresAt ?? null) !== null;
+    if (endsOwnership && isMembershipActive(existing.member, ctx.now)) await checkNotLastOwner(ctx, view, userId);
   }
   const [member] = await ctx.db
     .update(projectMembers)
-    .set({ accessLevel })
+    .set({ accessLevel: changes.accessLevel, ...(changes.expiresAt === undefined ? {} : { expiresAt: changes.expiresAt }) })
     .where(and(eq(projectMembers.projectId, view.project.id), eq(projectMembers.userId, userId)))
     .returning();
   if (!member) throw new NotFoundError("Member");
@@ -119,7 +152,8 @@ export async function updateMember(ctx: Ctx, projectReference: string, userId: n
 
 /**
  * `DELETE /projects/:id/members/:user_id`: Maintainers remove others; anyone may leave. Records `left`, authored by
- * the member who left. The last Owner cannot leave, so a project never ends up without one.
+ * the member who left (`expired` when the membership had already ended, as GitLab does). The last Owner cannot leave,
+ * so a project never ends up without one.
  */
 export async function removeMember(ctx: Ctx, projectReference: string, userId: number): Promise<void> {
   const actor = actingUser(ctx);
@@ -127,11 +161,12 @@ export async function removeMember(ctx: Ctx, projectReference: string, userId: n
   const leaving = actor.id === userId;
   const view = leaving
     ? await getVisibleProject(ctx, projectReference)
-    : await getProjectWithAccess(ctx, projectReference, accessLevels.maintainer);
+    : await getProjectWithAbility(ctx, projectReference, "manageMembers");
   const { member } = await getMember(ctx, projectReference, userId);
+  const active = isMembershipActive(member, ctx.now);
   if (member.accessLevel === accessLevels.owner) {
-    if (!leaving && (view.accessLevel ?? 0) < accessLevels.owner) throw new ForbiddenError();
-    await checkNotLastOwner(ctx, view);
+    if (!leaving && !can(view, "manageOwners")) throw new ForbiddenError();
+    if (active) await checkNotLastOwner(ctx, view, userId);
   }
   await ctx.db.transaction(async (tx) => {
     const removed = await tx
@@ -139,16 +174,24 @@ export async function removeMember(ctx: Ctx, projectReference: string, userId: n
       .where(and(eq(projectMembers.projectId, view.project.id), eq(projectMembers.userId, userId)))
       .returning({ userId: projectMembers.userId });
     if (removed.length === 0) throw new NotFoundError("Member");
-    await recordEvent(tx, { projectId: view.project.id, authorId: userId, action: "left", createdAt: ctx.now });
+    await recordEvent(tx, { projectId: view.project.id, authorId: userId, action: active ? "left" : "expired", createdAt: ctx.now });
   });
 }
 
-async function checkNotLastOwner(ctx: Ctx, view: ProjectView): Promise<void> {
-  const [owners] = await ctx.db
+/** Refuses a change that would leave the project without an Owner whose membership is still in force. */
+async function checkNotLastOwner(ctx: Ctx, view: ProjectView, changedUserId: number): Promise<void> {
+  const [others] = await ctx.db
     .select({ total: count() })
     .from(projectMembers)
-    .where(and(eq(projectMembers.projectId, view.project.id), eq(projectMembers.accessLevel, accessLevels.owner)));
-  if ((owners?.total ?? 0) <= 1) {
+    .where(
+      and(
+        eq(projectMembers.projectId, view.project.id),
+        eq(projectMembers.accessLevel, accessLevels.owner),
+        ne(projectMembers.userId, changedUserId),
+        membershipActive(utcDay(ctx.now)),
+      ),
+    );
+  if ((others?.total ?? 0) === 0) {
     throw new ForbiddenError("a project's last Owner cannot be removed or demoted");
   }
 }
@@ -160,7 +203,7 @@ export async function addMemberByUsername(
   input: { username: string; accessLevel: number },
 ): Promise<MemberView> {
   // Check the caller's rights first, so the answer does not reveal which usernames exist to non-maintainers.
-  await getProjectWithAccess(ctx, projectReference, accessLevels.maintainer);
+  await getProjectWithAbility(ctx, projectReference, "manageMembers");
   const user = await findUserByUsername(ctx.db, input.username.trim());
   if (!user) throw new NotFoundError("User");
   return addMember(ctx, projectReference, { userId: user.id, accessLevel: input.accessLevel });

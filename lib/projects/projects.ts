@@ -1,11 +1,12 @@
 import "server-only";
-import { and, asc, count, desc, eq, ilike, or, sql, type Placeholder, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, lt, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import { pageWithTotal } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
-import { containsPattern } from "@/lib/db/like";
+import { fuzzySearch } from "@/lib/db/like";
 import {
   accessLevels,
+  issues,
   namespaces,
   projectMembers,
   projects,
@@ -16,10 +17,12 @@ import {
 } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/record";
-import { getUserByUsername } from "@/lib/users/users";
+import { getUserByIdOrUsername, getUserByUsername } from "@/lib/users/users";
 import type { PageRequest } from "@/lib/api/pagination";
-import { accessLevelIn, isMemberOf, projectVisibleTo, viewerOf } from "./access";
+import { accessLevelIn, hasRoleIn, isMemberOf, membershipActive, projectVisibleTo, utcDay, viewerOf } from "./access";
+import { can, type RoleAbility } from "./policy";
 import { pathFromName, projectNameProblem, projectPathProblem } from "./path-rules";
+import { readProjectStatistics, type ProjectStatistics } from "./statistics";
 
 export { projectVisibilities } from "@/lib/db/schema";
 
@@ -35,6 +38,7 @@ export interface NewProject {
   path?: string;
   description?: string;
   visibility?: ProjectVisibility;
+  issuesEnabled?: boolean;
 }
 
 /** `POST /projects`: creates a project in the caller's namespace, makes them Owner and records `created`. */
@@ -63,6 +67,7 @@ export async function createProject(ctx: Ctx, input: NewProject): Promise<Projec
           path,
           description: input.description ?? null,
           visibility: input.visibility ?? "private",
+          issuesEnabled: input.issuesEnabled ?? true,
           createdAt: ctx.now,
           lastActivityAt: ctx.now,
         })
@@ -115,7 +120,7 @@ export function projectNamed(
 /** Projects matching `where`, each with its namespace and the caller's access level (dynamic: add order and paging). */
 function projectViews(ctx: Ctx, where: SQL | undefined) {
   return ctx.db
-    .select({ project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewerOf(ctx.actor)) })
+    .select({ project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewerOf(ctx)) })
     .from(projects)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .where(where)
@@ -130,24 +135,43 @@ function countedProjects(ctx: Ctx, where: SQL | undefined) {
 export async function getVisibleProject(ctx: Ctx, reference: string): Promise<ProjectView> {
   const named = parseProjectReference(reference);
   if (!named) throw new NotFoundError("Project");
-  const [row] = await projectViews(ctx, and(projectNamed(named), projectVisibleTo(viewerOf(ctx.actor))));
+  const [row] = await projectViews(ctx, and(projectNamed(named), projectVisibleTo(viewerOf(ctx))));
   if (!row) throw new NotFoundError("Project");
   return row;
 }
 
-/** The project, if the caller holds at least `minimumLevel` in it: 404 when they cannot see it, 403 when they can. */
-export async function getProjectWithAccess(ctx: Ctx, reference: string, minimumLevel: number): Promise<ProjectView> {
+/** The project, if the caller's role allows `ability` in it: 404 when they cannot see it, 403 when they can. */
+export async function getProjectWithAbility(ctx: Ctx, reference: string, ability: RoleAbility): Promise<ProjectView> {
   const view = await getVisibleProject(ctx, reference);
-  if (view.accessLevel === null || view.accessLevel < minimumLevel) throw new ForbiddenError();
+  if (!can(view, ability)) throw new ForbiddenError();
   return view;
 }
 
+export const projectOrderFields = ["id", "name", "path", "created_at", "updated_at", "last_activity_at"] as const;
+
+/** `GET /projects`' filters, with GitLab's meanings (ProjectsFinder and the API's finder parameters). */
 export interface ProjectListFilters {
+  /** Projects the caller is a member of. */
   membership?: boolean;
+  /** Projects in the caller's namespace. */
   owned?: boolean;
+  /** Projects where the caller's own role is at least this (an admin's too: being admin is no role). */
+  minAccessLevel?: number;
   visibility?: ProjectVisibility;
+  /** GitLab's fuzzy search over path, name and description. */
   search?: string;
-  orderBy?: "id" | "name" | "path" | "created_at" | "updated_at" | "last_activity_at";
+  /** Search the full path and the name with namespace instead of the project's own path and name. */
+  searchNamespaces?: boolean;
+  /** true: archived projects only; false: none; unset: both. */
+  archived?: boolean;
+  withIssuesEnabled?: boolean;
+  idAfter?: number;
+  idBefore?: number;
+  lastActivityAfter?: Date;
+  lastActivityBefore?: Date;
+  /** Projects in this user's namespace (`GET /users/:id/projects`). */
+  ownerId?: number;
+  orderBy?: (typeof projectOrderFields)[number];
   sort?: "asc" | "desc";
 }
 
@@ -160,27 +184,56 @@ const orderColumns = {
   last_activity_at: projects.lastActivityAt,
 } as const;
 
-/** `GET /projects`: the projects the caller can see, filtered, newest first by default. */
+/**
+ * Which of the visible projects a list keeps, as GitLab's ProjectsFinder chooses its collection: those in the caller's
+ * namespace (`owned`), else those where the caller has at least a role (`min_access_level`), else any membership
+ * (`membership`), else all of them (undefined). Anonymous callers own and belong to nothing.
+ */
+function ownProjects(ctx: Ctx, filters: ProjectListFilters): SQL | undefined {
+  const user = actingUser(ctx);
+  const wantsOwnProjects = filters.owned || filters.minAccessLevel !== undefined || filters.membership;
+  if (!wantsOwnProjects) return undefined;
+  if (!user) return sql`false`;
+  const today = utcDay(ctx.now);
+  if (filters.owned) return eq(namespaces.ownerId, user.id);
+  if (filters.minAccessLevel !== undefined) return hasRoleIn(user.id, today, filters.minAccessLevel);
+  return isMemberOf(user.id, today);
+}
+
+/** GitLab's project search: each term in path, name or description; with namespaces, in the full path and name. */
+function projectSearch(query: string, withNamespaces: boolean): SQL {
+  const columns: SQL[] = withNamespaces
+    ? [sql`${namespaces.path} || '/' || ${projects.path}`, sql`${namespaces.name} || ' / ' || ${projects.name}`, sql`${projects.description}`]
+    : [sql`${projects.path}`, sql`${projects.name}`, sql`${projects.description}`];
+  return fuzzySearch(columns, query) ?? sql`true`;
+}
+
+function projectListConditions(ctx: Ctx, filters: ProjectListFilters): SQL | undefined {
+  const conditions: (SQL | undefined)[] = [
+    projectVisibleTo(viewerOf(ctx)),
+    ownProjects(ctx, filters),
+    filters.ownerId === undefined ? undefined : eq(namespaces.ownerId, filters.ownerId),
+    filters.visibility === undefined ? undefined : eq(projects.visibility, filters.visibility),
+    filters.search?.trim() ? projectSearch(filters.search, filters.searchNamespaces ?? false) : undefined,
+    filters.archived === undefined ? undefined : eq(projects.archived, filters.archived),
+    filters.withIssuesEnabled ? eq(projects.issuesEnabled, true) : undefined,
+    filters.idAfter === undefined ? undefined : gt(projects.id, filters.idAfter),
+    filters.idBefore === undefined ? undefined : lt(projects.id, filters.idBefore),
+    filters.lastActivityAfter === undefined ? undefined : gt(projects.lastActivityAt, filters.lastActivityAfter),
+    filters.lastActivityBefore === undefined ? undefined : lt(projects.lastActivityAt, filters.lastActivityBefore),
+  ];
+  return and(...conditions);
+}
+
+/** Projects the caller can see, filtered as `GET /projects` filters them, newest first by default. */
 export async function listProjects(
   ctx: Ctx,
   filters: ProjectListFilters,
   page: PageRequest,
 ): Promise<{ items: ProjectView[]; total: number }> {
-  const user = actingUser(ctx);
-  const viewer = viewerOf(ctx.actor);
-  const conditions: SQL[] = [projectVisibleTo(viewer)];
-  if (filters.membership && user) conditions.push(isMemberOf(user.id));
-  if (filters.owned && user) conditions.push(eq(namespaces.ownerId, user.id));
-  if ((filters.membership || filters.owned) && !user) conditions.push(sql`false`);
-  if (filters.visibility) conditions.push(eq(projects.visibility, filters.visibility));
-  if (filters.search) {
-    const pattern = containsPattern(filters.search);
-    conditions.push(or(ilike(projects.name, pattern), ilike(projects.path, pattern), ilike(projects.description, pattern))!);
-  }
-  const where = and(...conditions);
+  const where = projectListConditions(ctx, filters);
   const direction = filters.sort === "asc" ? asc : desc;
   const orderColumn = orderColumns[filters.orderBy ?? "created_at"];
-
   return pageWithTotal(page, projectViews(ctx, where).orderBy(direction(orderColumn), direction(projects.id)), countedProjects(ctx, where));
 }
 
@@ -191,12 +244,91 @@ export async function listUserProjects(
   page: PageRequest,
 ): Promise<{ user: UserRow; items: ProjectView[]; total: number }> {
   const user = await getUserByUsername(ctx, username);
-  const viewer = viewerOf(ctx.actor);
-  const where = and(eq(namespaces.ownerId, user.id), projectVisibleTo(viewer));
-  const { items, total } = await pageWithTotal(
-    page,
-    projectViews(ctx, where).orderBy(desc(projects.createdAt), desc(projects.id)),
-    countedProjects(ctx, where),
-  );
+  const { items, total } = await listProjects(ctx, { ownerId: user.id }, page);
   return { user, items, total };
+}
+
+/** A project as the API's entity shows it: the view, its open issues and, when asked for, its statistics. */
+export interface ProjectDetails {
+  view: ProjectView;
+  /** Issues still open; confidential ones count only for those who may read them, as GitLab counts. */
+  openIssuesCount: number;
+  /** Null unless asked for and the caller may read them (Reporters and above). */
+  statistics: ProjectStatistics | null;
+  /** The caller's own role in force (an admin who is no member has none, unlike `view.accessLevel`). */
+  membershipAccessLevel: number | null;
+}
+
+/**
+ * Adds to each view what the project entity shows beyond it: one query for the open issues, one for the caller's
+ * memberships, git for statistics.
+ */
+async function withDetails(ctx: Ctx, views: ProjectView[], options: { statistics?: boolean } = {}): Promise<ProjectDetails[]> {
+  const ids = views.map((view) => view.project.id);
+  const counts =
+    ids.length === 0
+      ? []
+      : await ctx.db
+          .select({
+            projectId: issues.projectId,
+            all: count(),
+            notConfidential: sql<number>`count(*) filter (where not ${issues.confidential})`.mapWith(Number),
+          })
+          .from(issues)
+          .where(and(inArray(issues.projectId, ids), eq(issues.state, "opened")))
+          .groupBy(issues.projectId);
+  const countsById = new Map(counts.map((row) => [row.projectId, row]));
+  const user = actingUser(ctx);
+  const memberships =
+    ids.length === 0 || !user
+      ? []
+      : await ctx.db
+          .select({ projectId: projectMembers.projectId, accessLevel: projectMembers.accessLevel })
+          .from(projectMembers)
+          .where(and(inArray(projectMembers.projectId, ids), eq(projectMembers.userId, user.id), membershipActive(utcDay(ctx.now))));
+  const levelsById = new Map(memberships.map((row) => [row.projectId, row.accessLevel]));
+  const details: ProjectDetails[] = [];
+  // One project's statistics at a time: each runs git a few times, and a page of a hundred must not start hundreds.
+  for (const view of views) {
+    const counted = countsById.get(view.project.id);
+    const openIssuesCount = (can(view, "readConfidentialIssues") ? counted?.all : counted?.notConfidential) ?? 0;
+    const statistics = options.statistics && can(view, "readStatistics") ? await readProjectStatistics(view.project) : null;
+    details.push({ view, openIssuesCount, statistics, membershipAccessLevel: levelsById.get(view.project.id) ?? null });
+  }
+  return details;
+}
+
+/** `GET /projects` and `GET /users/:user_id/projects`: a page of projects with what their entities show. */
+export async function listProjectDetails(
+  ctx: Ctx,
+  filters: ProjectListFilters,
+  page: PageRequest,
+  options: { statistics?: boolean } = {},
+): Promise<{ items: ProjectDetails[]; total: number }> {
+  const { items, total } = await listProjects(ctx, filters, page);
+  return { items: await withDetails(ctx, items, options), total };
+}
+
+/** `GET /users/:user_id/projects`: the projects in a user's namespace (named by id or username) the caller can see. */
+export async function listUserProjectDetails(
+  ctx: Ctx,
+  userReference: string,
+  filters: Omit<ProjectListFilters, "ownerId">,
+  page: PageRequest,
+  options: { statistics?: boolean } = {},
+): Promise<{ items: ProjectDetails[]; total: number }> {
+  const user = await getUserByIdOrUsername(ctx, userReference);
+  return listProjectDetails(ctx, { ...filters, ownerId: user.id }, page, options);
+}
+
+/** `GET /projects/:id`: the project if the caller may see it, with its statistics when asked for. */
+export async function getProjectDetails(ctx: Ctx, reference: string, options: { statistics?: boolean } = {}): Promise<ProjectDetails> {
+  const [details] = await withDetails(ctx, [await getVisibleProject(ctx, reference)], options);
+  return details!;
+}
+
+/** The entity of a project a verb has just changed (no statistics, which GitLab shows only on reads). */
+export async function detailsOf(ctx: Ctx, view: ProjectView): Promise<ProjectDetails> {
+  const [details] = await withDetails(ctx, [view]);
+  return details!;
 }

@@ -1,10 +1,13 @@
-/** Project roles and their GitLab access levels (CONTRACT §2), in the order people choose them. Pure. */
+/** Project roles and their GitLab access levels (CONTRACT §2). Pure. */
+export const roleLevels = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
+
+/** The roles in the order people choose them. */
 export const roleOptions = [
-  { accessLevel: 10, name: "Guest" },
-  { accessLevel: 20, name: "Reporter" },
-  { accessLevel: 30, name: "Developer" },
-  { accessLevel: 40, name: "Maintainer" },
-  { accessLevel: 50, name: "Owner" },
+  { accessLevel: roleLevels.guest, name: "Guest" },
+  { accessLevel: roleLevels.reporter, name: "Reporter" },
+  { accessLevel: roleLevels.developer, name: "Developer" },
+  { accessLevel: roleLevels.maintainer, name: "Maintainer" },
+  { accessLevel: roleLevels.owner, name: "Owner" },
 ] as const;
 
 export const accessLevelNames: Record<number, string> = Object.fromEntries(roleOptions.map((role) => [role.accessLevel, role.name]));

@@ -1,7 +1,11 @@
 import "server-only";
+import { accessLevels } from "@/lib/db/schema";
 import { env } from "@/lib/env";
-import { serializeUserBasic } from "@/lib/users/serialize";
-import type { ProjectView } from "./projects";
+import { initialBranch } from "@/lib/git/repositories";
+import { serializeUserBasic, userAvatarUrl } from "@/lib/users/serialize";
+import { can } from "./policy";
+import type { ProjectDetails, ProjectView } from "./projects";
+import type { ProjectStatistics } from "./statistics";
 import type { MemberView } from "./members";
 
 export function projectFullPath({ project, namespace }: Pick<ProjectView, "project" | "namespace">): string {
@@ -12,9 +16,19 @@ export function projectWebUrl(view: Pick<ProjectView, "project" | "namespace">):
   return `${env.EXTERNAL_URL}/${projectFullPath(view)}`;
 }
 
-/** GitLab's project entity, limited to the fields this service keeps. */
-export function serializeProject(view: ProjectView) {
+/** The default branch as GitLab shows it: the one chosen (or first pushed), else the branch a new repository starts on. */
+export function projectDefaultBranch(view: Pick<ProjectView, "project">): string {
+  return view.project.defaultBranch ?? initialBranch;
+}
+
+/**
+ * GitLab's BasicProjectDetails (its ProjectIdentity and more), limited to what this service has: no SSH, forks, stars
+ * or avatars (their counts are 0, the avatar null). `default_branch` and `forks_count` only for those who may read
+ * the code. It is the whole entity for anonymous callers and `simple=true`.
+ */
+export function serializeBasicProject(view: ProjectView) {
   const { project, namespace } = view;
+  const readsCode = can(view, "readCode");
   return {
     id: project.id,
     description: project.description,
@@ -23,9 +37,14 @@ export function serializeProject(view: ProjectView) {
     path: project.path,
     path_with_namespace: projectFullPath(view),
     created_at: project.createdAt.toISOString(),
-    default_branch: null,
+    ...(readsCode ? { default_branch: projectDefaultBranch(view) } : {}),
+    tag_list: [] as string[],
+    topics: [] as string[],
     http_url_to_repo: `${projectWebUrl(view)}.git`,
     web_url: projectWebUrl(view),
+    ...(readsCode ? { forks_count: 0 } : {}),
+    avatar_url: null,
+    star_count: 0,
     last_activity_at: project.lastActivityAt.toISOString(),
     namespace: {
       id: namespace.id,
@@ -33,10 +52,89 @@ export function serializeProject(view: ProjectView) {
       path: namespace.path,
       kind: namespace.kind,
       full_path: namespace.path,
+      parent_id: null,
+      avatar_url: userAvatarUrl({ id: namespace.ownerId }),
       web_url: `${env.EXTERNAL_URL}/${namespace.path}`,
     },
+  };
+}
+
+/** A project feature's `*_access_level`, as GitLab words it. */
+function featureAccess(enabled: boolean): "enabled" | "disabled" {
+  return enabled ? "enabled" : "disabled";
+}
+
+/**
+ * GitLab's Project entity, for signed-in callers: the basic details, then the project's state and features (merge
+ * requests, wiki, CI, snippets and the registry do not exist here, so they are off), `open_issues_count` while the
+ * issue tracker is on, `statistics` when asked for and allowed, and, with `permissions` (the list and `GET` as a
+ * member sees them: GitLab's ProjectWithAccess), the caller's own role.
+ */
+export function serializeProject(details: ProjectDetails, { permissions = false }: { permissions?: boolean } = {}) {
+  const { view, openIssuesCount, statistics, membershipAccessLevel } = details;
+  const { project } = view;
+  const api = `${env.EXTERNAL_URL}/api/v4/projects/${project.id}`;
+  return {
+    ...serializeBasicProject(view),
+    _links: {
+      self: api,
+      ...(project.issuesEnabled ? { issues: `${api}/issues` } : {}),
+      labels: `${api}/labels`,
+      events: `${api}/events`,
+      members: `${api}/members`,
+    },
+    empty_repo: project.defaultBranch === null,
+    archived: project.archived,
     visibility: project.visibility,
+    issues_enabled: project.issuesEnabled,
+    merge_requests_enabled: false,
+    wiki_enabled: false,
+    jobs_enabled: false,
+    snippets_enabled: false,
+    container_registry_enabled: false,
+    issues_access_level: featureAccess(project.issuesEnabled),
+    repository_access_level: featureAccess(true),
+    merge_requests_access_level: featureAccess(false),
+    wiki_access_level: featureAccess(false),
+    builds_access_level: featureAccess(false),
+    snippets_access_level: featureAccess(false),
     creator_id: project.creatorId,
+    import_status: "none",
+    ...(project.issuesEnabled ? { open_issues_count: openIssuesCount } : {}),
+    updated_at: project.updatedAt.toISOString(),
+    request_access_enabled: false,
+    ...(statistics ? { statistics: serializeStatistics(statistics) } : {}),
+    ...(permissions
+      ? {
+          permissions: {
+            // GitLab's notification level 3 is "global": the member follows their global setting.
+            project_access: membershipAccessLevel === null ? null : { access_level: membershipAccessLevel, notification_level: 3 },
+            group_access: null,
+          },
+        }
+      : {}),
+  };
+}
+
+/** `POST /projects`' answer: the creator is the new project's Owner, and it has no issues yet. */
+export function serializeCreatedProject(view: ProjectView) {
+  return serializeProject({ view, openIssuesCount: 0, statistics: null, membershipAccessLevel: accessLevels.owner });
+}
+
+/** GitLab's ProjectStatistics; what this service does not store (wiki, LFS, artifacts, packages…) is 0. */
+function serializeStatistics(statistics: ProjectStatistics) {
+  return {
+    commit_count: statistics.commitCount,
+    storage_size: statistics.repositorySize,
+    repository_size: statistics.repositorySize,
+    wiki_size: 0,
+    lfs_objects_size: 0,
+    job_artifacts_size: 0,
+    pipeline_artifacts_size: 0,
+    packages_size: 0,
+    snippets_size: 0,
+    uploads_size: 0,
+    container_registry_size: 0,
   };
 }
 

@@ -11,15 +11,23 @@ export function uniqueSuffix(): string {
 
 export const testPassword = "correct horse battery staple";
 
-export async function createTestUser(db: Database, overrides: { isAdmin?: boolean; username?: string } = {}): Promise<UserRow> {
+/** A user with a confirmed address, unless `confirmed: false` (then unconfirmed, and no link was ever sent). */
+export async function createTestUser(
+  db: Database,
+  overrides: { isAdmin?: boolean; username?: string; confirmed?: boolean } = {},
+): Promise<UserRow> {
   const username = overrides.username ?? `user_${uniqueSuffix()}`;
-  return insertUser(db, {
-    username,
-    email: `${username}@example.com`,
-    name: `Test ${username}`,
-    password: testPassword,
-    isAdmin: overrides.isAdmin ?? false,
-  });
+  return insertUser(
+    db,
+    {
+      username,
+      email: `${username}@example.com`,
+      name: `Test ${username}`,
+      password: testPassword,
+      isAdmin: overrides.isAdmin ?? false,
+    },
+    { confirmedAt: overrides.confirmed === false ? null : new Date() },
+  );
 }
 
 /** A context acting as `user` with a browser session's full rights. */

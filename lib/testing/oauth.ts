@@ -135,7 +135,7 @@ export async function authorizeCode(
   params: Record<string, string> = {},
   now = new Date(),
 ): Promise<{ code: string; location: URL }> {
-  const check = await checkAuthorizationRequest(db, {
+  const check = await checkAuthorizationRequest(userContext(db, user), {
     client_id: application.uid,
     redirect_uri: testRedirectUri,
     response_type: "code",

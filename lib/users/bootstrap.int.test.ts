@@ -26,7 +26,7 @@ describe.each(testDatabases())("root bootstrap on $name", ({ open }) => {
   it("creates the administrator with the configured password, and installs the configured token", async () => {
     await bootstrapRoot(handle.db, now);
     const [root] = await roots();
-    expect(root).toMatchObject({ username: "root", email: "admin@example.com", name: "Administrator", isAdmin: true, state: "active" });
+    expect(root).toMatchObject({ username: "root", email: "admin@example.com", name: "Administrator", isAdmin: true, state: "active", confirmedAt: now });
     expect(await verifyPassword(root!.passwordHash, "bootstrap-root-password")).toBe(true);
     expect(await handle.db.select().from(namespaces).where(eq(namespaces.ownerId, root!.id))).toHaveLength(1);
     const [token] = await tokens();

@@ -18,7 +18,12 @@ export async function bootstrapRoot(db: Database, now: Date): Promise<void> {
   if (!root) {
     const password = env.INITIAL_ROOT_PASSWORD ?? randomBytes(18).toString("base64url");
     try {
-      root = await insertUser(db, { username: rootUsername, email: "admin@example.com", name: "Administrator", password, isAdmin: true });
+      // The operator's own account: nobody could open a link mailed to its placeholder address.
+      root = await insertUser(
+        db,
+        { username: rootUsername, email: "admin@example.com", name: "Administrator", password, isAdmin: true },
+        { confirmedAt: now },
+      );
     } catch (error) {
       // Another replica created root at the same moment.
       root = await findUserByUsername(db, rootUsername);
@@ -26,7 +31,9 @@ export async function bootstrapRoot(db: Database, now: Date): Promise<void> {
     }
     if (!env.INITIAL_ROOT_PASSWORD) {
       // Printed on purpose and only once, straight to the terminal rather than the structured log.
-      console.log(`\nAdministrator account created: username "root", password "${password}" (shown once; change it after signing in).\n`);
+      console.log(
+        `\nAdministrator account created: username "root", password "${password}" (shown once; change it after signing in, at ${env.EXTERNAL_URL}/profile/password/edit).\n`,
+      );
     }
     logger.info({ userId: root.id }, "administrator account created");
   }

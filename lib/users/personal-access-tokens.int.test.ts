@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { personalAccessTokens } from "@/lib/db/schema";
 import { sha256Hex } from "@/lib/crypto";
-import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
+import { BadRequestError, ForbiddenError, MethodNotAllowedError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, userContext } from "@/lib/testing/fixtures";
 import { createContext } from "@/lib/context";
@@ -12,9 +12,15 @@ import {
   insertPersonalAccessToken,
   isTokenExpired,
   listPersonalAccessTokens,
+  getCurrentPersonalAccessToken,
+  revokeCurrentPersonalAccessToken,
   revokePersonalAccessToken,
+  rotateCurrentPersonalAccessToken,
+  rotatePersonalAccessToken,
   serializePersonalAccessToken,
 } from "./personal-access-tokens";
+import type { UserRow } from "@/lib/db/schema";
+import type { IssuedPersonalAccessToken } from "./personal-access-tokens";
 
 const now = new Date("2030-06-15T12:00:00Z");
 const page = { page: 1, perPage: 20, offset: 0 };
@@ -112,5 +118,79 @@ describe.each(testDatabases())("personal access tokens on $name", ({ open }) => 
     await revokePersonalAccessToken(userContext(handle.db, admin), second.record.id);
     expect(await revokedState(second.record.id)).toBe(true);
     await expect(revokePersonalAccessToken(userContext(handle.db, admin), 2_000_000_000)).rejects.toThrow(NotFoundError);
+  });
+
+  /** A context as a request with `issued` would have it. */
+  const withToken = (user: UserRow, issued: IssuedPersonalAccessToken) => ({
+    ...createContext(handle.db, { kind: "user", user, scopes: new Set(issued.record.scopes), personalAccessTokenId: issued.record.id }),
+    now,
+  });
+  const stored = async (id: number) => (await handle.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, id)))[0]!;
+
+  it("a token reads and revokes itself, whatever its scopes; other credentials are told it takes a token", async () => {
+    const user = await createTestUser(handle.db);
+    const issued = await insertPersonalAccessToken(handle.db, user.id, { name: "self", scopes: ["read_repository"] }, now);
+    expect((await getCurrentPersonalAccessToken(withToken(user, issued))).id).toBe(issued.record.id);
+    const session = { ...userContext(handle.db, user), now };
+    const notAToken = new BadRequestError("400 Bad request - This endpoint requires token type to be a personal access token");
+    await expect(getCurrentPersonalAccessToken(session)).rejects.toThrow(notAToken);
+    await expect(revokeCurrentPersonalAccessToken(session)).rejects.toThrow(notAToken);
+    await revokeCurrentPersonalAccessToken(withToken(user, issued));
+    expect((await stored(issued.record.id)).revoked).toBe(true);
+  });
+
+  it("rotating revokes the token and issues one with its name and scopes, shown once, for a week unless told otherwise", async () => {
+    const user = await createTestUser(handle.db);
+    const issued = await insertPersonalAccessToken(handle.db, user.id, { name: "deploy", scopes: ["read_api", "read_repository"], expiresAt: "2030-07-01" }, now);
+    const rotated = await rotatePersonalAccessToken({ ...userContext(handle.db, user), now }, issued.record.id, {});
+    expect(rotated.record).toMatchObject({ userId: user.id, name: "deploy", scopes: ["read_api", "read_repository"], expiresAt: "2030-06-22", revoked: false });
+    expect(rotated.record.id).not.toBe(issued.record.id);
+    expect(rotated.token).toMatch(/^glpat-/);
+    expect((await stored(issued.record.id)).revoked).toBe(true);
+    expect((await findPersonalAccessTokenByValue(handle.db, rotated.token))?.token.id).toBe(rotated.record.id);
+    expect(serializePersonalAccessToken(rotated, now)).toMatchObject({ token: rotated.token, active: true, expires_at: "2030-06-22" });
+
+    const again = await rotatePersonalAccessToken({ ...userContext(handle.db, user), now }, rotated.record.id, { expiresAt: "2031-01-01" });
+    expect(again.record.expiresAt).toBe("2031-01-01");
+    await expect(rotatePersonalAccessToken({ ...userContext(handle.db, user), now }, rotated.record.id, {})).rejects.toThrow(
+      new BadRequestError("400 Bad request - Token already revoked"),
+    );
+    await expect(rotatePersonalAccessToken({ ...userContext(handle.db, user), now }, again.record.id, { expiresAt: "2030-06-15" })).rejects.toThrow(
+      BadRequestError,
+    );
+    // A refused rotation changes nothing.
+    expect((await stored(again.record.id)).revoked).toBe(false);
+  });
+
+  it("only the owner or an admin rotates; only admins learn that a token does not exist", async () => {
+    const owner = await createTestUser(handle.db);
+    const stranger = await createTestUser(handle.db);
+    const admin = await createTestUser(handle.db, { isAdmin: true });
+    const issued = await insertPersonalAccessToken(handle.db, owner.id, { name: "t", scopes: ["api"] }, now);
+    await expect(rotatePersonalAccessToken({ ...userContext(handle.db, stranger), now }, issued.record.id, {})).rejects.toThrow(UnauthorizedError);
+    await expect(rotatePersonalAccessToken({ ...userContext(handle.db, stranger), now }, 2_147_483_647, {})).rejects.toThrow(UnauthorizedError);
+    await expect(rotatePersonalAccessToken({ ...userContext(handle.db, admin), now }, 2_147_483_647, {})).rejects.toThrow(new NotFoundError());
+    expect((await stored(issued.record.id)).revoked).toBe(false);
+    const byAdmin = await rotatePersonalAccessToken({ ...userContext(handle.db, admin), now }, issued.record.id, {});
+    expect(byAdmin.record.userId).toBe(owner.id);
+  });
+
+  it("two rotations of one token at once give one successor", async () => {
+    const user = await createTestUser(handle.db);
+    const issued = await insertPersonalAccessToken(handle.db, user.id, { name: "race", scopes: ["api"] }, now);
+    const ctx = { ...userContext(handle.db, user), now };
+    const outcomes = await Promise.allSettled([rotatePersonalAccessToken(ctx, issued.record.id, {}), rotatePersonalAccessToken(ctx, issued.record.id, {})]);
+    expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
+    const successors = await handle.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.userId, user.id));
+    expect(successors.filter((token) => !token.revoked)).toHaveLength(1);
+  });
+
+  it("a token rotates itself; other credentials cannot (405)", async () => {
+    const user = await createTestUser(handle.db);
+    const issued = await insertPersonalAccessToken(handle.db, user.id, { name: "me", scopes: ["api"] }, now);
+    const rotated = await rotateCurrentPersonalAccessToken(withToken(user, issued), {});
+    expect(rotated.record).toMatchObject({ name: "me", scopes: ["api"] });
+    expect((await stored(issued.record.id)).revoked).toBe(true);
+    await expect(rotateCurrentPersonalAccessToken({ ...userContext(handle.db, user), now }, {})).rejects.toThrow(MethodNotAllowedError);
   });
 });

@@ -5,7 +5,7 @@ import type { Ctx } from "@/lib/context";
 import { generateSecret, sha256Hex } from "@/lib/crypto";
 import { pageWithTotal, preparedQuery, type Database, type Executor } from "@/lib/db";
 import { personalAccessTokens, users, type PersonalAccessTokenRow, type UserRow } from "@/lib/db/schema";
-import { NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
+import { BadRequestError, MethodNotAllowedError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { containsPattern } from "@/lib/db/like";
 import { isKnownScope, type Scope } from "@/lib/api/scopes";
 import { getUser, requireAdmin } from "./users";
@@ -191,4 +191,81 @@ export async function getManageablePersonalAccessToken(ctx: Ctx, tokenId: number
 export async function revokePersonalAccessToken(ctx: Ctx, tokenId: number): Promise<void> {
   const token = await getManageablePersonalAccessToken(ctx, tokenId);
   await ctx.db.update(personalAccessTokens).set({ revoked: true }).where(eq(personalAccessTokens.id, token.id));
+}
+
+/** The personal access token the request came with; other credentials are refused with GitLab's words. */
+async function requestToken(ctx: Ctx): Promise<PersonalAccessTokenRow | null> {
+  if (ctx.actor.kind !== "user") throw new UnauthorizedError();
+  const tokenId = ctx.actor.personalAccessTokenId;
+  if (tokenId === undefined) return null;
+  const [token] = await ctx.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, tokenId));
+  return token ?? null;
+}
+
+const notAPersonalAccessToken = "400 Bad request - This endpoint requires token type to be a personal access token";
+
+/** `GET /personal_access_tokens/self`: the token the request came with, whatever its scopes (any token may). */
+export async function getCurrentPersonalAccessToken(ctx: Ctx): Promise<PersonalAccessTokenRow> {
+  const token = await requestToken(ctx);
+  if (!token) throw new BadRequestError(notAPersonalAccessToken);
+  return token;
+}
+
+/** `DELETE /personal_access_tokens/self`: the token revokes itself. */
+export async function revokeCurrentPersonalAccessToken(ctx: Ctx): Promise<void> {
+  const token = await getCurrentPersonalAccessToken(ctx);
+  await ctx.db.update(personalAccessTokens).set({ revoked: true }).where(eq(personalAccessTokens.id, token.id));
+}
+
+/**
+ * A rotated token's lifetime when none is given: a week, GitLab's `RotateService::EXPIRATION_PERIOD` (GitLab requires
+ * tokens to expire by default, so a rotation never makes a token that lives for ever unasked).
+ */
+const rotatedTokenDays = 7;
+
+function daysAfter(now: Date, days: number): string {
+  return new Date(now.getTime() + days * 24 * 60 * 60 * 1000).toISOString().slice(0, 10);
+}
+
+/**
+ * Revokes `token` and issues its successor with the same name and scopes, in one transaction, as GitLab's
+ * RotateService: only one of two rotations at once succeeds, the other finds the token already revoked.
+ */
+async function rotate(ctx: Ctx, token: PersonalAccessTokenRow, expiresAt: string | undefined): Promise<IssuedPersonalAccessToken> {
+  if (token.revoked) throw new BadRequestError("400 Bad request - Token already revoked");
+  const successor = { name: token.name, scopes: token.scopes.filter(isKnownScope), expiresAt: expiresAt ?? daysAfter(ctx.now, rotatedTokenDays) };
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      const revoked = await tx
+        .update(personalAccessTokens)
+        .set({ revoked: true })
+        .where(and(eq(personalAccessTokens.id, token.id), eq(personalAccessTokens.revoked, false)))
+        .returning({ id: personalAccessTokens.id });
+      if (revoked.length === 0) throw new BadRequestError("400 Bad request - Token already revoked");
+      return insertPersonalAccessToken(tx, token.userId, successor, ctx.now);
+    });
+  } catch (error) {
+    // GitLab answers a rotation its model refuses with the model's words in a 400's message.
+    if (error instanceof ValidationError) throw new BadRequestError(`400 Bad request - ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * `POST /personal_access_tokens/:id/rotate`: the owner or an admin rotates a token. Anyone else gets 401 whether the
+ * token exists or not, and only admins learn that a token does not exist (404), as on GitLab.
+ */
+export async function rotatePersonalAccessToken(ctx: Ctx, tokenId: number, input: { expiresAt?: string }): Promise<IssuedPersonalAccessToken> {
+  if (ctx.actor.kind !== "user") throw new UnauthorizedError();
+  const caller = ctx.actor.user;
+  const [token] = await ctx.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, tokenId));
+  if (!token || (!caller.isAdmin && token.userId !== caller.id)) throw caller.isAdmin ? new NotFoundError() : new UnauthorizedError();
+  return rotate(ctx, token, input.expiresAt);
+}
+
+/** `POST /personal_access_tokens/self/rotate`: the token the request came with rotates itself (405 for any other credential). */
+export async function rotateCurrentPersonalAccessToken(ctx: Ctx, input: { expiresAt?: string }): Promise<IssuedPersonalAccessToken> {
+  const token = await requestToken(ctx);
+  if (!token) throw new MethodNotAllowedError();
+  return rotate(ctx, token, input.expiresAt);
 }

@@ -40,9 +40,47 @@ export function userBasicSqlFields(): [key: string, value: SQL][] {
   ];
 }
 
-/** A user as `GET /users/:id` shows it; the account owner and admins also see email, admin flag and 2FA state. */
+/** GitLab's `work_information`: "job title at organization", or whichever of the two is set. */
+function workInformation(user: Pick<UserRow, "jobTitle" | "organization">): string | null {
+  if (user.jobTitle && user.organization) return `${user.jobTitle} at ${user.organization}`;
+  return user.jobTitle || user.organization || null;
+}
+
+/**
+ * A user as `GET /users/:id` shows it: GitLab's User entity (the profile; fields this service does not keep are empty
+ * as on a fresh GitLab account). The account owner and admins also see GitLab's UserPublic fields: when the address
+ * was confirmed, the email, the admin flag, 2FA and whether the user is external.
+ */
 export function serializeUser(user: UserRow, { includePrivate }: { includePrivate: boolean }) {
-  const base = { ...serializeUserBasic(user), created_at: user.createdAt.toISOString() };
+  const base = {
+    ...serializeUserBasic(user),
+    created_at: user.createdAt.toISOString(),
+    bio: user.bio ?? "",
+    location: user.location ?? "",
+    public_email: null,
+    skype: "",
+    linkedin: "",
+    twitter: "",
+    website_url: user.websiteUrl ?? "",
+    organization: user.organization ?? "",
+    job_title: user.jobTitle ?? "",
+    bot: user.userType !== "human",
+    work_information: workInformation(user),
+    followers: 0,
+    following: 0,
+  };
   if (!includePrivate) return base;
-  return { ...base, email: user.email, is_admin: user.isAdmin, two_factor_enabled: user.otpEnabledAt !== null };
+  return {
+    ...base,
+    last_sign_in_at: user.lastSignInAt?.toISOString() ?? null,
+    confirmed_at: user.confirmedAt?.toISOString() ?? null,
+    email: user.email,
+    is_admin: user.isAdmin,
+    can_create_group: false,
+    can_create_project: true,
+    two_factor_enabled: user.otpEnabledAt !== null,
+    external: user.external,
+    private_profile: false,
+    commit_email: user.email,
+  };
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { namespaces, users } from "@/lib/db/schema";
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "@/lib/errors";
+import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
+import { getAlertBot } from "@/lib/alerts/bot";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, testPassword, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { verifyPassword } from "@/lib/auth/password";
@@ -86,5 +87,86 @@ describe.each(testDatabases())("users on $name", ({ open }) => {
     const found = await listUsers(signedIn, { search: `${marker}_` }, page);
     expect(found.items.map((u) => u.id)).toEqual([percent.id]);
     expect(found.total).toBe(1);
+  });
+
+  it("search matches an email address only whole for everyone but admins, who match it in part", async () => {
+    const marker = uniqueSuffix();
+    const target = await createTestUser(handle.db, { username: `mail_${marker}` });
+    const other = await createTestUser(handle.db);
+    const admin = await createTestUser(handle.db, { isAdmin: true });
+    const page = { page: 1, perPage: 20, offset: 0 };
+    const found = async (ctx: ReturnType<typeof userContext>, filter: { username?: string; search: string }) =>
+      (await listUsers(ctx, filter, page)).items.map((user) => user.id);
+    const anonymous = anonymousTestContext(handle.db);
+    const signedIn = userContext(handle.db, other);
+    // `mail_<marker>@example.com`: a prefix with the `@` is no part of the username or the name.
+    const prefix = `${target.username}@e`;
+    for (const ctx of [anonymous, signedIn]) {
+      expect(await found(ctx, { username: target.username, search: prefix })).toEqual([]);
+      expect(await found(ctx, { username: target.username, search: "example.com" })).toEqual([]);
+      expect(await found(ctx, { username: target.username, search: target.email.toUpperCase() })).toEqual([target.id]);
+    }
+    expect(await found(signedIn, { search: `ail_${marker}` })).toEqual([target.id]);
+    expect(await found(userContext(handle.db, admin), { search: prefix })).toEqual([target.id]);
+  });
+
+  it("filters as GitLab's users list: active people, blocked, external (admins only), and admins' dates and order", async () => {
+    const marker = `flt${uniqueSuffix()}`;
+    const make = (suffix: string) => createTestUser(handle.db, { username: `${marker}_${suffix}` });
+    const active = await make("a");
+    const blocked = await make("b");
+    const external = await make("c");
+    await handle.db.update(users).set({ state: "blocked" }).where(eq(users.id, blocked.id));
+    await handle.db.update(users).set({ external: true, createdAt: new Date("2001-06-01T00:00:00Z") }).where(eq(users.id, external.id));
+    const admin = userContext(handle.db, await createTestUser(handle.db, { isAdmin: true }));
+    const signedIn = userContext(handle.db, active);
+    const page = { page: 1, perPage: 20, offset: 0 };
+    const ids = async (ctx: ReturnType<typeof userContext>, filter: Parameters<typeof listUsers>[1]) =>
+      (await listUsers(ctx, { search: marker, ...filter }, page)).items.map((user) => user.id);
+
+    // Newest first by default.
+    expect(await ids(signedIn, {})).toEqual([external.id, blocked.id, active.id]);
+    expect(await ids(signedIn, { active: true })).toEqual([external.id, active.id]);
+    expect(await ids(signedIn, { blocked: true })).toEqual([blocked.id]);
+    expect(await ids(admin, { external: true })).toEqual([external.id]);
+    await expect(ids(signedIn, { external: true })).rejects.toThrow(ForbiddenError);
+    await expect(listUsers(anonymousTestContext(handle.db), { external: true, username: active.username }, page)).rejects.toThrow(
+      UnauthorizedError,
+    );
+    const since = { createdAfter: new Date("2010-01-01T00:00:00Z") };
+    expect(await ids(admin, since)).toEqual([blocked.id, active.id]);
+    expect(await ids(admin, { createdBefore: new Date("2010-01-01T00:00:00Z") })).toEqual([external.id]);
+    expect(await ids(admin, { orderBy: "created_at", sort: "asc" })).toEqual([external.id, active.id, blocked.id]);
+    expect(await ids(admin, { orderBy: "username", sort: "asc" })).toEqual([active.id, blocked.id, external.id]);
+    // Others' date bounds and order are ignored, as GitLab drops them.
+    expect(await ids(signedIn, { ...since, orderBy: "username", sort: "asc" })).toEqual([external.id, blocked.id, active.id]);
+  });
+
+  it("`active` leaves out the service's own bots", async () => {
+    const bot = await getAlertBot(handle.db);
+    const admin = userContext(handle.db, await createTestUser(handle.db, { isAdmin: true }));
+    const page = { page: 1, perPage: 20, offset: 0 };
+    expect((await listUsers(admin, { username: bot.username }, page)).items.map((user) => user.id)).toEqual([bot.id]);
+    expect((await listUsers(admin, { username: bot.username, active: true }, page)).items).toEqual([]);
+  });
+
+  it("admins create external users with a profile, whose lengths GitLab limits", async () => {
+    const admin = userContext(handle.db, await createTestUser(handle.db, { isAdmin: true }));
+    const username = `ext_${uniqueSuffix()}`;
+    const created = await createUserAsAdmin(admin, {
+      username,
+      email: `${username}@example.com`,
+      name: "Ext",
+      password: testPassword,
+      external: true,
+      bio: "Contractor",
+      jobTitle: "Auditor",
+      organization: "Outside Ltd",
+      skipConfirmation: true,
+    });
+    expect(created).toMatchObject({ external: true, bio: "Contractor", jobTitle: "Auditor", organization: "Outside Ltd", location: null });
+    await expect(
+      createUserAsAdmin(admin, { username: `${username}_2`, email: `${username}_2@example.com`, name: "Long", password: testPassword, jobTitle: "x".repeat(201) }),
+    ).rejects.toMatchObject({ errors: { job_title: ["is too long (maximum is 200 characters)"] } });
   });
 });

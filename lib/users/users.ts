@@ -1,22 +1,28 @@
 import "server-only";
-import { asc, count, eq, ilike, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, ilike, lte, or, sql, type SQL } from "drizzle-orm";
 import type { PageRequest } from "@/lib/api/pagination";
-import { hashPassword, minimumPasswordLength } from "@/lib/auth/password";
+import { hashPassword } from "@/lib/auth/password";
 import type { Ctx } from "@/lib/context";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { containsPattern } from "@/lib/db/like";
 import { namespaces, users, type UserRow } from "@/lib/db/schema";
 import { pageWithTotal, type Executor } from "@/lib/db";
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
-import { emailProblem, usernameProblem } from "./username-rules";
+import { mailConfirmationInstructions, startConfirmation, type StartedConfirmation } from "./confirmation";
+import { emailProblem, passwordProblem, profileFieldProblems, usernameProblem, type ProfileFields } from "./username-rules";
 
-export interface NewUser {
+export interface NewUser extends ProfileFields {
   username: string;
   email: string;
   name: string;
   password: string;
   isAdmin?: boolean;
+  /** An external user (GitLab's): sees only public projects and those they are made members of. */
+  external?: boolean;
 }
+
+/** Where a new account's email confirmation stands; unset: not confirmed, and no link sent. */
+type ConfirmationColumns = Partial<StartedConfirmation["columns"]>;
 
 function validateNewUser(input: NewUser): void {
   const errors: Record<string, string[]> = {};
@@ -25,11 +31,9 @@ function validateNewUser(input: NewUser): void {
   const emailIssue = emailProblem(input.email);
   if (emailIssue) errors.email = [emailIssue];
   if (input.name.trim() === "" || input.name.length > 255) errors.name = ["must be 1 to 255 characters"];
-  if (input.password.length < minimumPasswordLength) {
-    errors.password = [`is too short (minimum is ${minimumPasswordLength} characters)`];
-  } else if (input.password.length > 128) {
-    errors.password = ["is too long (maximum is 128 characters)"];
-  }
+  const passwordIssue = passwordProblem(input.password);
+  if (passwordIssue) errors.password = [passwordIssue];
+  Object.assign(errors, profileFieldProblems(input));
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 }
 
@@ -37,7 +41,7 @@ function validateNewUser(input: NewUser): void {
  * Inserts a user and their personal namespace. The unique indexes decide duplicates, so two concurrent sign-ups
  * with the same name cannot both succeed.
  */
-export async function insertUser(db: Executor, input: NewUser): Promise<UserRow> {
+export async function insertUser(db: Executor, input: NewUser, confirmation: ConfirmationColumns = {}): Promise<UserRow> {
   validateNewUser(input);
   const passwordHash = await hashPassword(input.password);
   try {
@@ -50,6 +54,13 @@ export async function insertUser(db: Executor, input: NewUser): Promise<UserRow>
           name: input.name.trim(),
           passwordHash,
           isAdmin: input.isAdmin ?? false,
+          external: input.external ?? false,
+          bio: input.bio,
+          location: input.location,
+          organization: input.organization,
+          jobTitle: input.jobTitle,
+          websiteUrl: input.websiteUrl,
+          ...confirmation,
         })
         .returning();
       if (!user) throw new Error("insert into users returned no row");
@@ -64,14 +75,30 @@ export async function insertUser(db: Executor, input: NewUser): Promise<UserRow>
   }
 }
 
-/** `POST /users`: an admin creates an account. */
-export async function createUserAsAdmin(ctx: Ctx, input: NewUser): Promise<UserRow> {
+/**
+ * Creates an account whose email confirmation starts as EMAIL_CONFIRMATION says, and mails the confirmation link
+ * once the account is stored (a mail server that fails does not undo it: the person can ask for another link).
+ */
+export async function createAccount(db: Executor, input: NewUser, now: Date, { skipConfirmation }: { skipConfirmation: boolean }): Promise<UserRow> {
+  const confirmation = startConfirmation(now, { skip: skipConfirmation });
+  const user = await insertUser(db, input, confirmation.columns);
+  if (confirmation.token) await mailConfirmationInstructions(user, confirmation.token);
+  return user;
+}
+
+/** `POST /users`: an admin creates an account, confirmed at once with `skip_confirmation`, as on GitLab. */
+export async function createUserAsAdmin(ctx: Ctx, input: NewUser & { skipConfirmation?: boolean }): Promise<UserRow> {
   requireAdmin(ctx);
-  return insertUser(ctx.db, input);
+  const { skipConfirmation = false, ...account } = input;
+  return createAccount(ctx.db, account, ctx.now, { skipConfirmation });
+}
+
+export function isAdmin(ctx: Ctx): boolean {
+  return ctx.actor.kind === "user" && ctx.actor.user.isAdmin;
 }
 
 export function requireAdmin(ctx: Ctx): void {
-  if (ctx.actor.kind !== "user" || !ctx.actor.user.isAdmin) throw new ForbiddenError();
+  if (!isAdmin(ctx)) throw new ForbiddenError();
 }
 
 export async function findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
@@ -117,28 +144,69 @@ export function currentUser(ctx: Ctx): UserRow {
   return ctx.actor.user;
 }
 
+export const userOrderFields = ["id", "name", "username", "created_at", "updated_at"] as const;
+
+/** `GET /users`' filters, with GitLab's meanings (UsersFinder). */
+export interface UserListFilters {
+  /** One user, by username in any case. */
+  username?: string;
+  search?: string;
+  /** Active people: not blocked, and not the service's own bots (GitLab's `active` scope). */
+  active?: boolean;
+  blocked?: boolean;
+  /** Admins only. */
+  external?: boolean;
+  /** Created at or after / at or before these times; admins only (others' are ignored, as GitLab drops them). */
+  createdAfter?: Date;
+  createdBefore?: Date;
+  /** Admins only, like the dates; by default the newest first. */
+  orderBy?: (typeof userOrderFields)[number];
+  sort?: "asc" | "desc";
+}
+
+const userOrderColumns = {
+  id: users.id,
+  name: users.name,
+  username: users.username,
+  created_at: users.createdAt,
+  updated_at: users.updatedAt,
+} as const;
+
 /**
- * `GET /users`: `username` finds one user (case-insensitively); `search` matches name, username or email.
- * Anonymous callers may only look up a username, as on GitLab.
+ * `GET /users`, as GitLab's: `username` finds one user (case-insensitively); `search` as `userSearch`. Anonymous
+ * callers may only look up a username; only admins may ask for external users (403 otherwise), and only their date
+ * bounds and order count.
  */
-export async function listUsers(
-  ctx: Ctx,
-  filter: { username?: string; search?: string },
-  page: PageRequest,
-): Promise<{ items: UserRow[]; total: number }> {
-  const conditions: SQL[] = [];
-  if (filter.username !== undefined) conditions.push(sql`lower(${users.username}) = lower(${filter.username})`);
-  else if (ctx.actor.kind === "anonymous") throw new ForbiddenError();
-  if (filter.search) {
-    const pattern = containsPattern(filter.search);
-    conditions.push(or(ilike(users.username, pattern), ilike(users.name, pattern), ilike(users.email, pattern))!);
-  }
-  const where = conditions.length > 0 ? sql.join(conditions, sql` and `) : undefined;
+export async function listUsers(ctx: Ctx, filter: UserListFilters, page: PageRequest): Promise<{ items: UserRow[]; total: number }> {
+  const admin = isAdmin(ctx);
+  if (filter.external && !admin) throw ctx.actor.kind === "anonymous" ? new UnauthorizedError() : new ForbiddenError();
+  if (filter.username === undefined && ctx.actor.kind === "anonymous") throw new ForbiddenError();
+  const where = and(
+    filter.username === undefined ? undefined : sql`lower(${users.username}) = lower(${filter.username})`,
+    filter.search ? userSearch(ctx, filter.search) : undefined,
+    filter.active ? and(eq(users.state, "active"), eq(users.userType, "human")) : undefined,
+    filter.blocked ? eq(users.state, "blocked") : undefined,
+    filter.external ? eq(users.external, true) : undefined,
+    admin && filter.createdAfter ? gte(users.createdAt, filter.createdAfter) : undefined,
+    admin && filter.createdBefore ? lte(users.createdAt, filter.createdBefore) : undefined,
+  );
+  const direction = admin && filter.sort === "asc" ? asc : desc;
+  const orderColumn = userOrderColumns[(admin && filter.orderBy) || "id"];
   return pageWithTotal(
     page,
-    ctx.db.select().from(users).where(where).orderBy(asc(users.id)).$dynamic(),
+    ctx.db.select().from(users).where(where).orderBy(direction(orderColumn), direction(users.id)).$dynamic(),
     ctx.db.select({ total: count() }).from(users).where(where),
   );
+}
+
+/**
+ * GitLab's user search: the name and username contain the query; an email address matches only whole (in any case)
+ * unless an admin searches, so nobody can spell out someone's private address by probing prefixes.
+ */
+export function userSearch(ctx: Ctx, query: string): SQL {
+  const pattern = containsPattern(query);
+  const email = isAdmin(ctx) ? ilike(users.email, pattern) : sql`lower(${users.email}) = lower(${query})`;
+  return or(ilike(users.username, pattern), ilike(users.name, pattern), email)!;
 }
 
 /** Whether `viewer` may see the private fields (email, admin flag, 2FA) of `user`. */

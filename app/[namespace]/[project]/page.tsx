@@ -8,6 +8,7 @@ import { DateText } from "@/components/ui/date-text";
 import { sessionContext } from "@/lib/auth/session";
 import { NotFoundError } from "@/lib/errors";
 import { accessLevelNames } from "@/lib/projects/access";
+import { can } from "@/lib/projects/policy";
 import { getVisibleProject, type ProjectView } from "@/lib/projects/projects";
 import { projectFullPath, projectWebUrl } from "@/lib/projects/serialize";
 
@@ -63,12 +64,12 @@ export default async function ProjectPage({ params }: ProjectPageProps) {
         <dd>
           <Link href={`/${fullPath}/-/project_members`}>View members</Link>
         </dd>
-        {accessLevel !== null && accessLevel >= 20 ? (
+        {can(view, "readAlerts") ? (
           <>
             <dt>Alerts</dt>
             <dd>
               <Link href={`/${fullPath}/-/alert_management`}>View alerts</Link>
-              {accessLevel >= 40 ? (
+              {can(view, "manageIntegrations") ? (
                 <>
                   {" · "}
                   <Link href={`/${fullPath}/-/settings/operations`}>Alert integrations and settings</Link>

@@ -4,6 +4,7 @@ import { requireSessionContext } from "@/lib/auth/session";
 import { actionSuccess, type ActionResult } from "@/lib/forms/action-result";
 import { parseActionInput, toActionFailure } from "@/lib/forms/run-action";
 import { NotFoundError } from "@/lib/errors";
+import { requestClientAddress } from "@/lib/http/client-address";
 import { decideDeviceAuthorization } from "@/lib/oauth/device";
 import { deviceDecisionSchema } from "@/lib/oauth/form-schemas";
 
@@ -16,7 +17,7 @@ export async function decideDeviceAction(_previous: DeviceDecisionResult, form: 
   if (!parsed.ok) return parsed.failure;
   const decision = parsed.data.decision === "approve" ? "approved" : "denied";
   try {
-    await decideDeviceAuthorization(ctx, parsed.data.user_code, decision);
+    await decideDeviceAuthorization(ctx, { userCode: parsed.data.user_code, clientAddress: await requestClientAddress() }, decision);
     return actionSuccess({ decision });
   } catch (error) {
     if (error instanceof NotFoundError) return { ok: false, message: "The user code is invalid or expired" };

@@ -3,7 +3,9 @@ import { DeviceConfirmation } from "@/components/oauth/device-confirmation";
 import { Notice } from "@/components/ui/notice";
 import { requireSessionContext } from "@/lib/auth/session";
 import { NotFoundError } from "@/lib/errors";
-import { findPendingDeviceAuthorization, type PendingDeviceAuthorization } from "@/lib/oauth/device";
+import { requestClientAddress } from "@/lib/http/client-address";
+import { findPendingDeviceAuthorization, tooManyCodesMessage, type PendingDeviceAuthorization } from "@/lib/oauth/device";
+import { RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
 import { isKnownScope } from "@/lib/api/scopes";
 import { scopeDescriptions } from "@/lib/oauth/scopes";
 import { decideDeviceAction } from "./actions";
@@ -21,13 +23,14 @@ export default async function DevicePage({ searchParams }: DevicePageProps) {
   const ctx = await requireSessionContext(`/oauth/device${userCode ? `?user_code=${encodeURIComponent(userCode)}` : ""}`);
 
   let pending: PendingDeviceAuthorization | null = null;
-  let invalid = false;
+  let refusal: string | null = null;
   if (userCode) {
     try {
-      pending = await findPendingDeviceAuthorization(ctx, userCode);
+      pending = await findPendingDeviceAuthorization(ctx, { userCode, clientAddress: await requestClientAddress() });
     } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-      invalid = true;
+      if (error instanceof NotFoundError) refusal = "The user code is invalid or expired";
+      else if (error instanceof RateLimitExceeded) refusal = tooManyCodesMessage(error);
+      else throw error;
     }
   }
 
@@ -46,7 +49,7 @@ export default async function DevicePage({ searchParams }: DevicePageProps) {
         />
       ) : (
         <form method="get" action="/oauth/device" className="card stack">
-          {invalid ? <Notice tone="error">The user code is invalid or expired</Notice> : null}
+          {refusal ? <Notice tone="error">{refusal}</Notice> : null}
           <div className="field">
             <label htmlFor="user_code">User code</label>
             <input
@@ -58,7 +61,7 @@ export default async function DevicePage({ searchParams }: DevicePageProps) {
               spellCheck={false}
               required
               aria-describedby="user_code-hint"
-              aria-invalid={invalid || undefined}
+              aria-invalid={refusal !== null || undefined}
               className="monospace"
             />
             <p className="field-hint" id="user_code-hint">

@@ -10,8 +10,15 @@ import { isSignUpEnabled } from "@/lib/auth/sign-up";
 export const metadata: Metadata = { title: "Sign in" };
 
 interface SignInPageProps {
-  searchParams: Promise<{ callbackUrl?: string | string[]; error?: string | string[] }>;
+  searchParams: Promise<{ callbackUrl?: string | string[]; error?: string | string[]; notice?: string | string[] }>;
 }
+
+/** Why someone was sent here after their sessions ended; only these texts can be shown, whatever the URL says. */
+const arrivalNotices: Record<string, string> = {
+  password_changed: "Password was successfully updated. Please sign in again.",
+  password_reset: "Your password has been changed successfully. Sign in with your new password.",
+  signed_out_everywhere: "You have been signed out everywhere. Please sign in again.",
+};
 
 export default async function SignInPage({ searchParams }: SignInPageProps) {
   const params = await searchParams;
@@ -19,13 +26,18 @@ export default async function SignInPage({ searchParams }: SignInPageProps) {
   if (await getSessionUser()) redirect(callbackPath);
   // next-auth sends people here with ?error= when a sign-in fails outside our form (e.g. an expired session).
   const arrivedWithError = typeof params.error === "string";
+  const arrivalNotice = typeof params.notice === "string" && Object.hasOwn(arrivalNotices, params.notice) ? arrivalNotices[params.notice] : undefined;
   return (
     <div className="narrow">
       <h1>Sign in</h1>
       <p className="muted">Use your username or email address.</p>
       <div className="card section">
+        {arrivalNotice ? <Notice tone="success">{arrivalNotice}</Notice> : null}
         {arrivedWithError ? <Notice tone="error">Please sign in again.</Notice> : null}
         <SignInForm callbackPath={callbackPath} />
+        <p>
+          <Link href="/users/password/new">Forgot your password?</Link>
+        </p>
       </div>
       {isSignUpEnabled() ? (
         <p>

@@ -1,4 +1,5 @@
-import { bigint, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { bigint, boolean, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAt } from "./columns";
 import { issues } from "./issues";
 import { projects } from "./projects";
@@ -38,6 +39,8 @@ export const events = pgTable(
     targetTitle: text("target_title"),
     /** The issue an Issue or Note event is about: its confidentiality decides who sees the event. */
     issueId: integer("issue_id").references(() => issues.id, { onDelete: "cascade" }),
+    /** A comment event about an internal note: only Reporters and above (and admins) may see it, like the note. */
+    internal: boolean("internal").notNull().default(false),
     // Action-specific detail kept with the event (push data, note snapshot) so reads need no joins into history.
     data: jsonb("data"),
     createdAt: createdAt(),
@@ -46,6 +49,8 @@ export const events = pgTable(
     index("events_project_created_id_idx").on(table.projectId, table.createdAt, table.id),
     index("events_author_created_id_idx").on(table.authorId, table.createdAt, table.id),
     index("events_created_id_idx").on(table.createdAt, table.id),
+    // Deleting an issue deletes its events (and the foreign key's cascade looks them up) through this.
+    index("events_issue_idx").on(table.issueId).where(sql`${table.issueId} is not null`),
   ],
 );
 

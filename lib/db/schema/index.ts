@@ -7,3 +7,4 @@ export * from "./oauth";
 export * from "./internal-ids";
 export * from "./alerts";
 export * from "./issues";
+export * from "./rate-limits";

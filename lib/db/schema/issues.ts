@@ -1,4 +1,4 @@
-import { boolean, date, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, date, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, instant, updatedAt } from "./columns";
 import { projects } from "./projects";
 import { users } from "./users";
@@ -44,6 +44,7 @@ export const issues = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     milestoneId: integer("milestone_id").references(() => milestones.id, { onDelete: "set null" }),
+    dueDate: date("due_date", { mode: "string" }),
     closedAt: instant("closed_at"),
     closedById: integer("closed_by_id").references(() => users.id, { onDelete: "set null" }),
     createdAt: createdAt(),
@@ -52,6 +53,11 @@ export const issues = pgTable(
   (table) => [
     uniqueIndex("issues_project_iid_key").on(table.projectId, table.iid),
     index("issues_project_state_idx").on(table.projectId, table.state, table.id),
+    // The issue lists' orders (newest or last updated first, within a project) and their author and milestone filters.
+    index("issues_project_created_idx").on(table.projectId, table.createdAt, table.id),
+    index("issues_project_updated_idx").on(table.projectId, table.updatedAt, table.id),
+    index("issues_author_idx").on(table.authorId, table.id),
+    index("issues_milestone_idx").on(table.milestoneId),
   ],
 );
 
@@ -77,6 +83,51 @@ export const notes = pgTable(
   (table) => [index("notes_issue_idx").on(table.issueId, table.id)],
 );
 
+/** A project's labels, created on the fly when an issue names one that does not exist yet (as GitLab does). */
+export const labels = pgTable(
+  "labels",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    /** `#RRGGBB`, as GitLab stores and shows it. */
+    color: text("color").notNull(),
+    description: text("description"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [uniqueIndex("labels_project_title_key").on(table.projectId, table.title)],
+);
+
+export const issueLabels = pgTable(
+  "issue_labels",
+  {
+    issueId: integer("issue_id")
+      .notNull()
+      .references(() => issues.id, { onDelete: "cascade" }),
+    labelId: integer("label_id")
+      .notNull()
+      .references(() => labels.id, { onDelete: "cascade" }),
+  },
+  (table) => [primaryKey({ columns: [table.issueId, table.labelId] }), index("issue_labels_label_idx").on(table.labelId, table.issueId)],
+);
+
+export const issueAssignees = pgTable(
+  "issue_assignees",
+  {
+    issueId: integer("issue_id")
+      .notNull()
+      .references(() => issues.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+  },
+  (table) => [primaryKey({ columns: [table.issueId, table.userId] }), index("issue_assignees_user_idx").on(table.userId, table.issueId)],
+);
+
 export type MilestoneRow = typeof milestones.$inferSelect;
+export type LabelRow = typeof labels.$inferSelect;
 export type IssueRow = typeof issues.$inferSelect;
 export type NoteRow = typeof notes.$inferSelect;

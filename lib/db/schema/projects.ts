@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { date, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, date, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, updatedAt } from "./columns";
 import { users } from "./users";
 
@@ -39,6 +39,12 @@ export const projects = pgTable(
     path: text("path").notNull(),
     description: text("description"),
     visibility: text("visibility", { enum: projectVisibilities }).notNull().default("private"),
+    /** The repository's default branch: the first branch pushed, or one chosen since; null before any push. */
+    defaultBranch: text("default_branch"),
+    /** Archived projects are read-only and left out of lists unless asked for (GitLab's `archived`). */
+    archived: boolean("archived").notNull().default(false),
+    /** Whether the project has an issue tracker (GitLab's `issues_enabled`). */
+    issuesEnabled: boolean("issues_enabled").notNull().default(true),
     lastActivityAt: timestamp("last_activity_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -69,6 +75,8 @@ export const projectMembers = pgTable(
   (table) => [
     primaryKey({ columns: [table.projectId, table.userId] }),
     index("project_members_user_id_idx").on(table.userId, table.projectId),
+    // The daily job that removes expired memberships finds them through this.
+    index("project_members_expires_at_idx").on(table.expiresAt).where(sql`${table.expiresAt} is not null`),
   ],
 );
 

@@ -17,6 +17,14 @@ export const users = pgTable(
     passwordHash: text("password_hash").notNull(),
     state: text("state", { enum: userStates }).notNull().default("active"),
     isAdmin: boolean("is_admin").notNull().default(false),
+    /** External users see public projects and those they are members of, never other internal ones (GitLab's `external`). */
+    external: boolean("external").notNull().default(false),
+    // Profile fields GitLab's user entity carries; null until the user (or an admin) fills them in.
+    bio: text("bio"),
+    location: text("location"),
+    organization: text("organization"),
+    jobTitle: text("job_title"),
+    websiteUrl: text("website_url"),
     /** Bots act inside the service (the alert bot opens incidents); they never sign in. */
     userType: text("user_type", { enum: userTypes }).notNull().default("human"),
     // TOTP: the secret is needed in clear to verify codes; recovery codes are stored as SHA-256 digests.
@@ -25,15 +33,27 @@ export const users = pgTable(
     otpEnabledAt: timestamp("otp_enabled_at", { withTimezone: true, precision: 3 }),
     otpLastUsedStep: integer("otp_last_used_step"),
     otpRecoveryCodeDigests: text("otp_recovery_code_digests").array().notNull().default(sql`'{}'::text[]`),
-    failedSignInAttempts: integer("failed_sign_in_attempts").notNull().default(0),
-    lockedUntil: timestamp("locked_until", { withTimezone: true, precision: 3 }),
     lastSignInAt: timestamp("last_sign_in_at", { withTimezone: true, precision: 3 }),
+    /** When the user proved they own `email` (null: not yet). `email_verified` in OpenID Connect reflects it. */
+    confirmedAt: timestamp("confirmed_at", { withTimezone: true, precision: 3 }),
+    // One-time links sent by email: only their SHA-256 digests are kept, with when they were sent (they expire).
+    confirmationTokenDigest: text("confirmation_token_digest"),
+    confirmationSentAt: timestamp("confirmation_sent_at", { withTimezone: true, precision: 3 }),
+    resetPasswordTokenDigest: text("reset_password_token_digest"),
+    resetPasswordSentAt: timestamp("reset_password_sent_at", { withTimezone: true, precision: 3 }),
+    /**
+     * Browser sessions carry the version they were signed in under; raising it (password change, blocking, "sign out
+     * everywhere") ends every session signed in before.
+     */
+    sessionVersion: integer("session_version").notNull().default(1),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (table) => [
     uniqueIndex("users_username_lower_key").on(sql`lower(${table.username})`),
     uniqueIndex("users_email_lower_key").on(sql`lower(${table.email})`),
+    uniqueIndex("users_confirmation_token_digest_key").on(table.confirmationTokenDigest),
+    uniqueIndex("users_reset_password_token_digest_key").on(table.resetPasswordTokenDigest),
   ],
 );
 

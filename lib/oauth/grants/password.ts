@@ -1,6 +1,7 @@
 import "server-only";
 import { verifySignIn } from "@/lib/auth/sign-in";
 import { isKnownScope } from "@/lib/api/scopes";
+import { clientAddress } from "@/lib/http/client-address";
 import { authenticateClientIfPresent } from "../client-auth";
 import { invalidGrant, missingParameter, oauthError } from "../errors";
 import { parseScopeString } from "../scopes";
@@ -28,7 +29,11 @@ export const passwordGrant: GrantHandler = {
     if (application && !scopes.every((scope) => application.scopes.includes(scope))) throw oauthError("invalid_scope");
 
     // No second factor can be given here, so accounts with two-factor authentication are refused.
-    const result = await verifySignIn(db, { login: params.username, password: params.password }, now);
+    const result = await verifySignIn(
+      db,
+      { login: params.username, password: params.password, clientAddress: clientAddress(request.headers) },
+      now,
+    );
     if (!result.ok) throw invalidGrant();
     const user = result.user;
 

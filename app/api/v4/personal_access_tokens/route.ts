@@ -1,34 +1,30 @@
 import { z } from "zod";
-import { apiRoute } from "@/lib/api/handler";
-import { pageRequest } from "@/lib/api/pagination";
-import { booleanParam, paginationParams, positiveIntegerParam } from "@/lib/api/param-types";
-import { parseParams, readQuery } from "@/lib/api/request";
+import { apiResource, endpoint } from "@/lib/api/endpoint";
+import { booleanParam, positiveIntegerParam } from "@/lib/api/param-types";
 import { paginated } from "@/lib/api/respond";
 import { readApiScopes } from "@/lib/api/scopes";
 import { listPersonalAccessTokens, serializePersonalAccessToken } from "@/lib/users/personal-access-tokens";
 
-export const GET = apiRoute({ route: "/personal_access_tokens", scopes: readApiScopes }, async ({ ctx, url }) => {
-  const params = parseParams(
-    {
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/personal_access_tokens", {
+  GET: endpoint({
+    scopes: readApiScopes,
+    paginated: true,
+    params: {
       user_id: positiveIntegerParam.optional(),
       revoked: booleanParam.optional(),
       state: z.enum(["active", "inactive"]).optional(),
       search: z.string().optional(),
-      ...paginationParams,
     },
-    readQuery(url),
-  );
-  const page = pageRequest(params);
-  const result = await listPersonalAccessTokens(
-    ctx,
-    { userId: params.user_id, revoked: params.revoked, state: params.state, search: params.search },
-    page,
-  );
-  return paginated(url, page, {
-    items: result.items.map((token) => serializePersonalAccessToken(token, ctx.now)),
-    total: result.total,
-  });
+    handle: async ({ ctx, url, params, page }) => {
+      const result = await listPersonalAccessTokens(
+        ctx,
+        { userId: params.user_id, revoked: params.revoked, state: params.state, search: params.search },
+        page,
+      );
+      return paginated(url, page, {
+        items: result.items.map((token) => serializePersonalAccessToken(token, ctx.now)),
+        total: result.total,
+      });
+    },
+  }),
 });
-
-// Methods this path does not serve get GitLab's JSON 404, as unknown paths do.
-export { routeNotFound as POST, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import { AuthorizationError } from "@/components/oauth/authorization-error";
 import { ConsentForm } from "@/components/oauth/consent-form";
 import { issueCsrfToken } from "@/lib/auth/csrf";
-import { requireSessionContext } from "@/lib/auth/session";
+import { sessionContext } from "@/lib/auth/session";
 import { consentCsrfPurpose, prepareConsent } from "@/lib/oauth/authorize";
 import { currentUser } from "@/lib/users/users";
 
@@ -16,19 +16,17 @@ interface ConsentPageProps {
 /** Where `GET /oauth/authorize` sends a signed-in person who has not yet approved this application and scopes. */
 export default async function ConsentPage({ searchParams }: ConsentPageProps) {
   const query = await searchParams;
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) search.append(name, item);
-  }
-  const ctx = await requireSessionContext(`/oauth/authorize/consent?${search.toString()}`);
-
-  const repeated = Object.entries(query).find(([, value]) => Array.isArray(value));
-  if (repeated) return <AuthorizationError error="invalid_request" description={`Parameter ${repeated[0]} was given more than once.`} />;
-
-  const step = await prepareConsent(ctx, query as Record<string, string | undefined>);
+  const ctx = await sessionContext();
+  const step = await prepareConsent(ctx, query);
   if (step.kind === "error_page") return <AuthorizationError error={step.error} description={step.description} />;
   if (step.kind === "redirect") redirect(step.location);
-
-  const authenticityToken = await issueCsrfToken(currentUser(ctx).id, consentCsrfPurpose(query as Record<string, string | undefined>), ctx.now);
+  if (step.kind === "sign_in") {
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+      for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) search.append(name, item);
+    }
+    redirect(`/users/sign_in?callbackUrl=${encodeURIComponent(`/oauth/authorize/consent?${search.toString()}`)}`);
+  }
+  const authenticityToken = await issueCsrfToken(currentUser(ctx).id, consentCsrfPurpose(step.screen.fields), ctx.now);
   return <ConsentForm screen={step.screen} authenticityToken={authenticityToken} />;
 }

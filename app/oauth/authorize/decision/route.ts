@@ -1,23 +1,37 @@
 import { verifyCsrfToken } from "@/lib/auth/csrf";
-import { getSessionUser } from "@/lib/auth/session";
-import { getDatabase } from "@/lib/db";
+import { sessionContext } from "@/lib/auth/session";
+import { actingUser } from "@/lib/context";
 import { consentCsrfPurpose, decideAuthorization } from "@/lib/oauth/authorize";
 import { oauthErrorPage } from "@/lib/oauth/error-page";
-import { collectParams } from "@/lib/oauth/http";
+import { OAuthError } from "@/lib/oauth/errors";
+import { readOAuthForm, type OAuthParams } from "@/lib/oauth/http";
+
+const forgedForm = () =>
+  oauthErrorPage("invalid_request", "The authorization form expired or did not come from this site. Start again from the application.", 403);
 
 /** The consent form posts here: Authorize or Deny. */
 export async function POST(request: Request): Promise<Response> {
-  const user = await getSessionUser();
-  const fields = collectParams(new URLSearchParams(await request.text()));
-  if (Object.values(fields).some(Array.isArray)) return oauthErrorPage("invalid_request", "A form field was given more than once.");
-  const { authenticity_token: csrfToken, decision, ...params } = fields as Record<string, string>;
-  const now = new Date();
-  if (!user || !(await verifyCsrfToken(csrfToken, user.id, consentCsrfPurpose(params), now))) {
-    return oauthErrorPage("invalid_request", "The authorization form expired or did not come from this site. Start again from the application.", 403);
+  // Who is asking comes first: nobody's form is read before a session is there to check it against.
+  const ctx = await sessionContext();
+  const user = actingUser(ctx);
+  if (!user) return forgedForm();
+  let fields: OAuthParams;
+  try {
+    fields = await readOAuthForm(request);
+  } catch (error) {
+    if (error instanceof OAuthError) return oauthErrorPage(error.error, error.description);
+    throw error;
   }
+  const { authenticity_token: csrfToken, decision, ...params } = fields;
+  if (typeof csrfToken !== "string" || !(await verifyCsrfToken(csrfToken, user.id, consentCsrfPurpose(params), ctx.now))) return forgedForm();
   if (decision !== "approve" && decision !== "deny") return oauthErrorPage("invalid_request", "Choose Authorize or Deny.");
-  const result = await decideAuthorization(await getDatabase(), user, params, decision, now);
-  if (result.kind === "error_page") return oauthErrorPage(result.error, result.description);
-  if (result.kind === "redirect") return new Response(null, { status: 302, headers: { Location: result.location, "Cache-Control": "no-store" } });
-  return oauthErrorPage("invalid_request", "The authorization request is not valid.");
+  const result = await decideAuthorization(ctx, params, decision);
+  switch (result.kind) {
+    case "error_page":
+      return oauthErrorPage(result.error, result.description);
+    case "redirect":
+      return new Response(null, { status: 302, headers: { Location: result.location, "Cache-Control": "no-store" } });
+    case "sign_in":
+      return forgedForm();
+  }
 }

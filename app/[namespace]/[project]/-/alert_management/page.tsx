@@ -11,13 +11,13 @@ import { alertListSortOptions, alertListTabs, alertSeverityLabels, alertStatusLa
 import { pageRequest } from "@/lib/api/pagination";
 import { requireSessionContext } from "@/lib/auth/session";
 import { ForbiddenError, NotFoundError } from "@/lib/errors";
+import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { updateAlertStatusAction } from "./actions";
 
 export const metadata: Metadata = { title: "Alerts" };
 
 const perPage = 20;
-const developerLevel = 30;
 
 // Anything unreadable in the query falls back to the default rather than failing the page.
 const querySchema = z.object({
@@ -61,7 +61,7 @@ export default async function AlertListPage({
   const { view, items, total } = result;
   const fullPath = projectFullPath(view);
   const listPath = `/${fullPath}/-/alert_management`;
-  const canTriage = (view.accessLevel ?? 0) >= developerLevel;
+  const canTriage = can(view, "triageAlerts");
   const updateStatus = updateAlertStatusAction.bind(null, fullPath);
   const href = (changes: Partial<typeof query>) => {
     const next = { ...query, ...changes };

@@ -42,7 +42,7 @@ export async function addCommentAction(projectPath: unknown, iid: unknown, input
   const parsed = parseActionInput(commentFormSchema, input);
   if (!parsed.ok) return parsed.failure;
   try {
-    await createNote(ctx, target.data.projectPath, target.data.iid, { body: parsed.data.body });
+    await createNote(ctx, target.data.projectPath, target.data.iid, { body: parsed.data.body, internal: parsed.data.internal ?? false });
     revalidatePath(`/${target.data.projectPath}/-/issues/${target.data.iid}`);
     return actionSuccess();
   } catch (error) {

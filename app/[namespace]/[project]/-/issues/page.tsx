@@ -8,15 +8,14 @@ import { Pagination } from "@/components/ui/pagination";
 import { TableHead } from "@/components/ui/table-head";
 import { pageRequest } from "@/lib/api/pagination";
 import { sessionContext } from "@/lib/auth/session";
-import { actingUser } from "@/lib/context";
 import { NotFoundError } from "@/lib/errors";
-import { listIssues } from "@/lib/issues/issues";
+import { listIssues } from "@/lib/issues/issue-list";
+import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { createIssueAction } from "./actions";
 
 export const metadata: Metadata = { title: "Issues" };
 
-const reporterLevel = 20;
 const perPage = 20;
 const states = ["opened", "closed", "all"] as const;
 
@@ -40,7 +39,7 @@ export default async function IssuesPage({ params, searchParams }: IssuesPagePro
   }
   const { view: projectView, items, total } = result;
   const fullPath = projectFullPath(projectView);
-  const canCreate = actingUser(ctx) !== null && (projectView.accessLevel ?? 0) >= reporterLevel;
+  const canCreate = can(projectView, "createIssue");
   return (
     <>
       <ProjectHeader view={projectView} current="issues" />

@@ -7,16 +7,13 @@ import { pageRequest } from "@/lib/api/pagination";
 import { sessionContext } from "@/lib/auth/session";
 import { actingUser } from "@/lib/context";
 import { NotFoundError } from "@/lib/errors";
-import { accessLevelNames } from "@/lib/projects/access";
-import { roleOptions } from "@/lib/projects/form-schemas";
+import { accessLevelNames, isMembershipActive } from "@/lib/projects/access";
 import { listMembers } from "@/lib/projects/members";
+import { can, grantableRoles } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { addMemberAction, removeMemberAction } from "./actions";
 
 export const metadata: Metadata = { title: "Members" };
-
-const maintainerLevel = 40;
-const ownerLevel = 50;
 
 export default async function ProjectMembersPage({ params }: { params: Promise<{ namespace: string; project: string }> }) {
   const { namespace, project } = await params;
@@ -31,16 +28,12 @@ export default async function ProjectMembersPage({ params }: { params: Promise<{
   }
   const { view, items, total } = members;
   const fullPath = projectFullPath(view);
-  const viewerLevel = view.accessLevel ?? 0;
-  const canManage = viewerLevel >= maintainerLevel;
+  const canManage = can(view, "manageMembers");
   return (
     <>
       <ProjectHeader view={view} current="members" />
       {canManage ? (
-        <AddMemberForm
-          add={addMemberAction.bind(null, fullPath)}
-          roles={roleOptions.filter((role) => role.accessLevel < ownerLevel || viewerLevel >= ownerLevel)}
-        />
+        <AddMemberForm add={addMemberAction.bind(null, fullPath)} roles={grantableRoles(view)} />
       ) : null}
       <section aria-labelledby="members-heading">
         <h2 id="members-heading">Members ({total})</h2>
@@ -53,6 +46,8 @@ export default async function ProjectMembersPage({ params }: { params: Promise<{
             username: user.username,
             role: accessLevelNames[member.accessLevel] ?? String(member.accessLevel),
             since: member.createdAt.toISOString(),
+            expiresAt: member.expiresAt,
+            expired: !isMembershipActive(member, ctx.now),
           }))}
         />
         {total > items.length ? <p className="muted">Showing the first {items.length} members.</p> : null}

@@ -1,6 +1,5 @@
-import { apiRoute } from "@/lib/api/handler";
+import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { positiveIntegerParam } from "@/lib/api/param-types";
-import { parseParams, readQuery } from "@/lib/api/request";
 import { json, noContent } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import {
@@ -9,22 +8,20 @@ import {
   serializePersonalAccessToken,
 } from "@/lib/users/personal-access-tokens";
 
-export const GET = apiRoute(
-  { route: "/personal_access_tokens/:id", scopes: readApiScopes },
-  async ({ ctx, url, params }) => {
-    const { id } = parseParams({ id: positiveIntegerParam }, { ...readQuery(url), id: params.id });
-    return json(serializePersonalAccessToken(await getManageablePersonalAccessToken(ctx, id), ctx.now));
-  },
-);
+const path = { id: positiveIntegerParam };
 
-export const DELETE = apiRoute(
-  { route: "/personal_access_tokens/:id", scopes: writeApiScopes },
-  async ({ ctx, url, params }) => {
-    const { id } = parseParams({ id: positiveIntegerParam }, { ...readQuery(url), id: params.id });
-    await revokePersonalAccessToken(ctx, id);
-    return noContent();
-  },
-);
-
-// Methods this path does not serve get GitLab's JSON 404, as unknown paths do.
-export { routeNotFound as POST, routeNotFound as PUT, routeNotFound as PATCH } from "@/lib/api/handler";
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/personal_access_tokens/:id", {
+  GET: endpoint({
+    scopes: readApiScopes,
+    path,
+    handle: async ({ ctx, path }) => json(serializePersonalAccessToken(await getManageablePersonalAccessToken(ctx, path.id), ctx.now)),
+  }),
+  DELETE: endpoint({
+    scopes: writeApiScopes,
+    path,
+    handle: async ({ ctx, path }) => {
+      await revokePersonalAccessToken(ctx, path.id);
+      return noContent();
+    },
+  }),
+});

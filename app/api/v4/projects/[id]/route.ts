@@ -1,18 +1,58 @@
-import { apiRoute } from "@/lib/api/handler";
-import { booleanParam } from "@/lib/api/param-types";
-import { parseParams, readQuery } from "@/lib/api/request";
+import { z } from "zod";
+import { apiResource, endpoint } from "@/lib/api/endpoint";
+import { booleanParam, projectPath } from "@/lib/api/param-types";
 import { json } from "@/lib/api/respond";
-import { readApiScopes } from "@/lib/api/scopes";
-import { getVisibleProject } from "@/lib/projects/projects";
+import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
+import { ParameterError } from "@/lib/errors";
+import { listedProjectEntity } from "@/lib/projects/api";
+import { getProjectDetails, projectVisibilities } from "@/lib/projects/projects";
 import { serializeProject } from "@/lib/projects/serialize";
+import { deleteProject, updateProject } from "@/lib/projects/settings";
 
-export const GET = apiRoute(
-  { route: "/projects/:id", scopes: readApiScopes, allowAnonymous: true },
-  async ({ ctx, url, params }) => {
-    parseParams({ statistics: booleanParam.optional(), license: booleanParam.optional() }, readQuery(url));
-    return json(serializeProject(await getVisibleProject(ctx, params.id!)));
-  },
-);
+const updateParams = {
+  name: z.string().optional(),
+  path: z.string().optional(),
+  description: z.string().optional(),
+  visibility: z.enum(projectVisibilities).optional(),
+  default_branch: z.string().optional(),
+  issues_enabled: booleanParam.optional(),
+};
 
-// Methods this path does not serve get GitLab's JSON 404, as unknown paths do.
-export { routeNotFound as POST, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id", {
+  GET: endpoint({
+    scopes: readApiScopes,
+    allowAnonymous: true,
+    path: projectPath,
+    params: { statistics: booleanParam.optional() },
+    handle: async ({ ctx, path, params }) => json(listedProjectEntity(ctx, await getProjectDetails(ctx, path.id, { statistics: params.statistics }))),
+  }),
+  PUT: endpoint({
+    scopes: writeApiScopes,
+    path: projectPath,
+    params: updateParams,
+    handle: async ({ ctx, path, params }) => {
+      // GitLab's `at_least_one_of` over the parameters it updates.
+      if (Object.keys(updateParams).every((name) => params[name as keyof typeof updateParams] === undefined)) {
+        throw new ParameterError(Object.keys(updateParams).join(", "), "are missing, at least one parameter must be provided");
+      }
+      const details = await updateProject(ctx, path.id, {
+        name: params.name,
+        path: params.path,
+        description: params.description,
+        visibility: params.visibility,
+        defaultBranch: params.default_branch,
+        issuesEnabled: params.issues_enabled,
+      });
+      return json(serializeProject(details));
+    },
+  }),
+  DELETE: endpoint({
+    scopes: writeApiScopes,
+    path: projectPath,
+    handle: async ({ ctx, path }) => {
+      await deleteProject(ctx, path.id);
+      // GitLab deletes projects in the background and says so; here the project is already gone.
+      return json({ message: "202 Accepted" }, 202);
+    },
+  }),
+});

@@ -1,19 +1,50 @@
-import { apiRoute } from "@/lib/api/handler";
-import { positiveIntegerParam } from "@/lib/api/param-types";
-import { parseParams, readQuery } from "@/lib/api/request";
+import { z } from "zod";
+import { apiResource, endpoint } from "@/lib/api/endpoint";
+import { booleanParam, positiveIntegerParam } from "@/lib/api/param-types";
 import { json } from "@/lib/api/respond";
-import { readUserScopes } from "@/lib/api/scopes";
+import { readUserScopes, writeApiScopes } from "@/lib/api/scopes";
+import { updateUserAsAdmin } from "@/lib/users/admin";
+import { profileOf, profileParams } from "@/lib/users/api";
 import { serializeUser } from "@/lib/users/serialize";
-import { canSeePrivateFields, getUser } from "@/lib/users/users";
+import { canSeePrivateFields, getUser, requireAdmin } from "@/lib/users/users";
 
-export const GET = apiRoute(
-  { route: "/users/:id", scopes: readUserScopes, allowAnonymous: true },
-  async ({ ctx, url, params }) => {
-    const { id } = parseParams({ id: positiveIntegerParam }, { ...readQuery(url), id: params.id });
-    const user = await getUser(ctx, id);
-    return json(serializeUser(user, { includePrivate: canSeePrivateFields(ctx, user) }));
-  },
-);
+const path = { id: positiveIntegerParam };
 
-// Methods this path does not serve get GitLab's JSON 404, as unknown paths do.
-export { routeNotFound as POST, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users/:id", {
+  GET: endpoint({
+    scopes: readUserScopes,
+    allowAnonymous: true,
+    path,
+    handle: async ({ ctx, path }) => {
+      const user = await getUser(ctx, path.id);
+      return json(serializeUser(user, { includePrivate: canSeePrivateFields(ctx, user) }));
+    },
+  }),
+  PUT: endpoint({
+    scopes: writeApiScopes,
+    // GitLab refuses non-admins before looking at the parameters.
+    guard: requireAdmin,
+    path,
+    params: {
+      name: z.string().optional(),
+      username: z.string().optional(),
+      email: z.string().optional(),
+      skip_reconfirmation: booleanParam.optional(),
+      password: z.string().optional(),
+      admin: booleanParam.optional(),
+      ...profileParams,
+    },
+    handle: async ({ ctx, path, params }) => {
+      const user = await updateUserAsAdmin(ctx, path.id, {
+        name: params.name,
+        username: params.username,
+        email: params.email,
+        skipReconfirmation: params.skip_reconfirmation,
+        password: params.password,
+        admin: params.admin,
+        ...profileOf(params),
+      });
+      return json(serializeUser(user, { includePrivate: true }));
+    },
+  }),
+});

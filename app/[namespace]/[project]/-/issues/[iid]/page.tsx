@@ -3,17 +3,15 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { cache } from "react";
 import { CommentForm, IssueStateButton } from "@/components/issues/issue-forms";
+import { IssueMetadata } from "@/components/issues/issue-metadata";
 import { ProjectHeader } from "@/components/projects/project-header";
 import { DateText } from "@/components/ui/date-text";
 import { sessionContext } from "@/lib/auth/session";
-import { actingUser } from "@/lib/context";
 import { NotFoundError } from "@/lib/errors";
 import { listIssueNotes } from "@/lib/issues/notes";
+import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { addCommentAction, setIssueStateAction } from "../actions";
-
-const reporterLevel = 20;
-const developerLevel = 30;
 
 interface IssuePageProps {
   params: Promise<{ namespace: string; project: string; iid: string }>;
@@ -23,7 +21,7 @@ const loadIssue = cache(async (namespace: string, project: string, iid: string) 
   if (!/^\d{1,9}$/.test(iid)) notFound();
   const ctx = await sessionContext();
   try {
-    return { ctx, ...(await listIssueNotes(ctx, `${namespace}/${project}`, Number(iid))) };
+    return await listIssueNotes(ctx, `${namespace}/${project}`, Number(iid));
   } catch (error) {
     if (error instanceof NotFoundError) notFound();
     throw error;
@@ -38,10 +36,9 @@ export async function generateMetadata({ params }: IssuePageProps): Promise<Meta
 
 export default async function IssuePage({ params }: IssuePageProps) {
   const { namespace, project, iid } = await params;
-  const { ctx, issueView, notes } = await loadIssue(namespace, project, iid);
-  const { view, issue, author } = issueView;
+  const { issueView, notes } = await loadIssue(namespace, project, iid);
+  const { view, issue, author, labels, assignees, milestone } = issueView;
   const fullPath = projectFullPath(view);
-  const level = actingUser(ctx) ? (view.accessLevel ?? 0) : 0;
   return (
     <>
       <ProjectHeader view={view} current="issues" />
@@ -58,20 +55,29 @@ export default async function IssuePage({ params }: IssuePageProps) {
             <Link href={`/${author.username}`}>{author.name}</Link>
           </p>
         </div>
-        {level >= developerLevel ? <IssueStateButton state={issue.state} change={setIssueStateAction.bind(null, fullPath, issue.iid)} /> : null}
+        {can(view, "closeIssue") ? <IssueStateButton state={issue.state} change={setIssueStateAction.bind(null, fullPath, issue.iid)} /> : null}
       </div>
       {issue.description ? <p className="issue-description">{issue.description}</p> : <p className="muted">No description.</p>}
+      <IssueMetadata labels={labels} assignees={assignees} milestone={milestone} dueDate={issue.dueDate} />
       <section aria-labelledby="comments-heading">
         <h2 id="comments-heading">Comments ({notes.length})</h2>
         {notes.map(({ note, author: noteAuthor }) => (
-          <article key={note.id} id={`note_${note.id}`} className="comment">
+          <article key={note.id} id={`note_${note.id}`} className={note.internal ? "comment comment-internal" : "comment"}>
             <p className="muted" style={{ margin: "0 0 0.4rem" }}>
               <Link href={`/${noteAuthor.username}`}>{noteAuthor.name}</Link> · <DateText value={note.createdAt} />
+              {note.internal ? (
+                <>
+                  {" "}
+                  <span className="badge badge-warning">Internal note</span>
+                </>
+              ) : null}
             </p>
             <div className="comment-body">{note.body}</div>
           </article>
         ))}
-        {level >= reporterLevel ? <CommentForm comment={addCommentAction.bind(null, fullPath, issue.iid)} /> : null}
+        {can(view, "comment") ? (
+          <CommentForm comment={addCommentAction.bind(null, fullPath, issue.iid)} allowInternal={can(view, "createInternalNote")} />
+        ) : null}
       </section>
       <p>
         <Link href={`/${fullPath}/-/issues`}>← All issues</Link>

@@ -1,28 +1,45 @@
 import { z } from "zod";
-import { apiRoute } from "@/lib/api/handler";
-import { pageRequest } from "@/lib/api/pagination";
-import { booleanParam, paginationParams } from "@/lib/api/param-types";
-import { parseParams, readBody, readQuery } from "@/lib/api/request";
+import { apiResource, endpoint } from "@/lib/api/endpoint";
+import { booleanParam, projectPath } from "@/lib/api/param-types";
 import { created, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
-import { createIssue, listIssues } from "@/lib/issues/issues";
+import { listIssues } from "@/lib/issues/issue-list";
+import { issueFiltersFrom, issueListParams, issueMetadataFrom, issueMetadataParams, issueTypeParam } from "@/lib/issues/issue-params";
+import { createIssue } from "@/lib/issues/issues";
 import { serializeIssue } from "@/lib/issues/serialize";
 
-const route = "/projects/:id/issues";
-
-export const GET = apiRoute({ route, scopes: readApiScopes, allowAnonymous: true }, async ({ ctx, url, params }) => {
-  const query = parseParams({ state: z.enum(["opened", "closed", "all"]).optional(), ...paginationParams }, readQuery(url));
-  const page = pageRequest(query);
-  const result = await listIssues(ctx, params.id!, { state: query.state }, page);
-  return paginated(url, page, { items: result.items.map(serializeIssue), total: result.total });
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/issues", {
+  GET: endpoint({
+    scopes: readApiScopes,
+    allowAnonymous: true,
+    path: projectPath,
+    paginated: true,
+    params: issueListParams,
+    handle: async ({ ctx, url, path, params, page }) => {
+      const result = await listIssues(ctx, path.id, issueFiltersFrom(params), page);
+      const items = result.items.map((issue) => serializeIssue(issue, ctx.now, { withLabelsDetails: params.with_labels_details }));
+      return paginated(url, page, { items, total: result.total });
+    },
+  }),
+  POST: endpoint({
+    scopes: writeApiScopes,
+    path: projectPath,
+    params: {
+      title: z.string(),
+      description: z.string().nullable().optional(),
+      confidential: booleanParam.optional(),
+      issue_type: issueTypeParam.optional(),
+      ...issueMetadataParams,
+    },
+    handle: async ({ ctx, path, params }) => {
+      const issue = await createIssue(ctx, path.id, {
+        title: params.title,
+        description: params.description,
+        confidential: params.confidential,
+        issueType: params.issue_type,
+        ...issueMetadataFrom(params),
+      });
+      return created(serializeIssue(issue, ctx.now));
+    },
+  }),
 });
-
-export const POST = apiRoute({ route, scopes: writeApiScopes }, async ({ ctx, request, url, params }) => {
-  const input = parseParams(
-    { title: z.string(), description: z.string().nullable().optional(), confidential: booleanParam.optional() },
-    { ...readQuery(url), ...(await readBody(request)) },
-  );
-  return created(serializeIssue(await createIssue(ctx, params.id!, input)));
-});
-
-export { routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

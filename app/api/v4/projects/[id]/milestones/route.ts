@@ -1,24 +1,61 @@
 import { z } from "zod";
-import { apiRoute } from "@/lib/api/handler";
-import { dateParam } from "@/lib/api/param-types";
-import { parseParams, readBody, readQuery } from "@/lib/api/request";
-import { created } from "@/lib/api/respond";
-import { writeApiScopes } from "@/lib/api/scopes";
-import { createMilestone } from "@/lib/issues/milestones";
+import { apiResource, endpoint } from "@/lib/api/endpoint";
+import { booleanParam, dateParam, dateTimeParam, integerListParam, projectPath } from "@/lib/api/param-types";
+import { created, paginated } from "@/lib/api/respond";
+import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
+import { createMilestone, listMilestones } from "@/lib/issues/milestones";
 import { serializeMilestone } from "@/lib/issues/serialize";
 
-export const POST = apiRoute({ route: "/projects/:id/milestones", scopes: writeApiScopes }, async ({ ctx, request, url, params }) => {
-  const input = parseParams(
-    { title: z.string(), description: z.string().nullable().optional(), due_date: dateParam.nullable().optional(), start_date: dateParam.nullable().optional() },
-    { ...readQuery(url), ...(await readBody(request)) },
-  );
-  const milestone = await createMilestone(ctx, params.id!, {
-    title: input.title,
-    description: input.description,
-    dueDate: input.due_date,
-    startDate: input.start_date,
-  });
-  return created(serializeMilestone(milestone, ctx.now));
+// As on GitLab, the milestones API needs a signed-in caller, even for public projects.
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/milestones", {
+  GET: endpoint({
+    scopes: readApiScopes,
+    path: projectPath,
+    paginated: true,
+    params: {
+      state: z.enum(["active", "closed", "all"]).optional(),
+      iids: integerListParam.optional(),
+      title: z.string().optional(),
+      search: z.string().optional(),
+      // Projects here belong to no group, so there are no parent milestones to include.
+      include_parent_milestones: booleanParam.optional(),
+      updated_before: dateTimeParam.optional(),
+      updated_after: dateTimeParam.optional(),
+    },
+    handle: async ({ ctx, url, path, params, page }) => {
+      const result = await listMilestones(
+        ctx,
+        path.id,
+        {
+          state: params.state,
+          iids: params.iids,
+          title: params.title,
+          search: params.search,
+          updatedBefore: params.updated_before,
+          updatedAfter: params.updated_after,
+        },
+        page,
+      );
+      return paginated(url, page, { items: result.items.map((milestone) => serializeMilestone(milestone, ctx.now)), total: result.total });
+    },
+  }),
+  POST: endpoint({
+    scopes: writeApiScopes,
+    path: projectPath,
+    params: {
+      title: z.string(),
+      description: z.string().nullable().optional(),
+      due_date: dateParam.nullable().optional(),
+      start_date: dateParam.nullable().optional(),
+    },
+    handle: async ({ ctx, path, params }) => {
+      const milestone = await createMilestone(ctx, path.id, {
+        title: params.title,
+        description: params.description,
+        dueDate: params.due_date,
+        startDate: params.start_date,
+      });
+      return created(serializeMilestone(milestone, ctx.now));
+    },
+  }),
 });
-
-export { routeNotFound as GET, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

@@ -1,11 +1,18 @@
-import { apiRoute } from "@/lib/api/handler";
+import { z } from "zod";
+import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { readUserScopes } from "@/lib/api/scopes";
-import { eventsResponse, parseEventQuery } from "@/lib/events/api";
+import { eventQueryOf, eventQueryParams, eventsResponse } from "@/lib/events/api";
 import { listUserEvents } from "@/lib/events/query";
 
-export const GET = apiRoute({ route: "/users/:id/events", scopes: readUserScopes, allowAnonymous: true }, async ({ ctx, request, url, params }) => {
-  const query = parseEventQuery(url, { allowScope: false });
-  return eventsResponse(request, url, await listUserEvents(ctx, params.id!, query.filters, query.page), query);
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users/:id/events", {
+  GET: endpoint({
+    scopes: readUserScopes,
+    allowAnonymous: true,
+    path: { id: z.string() },
+    params: eventQueryParams,
+    handle: async ({ ctx, request, url, path, params }) => {
+      const query = eventQueryOf(params);
+      return eventsResponse(request, url, await listUserEvents(ctx, path.id, query.filters, query.page), query);
+    },
+  }),
 });
-
-export { routeNotFound as POST, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

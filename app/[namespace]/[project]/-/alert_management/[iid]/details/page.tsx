@@ -10,12 +10,11 @@ import { getAlert, type AlertDetails } from "@/lib/alerts/alerts";
 import { alertSeverityLabels, alertStatusLabels } from "@/lib/alerts/form-schemas";
 import { requireSessionContext } from "@/lib/auth/session";
 import { ForbiddenError, NotFoundError } from "@/lib/errors";
+import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { updateAlertStatusAction } from "../../actions";
 
 export const metadata: Metadata = { title: "Alert details" };
-
-const developerLevel = 30;
 
 /** System notes carry GitLab's `**bold**` markup and nothing else: render just that, everything else as text. */
 function noteBody(body: string): ReactNode {
@@ -42,7 +41,7 @@ export default async function AlertDetailsPage({ params }: { params: Promise<{ n
   }
   const { view, alert, issueIid, notes } = details;
   const fullPath = projectFullPath(view);
-  const canTriage = (view.accessLevel ?? 0) >= developerLevel;
+  const canTriage = can(view, "triageAlerts");
   const overview: [string, ReactNode][] = [
     ["Severity", <span key="severity" className={`severity severity-${alert.severity}`}>{alertSeverityLabels[alert.severity]}</span>],
     [

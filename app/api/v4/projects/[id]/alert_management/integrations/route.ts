@@ -1,24 +1,26 @@
 import { z } from "zod";
-import { apiRoute } from "@/lib/api/handler";
-import { booleanParam, integerParam } from "@/lib/api/param-types";
-import { parseParams, readBody, readQuery } from "@/lib/api/request";
-import { created, json } from "@/lib/api/respond";
+import { apiResource, endpoint } from "@/lib/api/endpoint";
+import { booleanParam, integerParam, projectPath } from "@/lib/api/param-types";
+import { created, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { createIntegration, integrationTypes, listIntegrations, serializeIntegration } from "@/lib/alerts/integrations";
 import { payloadAttributeMappingSchema } from "@/lib/alerts/schemas";
 import type { PayloadAttributeMapping } from "@/lib/alerts/fields";
 
-const route = "/projects/:id/alert_management/integrations";
-
-export const GET = apiRoute({ route, scopes: readApiScopes }, async ({ ctx, url, params }) => {
-  parseParams({}, readQuery(url));
-  const integrations = await listIntegrations(ctx, params.id!);
-  return json(await Promise.all(integrations.map((integration) => serializeIntegration(ctx, integration))));
-});
-
-export const POST = apiRoute({ route, scopes: writeApiScopes }, async ({ ctx, request, url, params }) => {
-  const input = parseParams(
-    {
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/alert_management/integrations", {
+  GET: endpoint({
+    scopes: readApiScopes,
+    path: projectPath,
+    paginated: true,
+    handle: async ({ ctx, url, path, page }) => {
+      const { items, total } = await listIntegrations(ctx, path.id, page);
+      return paginated(url, page, { items: await Promise.all(items.map((integration) => serializeIntegration(ctx, integration))), total });
+    },
+  }),
+  POST: endpoint({
+    scopes: writeApiScopes,
+    path: projectPath,
+    params: {
       name: z.string(),
       type: z.enum(integrationTypes),
       active: booleanParam,
@@ -26,17 +28,16 @@ export const POST = apiRoute({ route, scopes: writeApiScopes }, async ({ ctx, re
       payload_attribute_mapping: payloadAttributeMappingSchema.optional(),
       rate_limit_per_minute: integerParam.pipe(z.number().int().min(1)).nullable().optional(),
     },
-    { ...readQuery(url), ...(await readBody(request)) },
-  );
-  const integration = await createIntegration(ctx, params.id!, {
-    name: input.name,
-    type: input.type,
-    active: input.active,
-    payloadExample: input.payload_example,
-    payloadAttributeMapping: input.payload_attribute_mapping as PayloadAttributeMapping | undefined,
-    rateLimitPerMinute: input.rate_limit_per_minute,
-  });
-  return created(await serializeIntegration(ctx, integration));
+    handle: async ({ ctx, path, params }) => {
+      const integration = await createIntegration(ctx, path.id, {
+        name: params.name,
+        type: params.type,
+        active: params.active,
+        payloadExample: params.payload_example,
+        payloadAttributeMapping: params.payload_attribute_mapping as PayloadAttributeMapping | undefined,
+        rateLimitPerMinute: params.rate_limit_per_minute,
+      });
+      return created(await serializeIntegration(ctx, integration));
+    },
+  }),
 });
-
-export { routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

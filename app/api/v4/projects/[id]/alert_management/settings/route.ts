@@ -1,27 +1,25 @@
-import { apiRoute } from "@/lib/api/handler";
-import { booleanParam } from "@/lib/api/param-types";
-import { parseParams, readBody, readQuery } from "@/lib/api/request";
+import { apiResource, endpoint } from "@/lib/api/endpoint";
+import { booleanParam, projectPath } from "@/lib/api/param-types";
 import { json } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { getAlertSettings, serializeAlertSettings, updateAlertSettings } from "@/lib/alerts/settings";
 
-const route = "/projects/:id/alert_management/settings";
-
-export const GET = apiRoute({ route, scopes: readApiScopes }, async ({ ctx, url, params }) => {
-  parseParams({}, readQuery(url));
-  return json(serializeAlertSettings(await getAlertSettings(ctx, params.id!)));
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/alert_management/settings", {
+  GET: endpoint({
+    scopes: readApiScopes,
+    path: projectPath,
+    handle: async ({ ctx, path }) => json(serializeAlertSettings(await getAlertSettings(ctx, path.id))),
+  }),
+  PUT: endpoint({
+    scopes: writeApiScopes,
+    path: projectPath,
+    params: { create_incident: booleanParam.optional(), auto_close_incident: booleanParam.optional() },
+    handle: async ({ ctx, path, params }) => {
+      const settings = await updateAlertSettings(ctx, path.id, {
+        ...(params.create_incident !== undefined ? { createIncident: params.create_incident } : {}),
+        ...(params.auto_close_incident !== undefined ? { autoCloseIncident: params.auto_close_incident } : {}),
+      });
+      return json(serializeAlertSettings(settings));
+    },
+  }),
 });
-
-export const PUT = apiRoute({ route, scopes: writeApiScopes }, async ({ ctx, request, url, params }) => {
-  const input = parseParams(
-    { create_incident: booleanParam.optional(), auto_close_incident: booleanParam.optional() },
-    { ...readQuery(url), ...(await readBody(request)) },
-  );
-  const settings = await updateAlertSettings(ctx, params.id!, {
-    ...(input.create_incident !== undefined ? { createIncident: input.create_incident } : {}),
-    ...(input.auto_close_incident !== undefined ? { autoCloseIncident: input.auto_close_incident } : {}),
-  });
-  return json(serializeAlertSettings(settings));
-});
-
-export { routeNotFound as POST, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

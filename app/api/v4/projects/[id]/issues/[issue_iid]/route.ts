@@ -1,36 +1,71 @@
 import { z } from "zod";
-import { apiRoute } from "@/lib/api/handler";
-import { booleanParam, positiveIntegerParam } from "@/lib/api/param-types";
-import { parseParams, readBody, readQuery } from "@/lib/api/request";
-import { json } from "@/lib/api/respond";
+import { apiResource, endpoint } from "@/lib/api/endpoint";
+import { booleanParam, positiveIntegerParam, projectPath, stringListParam } from "@/lib/api/param-types";
+import { requireAtLeastOne } from "@/lib/api/request";
+import { json, noContent } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
-import { ParameterError } from "@/lib/errors";
-import { getIssue, updateIssue } from "@/lib/issues/issues";
+import { issueMetadataFrom, issueMetadataParams } from "@/lib/issues/issue-params";
+import { deleteIssue, getIssue, updateIssue } from "@/lib/issues/issues";
 import { serializeIssue } from "@/lib/issues/serialize";
 
-const route = "/projects/:id/issues/:issue_iid";
+const path = { ...projectPath, issue_iid: positiveIntegerParam };
 
-export const GET = apiRoute({ route, scopes: readApiScopes, allowAnonymous: true }, async ({ ctx, url, params }) => {
-  const { issue_iid } = parseParams({ issue_iid: positiveIntegerParam }, { ...readQuery(url), issue_iid: params.issue_iid });
-  return json(serializeIssue(await getIssue(ctx, params.id!, issue_iid)));
-});
+const updateParams = {
+  title: z.string().optional(),
+  description: z.string().nullable().optional(),
+  confidential: booleanParam.optional(),
+  state_event: z.enum(["close", "reopen"]).optional(),
+  add_labels: stringListParam.optional(),
+  remove_labels: stringListParam.optional(),
+  ...issueMetadataParams,
+};
 
-export const PUT = apiRoute({ route, scopes: writeApiScopes }, async ({ ctx, request, url, params }) => {
-  const input = parseParams(
-    {
-      issue_iid: positiveIntegerParam,
-      title: z.string().optional(),
-      description: z.string().nullable().optional(),
-      confidential: booleanParam.optional(),
-      state_event: z.enum(["close", "reopen"]).optional(),
+/** GitLab's `at_least_one_of` for this endpoint, in its order, limited to the parameters this service takes. */
+const updatableParams = [
+  "assignee_id",
+  "assignee_ids",
+  "confidential",
+  "description",
+  "due_date",
+  "labels",
+  "add_labels",
+  "remove_labels",
+  "milestone_id",
+  "state_event",
+  "title",
+] as const satisfies readonly (keyof typeof updateParams)[];
+
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/issues/:issue_iid", {
+  GET: endpoint({
+    scopes: readApiScopes,
+    allowAnonymous: true,
+    path,
+    handle: async ({ ctx, path }) => json(serializeIssue(await getIssue(ctx, path.id, path.issue_iid), ctx.now)),
+  }),
+  PUT: endpoint({
+    scopes: writeApiScopes,
+    path,
+    params: updateParams,
+    handle: async ({ ctx, path, params }) => {
+      requireAtLeastOne(params, updatableParams);
+      const issue = await updateIssue(ctx, path.id, path.issue_iid, {
+        title: params.title,
+        description: params.description,
+        confidential: params.confidential,
+        stateEvent: params.state_event,
+        addLabels: params.add_labels,
+        removeLabels: params.remove_labels,
+        ...issueMetadataFrom(params),
+      });
+      return json(serializeIssue(issue, ctx.now));
     },
-    { ...readQuery(url), ...(await readBody(request)), issue_iid: params.issue_iid },
-  );
-  const { issue_iid, state_event, ...changes } = input;
-  if (state_event === undefined && Object.values(changes).every((value) => value === undefined)) {
-    throw new ParameterError("title, description, confidential, state_event", "are missing, at least one parameter must be provided");
-  }
-  return json(serializeIssue(await updateIssue(ctx, params.id!, issue_iid, { ...changes, stateEvent: state_event })));
+  }),
+  DELETE: endpoint({
+    scopes: writeApiScopes,
+    path,
+    handle: async ({ ctx, path }) => {
+      await deleteIssue(ctx, path.id, path.issue_iid);
+      return noContent();
+    },
+  }),
 });
-
-export { routeNotFound as POST, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";

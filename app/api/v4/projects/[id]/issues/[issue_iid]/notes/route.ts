@@ -1,19 +1,38 @@
 import { z } from "zod";
-import { apiRoute } from "@/lib/api/handler";
-import { booleanParam, positiveIntegerParam } from "@/lib/api/param-types";
-import { parseParams, readBody, readQuery } from "@/lib/api/request";
-import { created } from "@/lib/api/respond";
-import { writeApiScopes } from "@/lib/api/scopes";
-import { createNote } from "@/lib/issues/notes";
+import { apiResource, endpoint } from "@/lib/api/endpoint";
+import { booleanParam, positiveIntegerParam, projectPath } from "@/lib/api/param-types";
+import { created, paginated } from "@/lib/api/respond";
+import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
+import { createNote, listNotes } from "@/lib/issues/notes";
 import { serializeNote } from "@/lib/issues/serialize";
 
-export const POST = apiRoute({ route: "/projects/:id/issues/:issue_iid/notes", scopes: writeApiScopes }, async ({ ctx, request, url, params }) => {
-  const input = parseParams(
-    { issue_iid: positiveIntegerParam, body: z.string(), internal: booleanParam.optional(), confidential: booleanParam.optional() },
-    { ...readQuery(url), ...(await readBody(request)), issue_iid: params.issue_iid },
-  );
-  const note = await createNote(ctx, params.id!, input.issue_iid, { body: input.body, internal: input.internal ?? input.confidential });
-  return created(serializeNote(note));
-});
+const path = { ...projectPath, issue_iid: positiveIntegerParam };
 
-export { routeNotFound as GET, routeNotFound as PUT, routeNotFound as PATCH, routeNotFound as DELETE } from "@/lib/api/handler";
+// As on GitLab, every notes endpoint needs a signed-in caller, even for public projects.
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/issues/:issue_iid/notes", {
+  GET: endpoint({
+    scopes: readApiScopes,
+    path,
+    paginated: true,
+    params: {
+      order_by: z.enum(["created_at", "updated_at"]).optional(),
+      sort: z.enum(["asc", "desc"]).optional(),
+      activity_filter: z.enum(["all_notes", "only_comments", "only_activity"]).optional(),
+    },
+    handle: async ({ ctx, url, path, params, page }) => {
+      const options = { orderBy: params.order_by, sort: params.sort, activityFilter: params.activity_filter };
+      const result = await listNotes(ctx, path.id, path.issue_iid, options, page);
+      return paginated(url, page, { items: result.items.map(serializeNote), total: result.total });
+    },
+  }),
+  POST: endpoint({
+    scopes: writeApiScopes,
+    path,
+    // `confidential` is GitLab's older name for `internal`.
+    params: { body: z.string(), internal: booleanParam.optional(), confidential: booleanParam.optional() },
+    handle: async ({ ctx, path, params }) => {
+      const note = await createNote(ctx, path.id, path.issue_iid, { body: params.body, internal: params.internal ?? params.confidential });
+      return created(serializeNote(note));
+    },
+  }),
+});

@@ -1,0 +1,3 @@
+import { metadataResource } from "./metadata-resource";
+
+export const { GET, POST, PUT, PATCH, DELETE } = metadataResource("/metadata");

@@ -1,0 +1,14 @@
+import { apiResource, endpoint } from "@/lib/api/endpoint";
+import { json } from "@/lib/api/respond";
+import { writeApiScopes } from "@/lib/api/scopes";
+import { rotateCurrentPersonalAccessToken, serializePersonalAccessToken } from "@/lib/users/personal-access-tokens";
+import { rotationParams } from "../../[id]/rotate/rotation-params";
+
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/personal_access_tokens/self/rotate", {
+  POST: endpoint({
+    scopes: writeApiScopes,
+    params: rotationParams,
+    handle: async ({ ctx, params }) =>
+      json(serializePersonalAccessToken(await rotateCurrentPersonalAccessToken(ctx, { expiresAt: params.expires_at }), ctx.now)),
+  }),
+});

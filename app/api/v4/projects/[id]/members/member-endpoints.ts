@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { endpoint } from "@/lib/api/endpoint";
+import { positiveIntegerParam, projectPath, stringListParam } from "@/lib/api/param-types";
+import { json, paginated } from "@/lib/api/respond";
+import { readApiScopes } from "@/lib/api/scopes";
+import { getMember, listMembers } from "@/lib/projects/members";
+import { serializeMember } from "@/lib/projects/serialize";
+
+/** `GET …/members` and `GET …/members/all`: a page of members, searched by `query` or picked by `user_ids`. */
+export const listMembersEndpoint = endpoint({
+  scopes: readApiScopes,
+  allowAnonymous: true,
+  path: projectPath,
+  paginated: true,
+  params: {
+    query: z.string().optional(),
+    user_ids: stringListParam
+      .pipe(z.array(z.string().regex(/^\d{1,10}$/)))
+      .transform((ids) => ids.map(Number))
+      .pipe(z.array(z.number().max(2_147_483_647)))
+      .optional(),
+  },
+  handle: async ({ ctx, url, path, params, page }) => {
+    const result = await listMembers(ctx, path.id, page, { query: params.query, userIds: params.user_ids });
+    return paginated(url, page, { items: result.items.map(serializeMember), total: result.total });
+  },
+});
+
+export const memberPath = { ...projectPath, user_id: positiveIntegerParam };
+
+/** `GET …/members/:user_id` and `GET …/members/all/:user_id`. */
+export const getMemberEndpoint = endpoint({
+  scopes: readApiScopes,
+  allowAnonymous: true,
+  path: memberPath,
+  handle: async ({ ctx, path }) => json(serializeMember(await getMember(ctx, path.id, path.user_id))),
+});

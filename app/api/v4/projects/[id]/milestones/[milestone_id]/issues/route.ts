@@ -1,0 +1,18 @@
+import { apiResource, endpoint } from "@/lib/api/endpoint";
+import { positiveIntegerParam, projectPath } from "@/lib/api/param-types";
+import { paginated } from "@/lib/api/respond";
+import { readApiScopes } from "@/lib/api/scopes";
+import { listMilestoneIssues } from "@/lib/issues/issue-list";
+import { serializeIssue } from "@/lib/issues/serialize";
+
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/milestones/:milestone_id/issues", {
+  GET: endpoint({
+    scopes: readApiScopes,
+    path: { ...projectPath, milestone_id: positiveIntegerParam },
+    paginated: true,
+    handle: async ({ ctx, url, path, page }) => {
+      const result = await listMilestoneIssues(ctx, path.id, path.milestone_id, page);
+      return paginated(url, page, { items: result.items.map((issue) => serializeIssue(issue, ctx.now)), total: result.total });
+    },
+  }),
+});

@@ -1,0 +1,4 @@
+import { blockUser } from "@/lib/users/admin";
+import { moderationResource } from "../moderation-route";
+
+export const { GET, POST, PUT, PATCH, DELETE } = moderationResource("/users/:id/block", blockUser, null);

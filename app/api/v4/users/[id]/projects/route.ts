@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { apiResource, endpoint } from "@/lib/api/endpoint";
+import { readApiScopes } from "@/lib/api/scopes";
+import { projectListParams, projectListResponse } from "@/lib/projects/api";
+import { listUserProjectDetails } from "@/lib/projects/projects";
+
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users/:user_id/projects", {
+  GET: endpoint({
+    scopes: readApiScopes,
+    allowAnonymous: true,
+    // The user's id or username.
+    path: { id: z.string() },
+    paginated: true,
+    params: projectListParams,
+    handle: async ({ ctx, url, path, params, page }) =>
+      projectListResponse(ctx, { url, page, params }, (filters, options) => listUserProjectDetails(ctx, path.id, filters, page, options)),
+  }),
+});

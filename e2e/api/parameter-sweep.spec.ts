@@ -1,0 +1,287 @@
+import { expect, test, type APIRequestContext } from "@playwright/test";
+import { addMember, asToken, createProject, createToken, createUser, rootToken, uniqueName, type CreatedUser } from "../support/api";
+import { createIntegration } from "../support/alerts";
+import { createApplication } from "../support/oauth";
+import { sweptRoutes } from "./swept-routes";
+
+/**
+ * Clients send parameters a server may not know (python-gitlab's `statistics`, gitbeaker's `showExpanded` leftovers,
+ * `with_custom_attributes`…), and booleans the way their language writes them (`True`). GitLab ignores the former and
+ * reads the latter; so must every endpoint here. This calls every route with both added and expects its ordinary
+ * answer. It calls exactly the routes of `sweptRoutes`, which lib/api/endpoint.test.ts checks against the route files,
+ * so a new route cannot be left out.
+ */
+
+interface SweptCall {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** The route's pattern as its file declares it (`/projects/:id/members/:user_id`). */
+  route: string;
+  path: string;
+  /** Declared parameters of the call (body for writes, query for reads). */
+  data?: Record<string, unknown>;
+  /** A declared boolean parameter, sent as GitLab clients write booleans. */
+  gitlabBoolean?: [name: string, value: string];
+  token: string | null;
+  status: number;
+}
+
+interface Fixture {
+  owner: CreatedUser;
+  other: CreatedUser;
+  projectId: number;
+  issueId: number;
+  issueIid: number;
+  noteId: number;
+  milestoneId: number;
+  integrationId: number;
+  applicationId: number;
+}
+
+async function post(request: APIRequestContext, token: string, url: string, data: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const response = await request.post(url, { headers: asToken(token), data });
+  expect(response.status(), `${url}: ${await response.text()}`).toBe(201);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+async function fixture(request: APIRequestContext): Promise<Fixture> {
+  const owner = await createUser(request);
+  const other = await createUser(request);
+  const project = await createProject(request, owner.token, { visibility: "public" });
+  await addMember(request, owner.token, project.id, other.id, 30);
+  const issue = await post(request, owner.token, `/api/v4/projects/${project.id}/issues`, { title: "Swept issue", labels: "swept" });
+  const note = await post(request, owner.token, `/api/v4/projects/${project.id}/issues/${issue.iid as number}/notes`, { body: "A note" });
+  const milestone = await post(request, owner.token, `/api/v4/projects/${project.id}/milestones`, { title: uniqueName("v") });
+  const integration = await createIntegration(request, owner.token, project.id, { name: "Swept", type: "http", active: true });
+  const application = await createApplication(request);
+  return {
+    owner,
+    other,
+    projectId: project.id,
+    issueId: issue.id as number,
+    issueIid: issue.iid as number,
+    noteId: note.id as number,
+    milestoneId: milestone.id as number,
+    integrationId: integration.id,
+    applicationId: application.id,
+  };
+}
+
+/** One call of every route, in an order where each call finds what it needs (deletions last). */
+async function sweptCalls(request: APIRequestContext, fx: Fixture): Promise<SweptCall[]> {
+  const { owner } = fx;
+  const project = `/projects/${fx.projectId}`;
+  const integration = `${project}/alert_management/integrations/${fx.integrationId}`;
+  const revocable = await createToken(request, owner.id, ["api"]);
+  const rotatable = await createToken(request, owner.id, ["api"]);
+  const selfRotating = await createToken(request, owner.id, ["api"]);
+  const selfRevoking = await createToken(request, owner.id, ["api"]);
+  const removable = await createProject(request, owner.token);
+  const removableIssue = await post(request, owner.token, `/api/v4${project}/issues`, { title: "To delete" });
+  const removableNote = await post(request, owner.token, `/api/v4${project}/issues/${fx.issueIid}/notes`, { body: "To delete" });
+  const removableMilestone = await post(request, owner.token, `/api/v4${project}/milestones`, { title: uniqueName("gone") });
+  const blockable = await createUser(request);
+  const deletableApplication = await createApplication(request);
+  return [
+    { method: "GET", route: "/version", path: "/version", token: owner.token, status: 200 },
+    { method: "GET", route: "/metadata", path: "/metadata", token: owner.token, status: 200 },
+    { method: "GET", route: "/user", path: "/user", token: owner.token, status: 200 },
+    { method: "PUT", route: "/users/:id", path: `/users/${fx.other.id}`, data: { bio: "Swept" }, gitlabBoolean: ["external", "False"], token: rootToken, status: 200 },
+    { method: "GET", route: "/users/:user_id/projects", path: `/users/${owner.id}/projects`, gitlabBoolean: ["simple", "True"], token: owner.token, status: 200 },
+    { method: "GET", route: "/personal_access_tokens/self", path: "/personal_access_tokens/self", token: owner.token, status: 200 },
+    { method: "POST", route: "/personal_access_tokens/:id/rotate", path: `/personal_access_tokens/${rotatable.id}/rotate`, token: owner.token, status: 200 },
+    { method: "POST", route: "/personal_access_tokens/self/rotate", path: "/personal_access_tokens/self/rotate", token: selfRotating.token, status: 200 },
+    { method: "DELETE", route: "/personal_access_tokens/self", path: "/personal_access_tokens/self", token: selfRevoking.token, status: 204 },
+    { method: "GET", route: "/issues", path: "/issues", gitlabBoolean: ["confidential", "false"], token: owner.token, status: 200 },
+    { method: "GET", route: "/issues/:id", path: `/issues/${fx.issueId}`, token: rootToken, status: 200 },
+    { method: "PUT", route: "/projects/:id", path: project, data: { description: "Swept" }, gitlabBoolean: ["issues_enabled", "TRUE"], token: owner.token, status: 200 },
+    { method: "POST", route: "/projects/:id/archive", path: `/projects/${removable.id}/archive`, token: owner.token, status: 201 },
+    { method: "POST", route: "/projects/:id/unarchive", path: `/projects/${removable.id}/unarchive`, token: owner.token, status: 201 },
+    { method: "GET", route: "/projects/:id/members/all", path: `${project}/members/all`, token: owner.token, status: 200 },
+    { method: "GET", route: "/projects/:id/members/all/:user_id", path: `${project}/members/all/${fx.other.id}`, token: owner.token, status: 200 },
+    { method: "GET", route: "/projects/:id/issues/:issue_iid/notes", path: `${project}/issues/${fx.issueIid}/notes`, token: owner.token, status: 200 },
+    { method: "GET", route: "/projects/:id/issues/:issue_iid/notes/:note_id", path: `${project}/issues/${fx.issueIid}/notes/${fx.noteId}`, token: owner.token, status: 200 },
+    {
+      method: "PUT",
+      route: "/projects/:id/issues/:issue_iid/notes/:note_id",
+      path: `${project}/issues/${fx.issueIid}/notes/${fx.noteId}`,
+      data: { body: "Edited" },
+      token: owner.token,
+      status: 200,
+    },
+    { method: "GET", route: "/projects/:id/labels", path: `${project}/labels`, gitlabBoolean: ["with_counts", "True"], token: owner.token, status: 200 },
+    { method: "POST", route: "/projects/:id/labels", path: `${project}/labels`, data: { name: "made", color: "#112233" }, token: owner.token, status: 201 },
+    { method: "PUT", route: "/projects/:id/labels", path: `${project}/labels`, data: { name: "made", description: "Made here" }, token: owner.token, status: 200 },
+    { method: "GET", route: "/projects/:id/labels/:name", path: `${project}/labels/swept`, token: owner.token, status: 200 },
+    { method: "PUT", route: "/projects/:id/labels/:name", path: `${project}/labels/swept`, data: { color: "#445566" }, token: owner.token, status: 200 },
+    { method: "GET", route: "/projects/:id/milestones", path: `${project}/milestones`, data: { state: "active" }, token: owner.token, status: 200 },
+    { method: "GET", route: "/projects/:id/milestones/:milestone_id/issues", path: `${project}/milestones/${fx.milestoneId}/issues`, token: owner.token, status: 200 },
+    { method: "GET", route: "/users", path: "/users", data: { username: owner.username }, token: owner.token, status: 200 },
+    {
+      method: "POST",
+      route: "/users",
+      path: "/users",
+      data: { email: `${uniqueName("swept")}@example.com`, username: uniqueName("swept"), name: "Swept", password: "a long password" },
+      gitlabBoolean: ["skip_confirmation", "True"],
+      token: rootToken,
+      status: 201,
+    },
+    { method: "GET", route: "/users/:id", path: `/users/${owner.id}`, token: owner.token, status: 200 },
+    { method: "GET", route: "/users/:id/events", path: `/users/${owner.id}/events`, token: owner.token, status: 200 },
+    {
+      method: "POST",
+      route: "/users/:user_id/personal_access_tokens",
+      path: `/users/${owner.id}/personal_access_tokens`,
+      data: { name: "swept", scopes: ["read_api"] },
+      token: rootToken,
+      status: 201,
+    },
+    { method: "POST", route: "/users/:id/block", path: `/users/${blockable.id}/block`, token: rootToken, status: 201 },
+    { method: "POST", route: "/users/:id/unblock", path: `/users/${blockable.id}/unblock`, token: rootToken, status: 201 },
+    { method: "GET", route: "/personal_access_tokens", path: "/personal_access_tokens", gitlabBoolean: ["revoked", "False"], token: owner.token, status: 200 },
+    { method: "GET", route: "/personal_access_tokens/:id", path: `/personal_access_tokens/${revocable.id}`, token: owner.token, status: 200 },
+    { method: "GET", route: "/events", path: "/events", token: owner.token, status: 200 },
+    { method: "GET", route: "/projects", path: "/projects", gitlabBoolean: ["membership", "True"], token: owner.token, status: 200 },
+    { method: "POST", route: "/projects", path: "/projects", data: { name: uniqueName("Swept") }, token: owner.token, status: 201 },
+    { method: "GET", route: "/projects/:id", path: project, token: owner.token, status: 200 },
+    { method: "GET", route: "/projects/:id/events", path: `${project}/events`, token: owner.token, status: 200 },
+    { method: "GET", route: "/projects/:id/members", path: `${project}/members`, token: owner.token, status: 200 },
+    {
+      method: "POST",
+      route: "/projects/:id/members",
+      path: `${project}/members`,
+      data: { user_id: (await createUser(request)).id, access_level: 10 },
+      token: owner.token,
+      status: 201,
+    },
+    { method: "GET", route: "/projects/:id/members/:user_id", path: `${project}/members/${fx.other.id}`, token: owner.token, status: 200 },
+    { method: "PUT", route: "/projects/:id/members/:user_id", path: `${project}/members/${fx.other.id}`, data: { access_level: 20 }, token: owner.token, status: 200 },
+    { method: "GET", route: "/projects/:id/issues", path: `${project}/issues`, token: owner.token, status: 200 },
+    { method: "POST", route: "/projects/:id/issues", path: `${project}/issues`, data: { title: "Another" }, gitlabBoolean: ["confidential", "F"], token: owner.token, status: 201 },
+    { method: "GET", route: "/projects/:id/issues/:issue_iid", path: `${project}/issues/${fx.issueIid}`, token: owner.token, status: 200 },
+    {
+      method: "PUT",
+      route: "/projects/:id/issues/:issue_iid",
+      path: `${project}/issues/${fx.issueIid}`,
+      data: { title: "Renamed" },
+      gitlabBoolean: ["confidential", "no"],
+      token: owner.token,
+      status: 200,
+    },
+    {
+      method: "POST",
+      route: "/projects/:id/issues/:issue_iid/notes",
+      path: `${project}/issues/${fx.issueIid}/notes`,
+      data: { body: "Swept comment" },
+      gitlabBoolean: ["internal", "FALSE"],
+      token: owner.token,
+      status: 201,
+    },
+    { method: "POST", route: "/projects/:id/milestones", path: `${project}/milestones`, data: { title: uniqueName("m") }, token: owner.token, status: 201 },
+    { method: "GET", route: "/projects/:id/milestones/:milestone_id", path: `${project}/milestones/${fx.milestoneId}`, token: owner.token, status: 200 },
+    {
+      method: "PUT",
+      route: "/projects/:id/milestones/:milestone_id",
+      path: `${project}/milestones/${fx.milestoneId}`,
+      data: { description: "Swept" },
+      token: owner.token,
+      status: 200,
+    },
+    { method: "GET", route: "/projects/:id/alert_management/integrations", path: `${project}/alert_management/integrations`, token: owner.token, status: 200 },
+    {
+      method: "POST",
+      route: "/projects/:id/alert_management/integrations",
+      path: `${project}/alert_management/integrations`,
+      data: { name: "Another", type: "http" },
+      gitlabBoolean: ["active", "On"],
+      token: owner.token,
+      status: 201,
+    },
+    { method: "GET", route: "/projects/:id/alert_management/integrations/:integration_id", path: integration, token: owner.token, status: 200 },
+    {
+      method: "PUT",
+      route: "/projects/:id/alert_management/integrations/:integration_id",
+      path: integration,
+      data: { name: "Renamed" },
+      gitlabBoolean: ["active", "Yes"],
+      token: owner.token,
+      status: 200,
+    },
+    {
+      method: "POST",
+      route: "/projects/:id/alert_management/integrations/:integration_id/test_alert",
+      path: `${integration}/test_alert`,
+      data: { payload: { title: "Swept alert" } },
+      token: owner.token,
+      status: 200,
+    },
+    { method: "GET", route: "/projects/:id/alert_management/alerts", path: `${project}/alert_management/alerts`, token: owner.token, status: 200 },
+    { method: "GET", route: "/projects/:id/alert_management/alerts/:alert_iid", path: `${project}/alert_management/alerts/1`, token: owner.token, status: 200 },
+    {
+      method: "PUT",
+      route: "/projects/:id/alert_management/alerts/:alert_iid",
+      path: `${project}/alert_management/alerts/1`,
+      data: { status: "acknowledged" },
+      token: owner.token,
+      status: 200,
+    },
+    {
+      method: "POST",
+      route: "/projects/:id/alert_management/payload_fields",
+      path: `${project}/alert_management/payload_fields`,
+      data: { payload_example: '{"title":"x"}' },
+      token: owner.token,
+      status: 200,
+    },
+    { method: "GET", route: "/projects/:id/alert_management/settings", path: `${project}/alert_management/settings`, token: owner.token, status: 200 },
+    {
+      method: "PUT",
+      route: "/projects/:id/alert_management/settings",
+      path: `${project}/alert_management/settings`,
+      gitlabBoolean: ["create_incident", "t"],
+      token: owner.token,
+      status: 200,
+    },
+    { method: "POST", route: "/projects/:id/alert_management/integrations/:integration_id/reset_token", path: `${integration}/reset_token`, token: owner.token, status: 200 },
+    { method: "GET", route: "/applications", path: "/applications", token: rootToken, status: 200 },
+    {
+      method: "POST",
+      route: "/applications",
+      path: "/applications",
+      data: { name: "Swept", redirect_uri: "https://client.example/cb", scopes: "api" },
+      gitlabBoolean: ["confidential", "Off"],
+      token: rootToken,
+      status: 201,
+    },
+    { method: "PUT", route: "/applications/:id", path: `/applications/${fx.applicationId}`, gitlabBoolean: ["trusted", "1"], token: rootToken, status: 200 },
+    { method: "POST", route: "/applications/:id/renew-secret", path: `/applications/${fx.applicationId}/renew-secret`, token: rootToken, status: 201 },
+    { method: "POST", route: "/admin/events/prune", path: "/admin/events/prune", token: rootToken, status: 200 },
+    // Deletions last.
+    { method: "DELETE", route: "/projects/:id/labels", path: `${project}/labels`, data: { name: "made" }, token: owner.token, status: 204 },
+    { method: "DELETE", route: "/projects/:id/labels/:name", path: `${project}/labels/swept`, token: owner.token, status: 204 },
+    { method: "DELETE", route: "/projects/:id/issues/:issue_iid/notes/:note_id", path: `${project}/issues/${fx.issueIid}/notes/${removableNote.id as number}`, token: owner.token, status: 204 },
+    { method: "DELETE", route: "/projects/:id/issues/:issue_iid", path: `${project}/issues/${removableIssue.iid as number}`, token: owner.token, status: 204 },
+    { method: "DELETE", route: "/projects/:id/milestones/:milestone_id", path: `${project}/milestones/${removableMilestone.id as number}`, token: owner.token, status: 204 },
+    { method: "DELETE", route: "/projects/:id", path: `/projects/${removable.id}`, token: owner.token, status: 202 },
+    { method: "DELETE", route: "/applications/:id", path: `/applications/${deletableApplication.id}`, token: rootToken, status: 204 },
+    { method: "DELETE", route: "/personal_access_tokens/:id", path: `/personal_access_tokens/${revocable.id}`, token: owner.token, status: 204 },
+    { method: "DELETE", route: "/projects/:id/alert_management/integrations/:integration_id", path: integration, token: owner.token, status: 204 },
+    { method: "DELETE", route: "/projects/:id/members/:user_id", path: `${project}/members/${fx.other.id}`, token: owner.token, status: 204 },
+  ];
+}
+
+test("every route ignores parameters it does not declare and reads booleans as GitLab clients write them", async ({ request }) => {
+  test.setTimeout(120_000);
+  const calls = await sweptCalls(request, await fixture(request));
+  expect([...new Set(calls.map((call) => `${call.method} ${call.route}`))].sort()).toEqual([...sweptRoutes].sort());
+  const undeclared = { undeclared_parameter: "anything", with_custom_attributes: "True", statistics: "yes" };
+  for (const call of calls) {
+    const declared = { ...call.data, ...(call.gitlabBoolean ? { [call.gitlabBoolean[0]]: call.gitlabBoolean[1] } : {}) };
+    const headers = call.token ? asToken(call.token) : {};
+    const url = `/api/v4${call.path}?${new URLSearchParams(undeclared).toString()}`;
+    const response =
+      call.method === "GET"
+        ? await request.get(`${url}&${new URLSearchParams(declared as Record<string, string>).toString()}`, { headers })
+        : await request.fetch(url, { method: call.method, headers, data: { ...declared, ...undeclared } });
+    expect(response.status(), `${call.method} ${call.route}: ${await response.text()}`).toBe(call.status);
+  }
+});

@@ -1,0 +1,65 @@
+import { request as httpRequest } from "node:http";
+
+export interface EarlyAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  /** Body bytes that had gone out when the answer arrived. */
+  bytesSent: number;
+  /** Whether the answer came while the body was still being sent, i.e. the server did not wait for all of it. */
+  answeredBeforeEnd: boolean;
+}
+
+/**
+ * POSTs a body without Content-Length (chunked) that goes on until the server answers, or until `limitBytes` have
+ * gone out and it ends. A server that reads bodies under a limit answers long before that; one that reads the whole
+ * body first answers only after the end, which `answeredBeforeEnd` shows.
+ */
+export function postUntilAnswered(
+  baseURL: string,
+  path: string,
+  headers: Record<string, string>,
+  options: { chunk?: Buffer; limitBytes?: number } = {},
+): Promise<EarlyAnswer> {
+  const chunk = options.chunk ?? Buffer.alloc(64 * 1024, "a");
+  const limitBytes = options.limitBytes ?? 32 * 1024 * 1024;
+  return new Promise((resolve, reject) => {
+    let bytesSent = 0;
+    let ended = false;
+    let answered = false;
+    const request = httpRequest(new URL(path, baseURL), { method: "POST", headers: { ...headers, "Transfer-Encoding": "chunked" } });
+    request.on("error", (error) => {
+      if (!answered) reject(error);
+    });
+    request.on("response", (response) => {
+      answered = true;
+      const answeredBeforeEnd = !ended;
+      const chunks: Buffer[] = [];
+      response.on("data", (data: Buffer) => chunks.push(data));
+      response.on("end", () => {
+        request.destroy();
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks).toString("utf8"),
+          bytesSent,
+          answeredBeforeEnd,
+        });
+      });
+    });
+    const send = () => {
+      while (!answered && bytesSent < limitBytes) {
+        bytesSent += chunk.length;
+        if (!request.write(chunk)) {
+          request.once("drain", send);
+          return;
+        }
+      }
+      if (!answered && !ended) {
+        ended = true;
+        request.end();
+      }
+    };
+    send();
+  });
+}

@@ -1,0 +1,97 @@
+import "server-only";
+import type { z } from "zod";
+import type { Ctx } from "@/lib/context";
+import { apiRoute, routeNotFound, type NextRouteContext } from "./handler";
+import { pageRequest, type PageRequest } from "./pagination";
+import { paginationParams } from "./param-types";
+import { parseParams, readBody, readQuery } from "./request";
+import type { Scope } from "./scopes";
+
+export const apiMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+export type ApiMethod = (typeof apiMethods)[number];
+
+type Shape = z.ZodRawShape;
+type Parsed<S extends Shape> = z.infer<z.ZodObject<S>>;
+
+/** What an endpoint's handler is given: its declared parameters, parsed and coerced, and the page it asked for. */
+export interface EndpointCall<PathShape extends Shape, ParamShape extends Shape> {
+  ctx: Ctx;
+  request: Request;
+  url: URL;
+  /** The route's declared path segments (`:id`), parsed and coerced. */
+  path: Parsed<PathShape>;
+  /** The declared parameters: from the query string for GET, from the query string and the body otherwise. */
+  params: Parsed<ParamShape>;
+  /** For lists (`paginated`): the `page` and `per_page` asked for. */
+  page: PageRequest;
+}
+
+/**
+ * One method of a route, declared: who may call it, its parameters and its handler. Parameters it does not declare
+ * are ignored, as GitLab's API framework ignores them (clients send parameters we do not know); declared ones are
+ * validated strictly, with GitLab's messages (`{"error":"<param> is invalid"}`).
+ */
+export interface Endpoint<PathShape extends Shape = Shape, ParamShape extends Shape = Shape> {
+  /** A token must carry at least one of these scopes. */
+  scopes: readonly Scope[];
+  /** Anonymous callers may use it (a token nobody issued still gets 401). */
+  allowAnonymous?: boolean;
+  /** The path segments the handler uses, such as `{ id: z.string(), user_id: positiveIntegerParam }`. */
+  path?: PathShape;
+  params?: ParamShape;
+  /** A list: takes `page` and `per_page`, and answers with GitLab's pagination headers. */
+  paginated?: boolean;
+  /** A check of the caller made before any parameter is read (admin-only endpoints: non-admins learn nothing). */
+  guard?: (ctx: Ctx) => void;
+  handle(call: EndpointCall<PathShape, ParamShape>): Promise<Response>;
+}
+
+/** Declares an endpoint with its parameters' types inferred (see `apiResource`). */
+export function endpoint<PathShape extends Shape = Record<never, never>, ParamShape extends Shape = Record<never, never>>(
+  declared: Endpoint<PathShape, ParamShape>,
+): Endpoint<PathShape, ParamShape> {
+  return declared;
+}
+
+type RouteHandler = (request: Request, routeContext: NextRouteContext) => Promise<Response>;
+
+/**
+ * A route of `/api/v4`, written once: its pattern and an endpoint per method it serves. Every other method answers
+ * GitLab's JSON 404, as unknown paths do (the framework would otherwise answer 405 with an empty body). A route file
+ * is `export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id", { GET: endpoint({ … }) })`.
+ */
+export function apiResource(route: string, endpoints: Partial<Record<ApiMethod, Endpoint>>): Record<ApiMethod, RouteHandler> {
+  const handlers = {} as Record<ApiMethod, RouteHandler>;
+  for (const method of apiMethods) {
+    const declared = endpoints[method];
+    if (!declared) {
+      handlers[method] = routeNotFound;
+      continue;
+    }
+    handlers[method] = routeFor(route, method, declared);
+    declarations.set(handlers[method], { method, route });
+  }
+  return handlers;
+}
+
+/** Which method of which route a handler serves, for the tests that must reach every route. */
+const declarations = new WeakMap<RouteHandler, { method: ApiMethod; route: string }>();
+
+export function declarationOf(handler: unknown): { method: ApiMethod; route: string } | undefined {
+  return typeof handler === "function" ? declarations.get(handler as RouteHandler) : undefined;
+}
+
+function routeFor(route: string, method: ApiMethod, declared: Endpoint): RouteHandler {
+  const paramShape = declared.paginated ? { ...paginationParams, ...declared.params } : (declared.params ?? {});
+  return apiRoute(
+    { route, scopes: declared.scopes, allowAnonymous: declared.allowAnonymous },
+    async ({ ctx, request, url, params: segments }) => {
+      declared.guard?.(ctx);
+      const path = declared.path ? parseParams(declared.path, segments) : {};
+      const input = method === "GET" ? readQuery(url) : { ...readQuery(url), ...(await readBody(request)) };
+      const params = parseParams(paramShape, input);
+      const page = pageRequest(declared.paginated ? (params as { page?: number; per_page?: number }) : {});
+      return declared.handle({ ctx, request, url, path, params, page });
+    },
+  );
+}

@@ -1,0 +1,51 @@
+import "server-only";
+import { getDatabaseHandle } from "@/lib/db";
+import type { DatabaseHandle } from "@/lib/db/drivers";
+import { env } from "@/lib/env";
+import { pruneExpiredEvents } from "@/lib/events/retention";
+import { logger } from "@/lib/log";
+import { runMembershipExpiry } from "@/lib/projects/expired-members";
+
+/** The jobs of each tick. Each takes its own cross-replica lock, so one replica at a time does each. */
+const jobs: { name: string; run: (handle: DatabaseHandle, now: Date) => Promise<void> }[] = [
+  {
+    name: "pruning old events",
+    run: async (handle, now) => {
+      const result = await pruneExpiredEvents(handle, now);
+      if (result.deleted > 0) logger.info(result, "old events pruned");
+    },
+  },
+  {
+    name: "removing expired memberships",
+    run: async (handle, now) => {
+      const result = await runMembershipExpiry(handle, now);
+      if (result.removed > 0) logger.info(result, "expired memberships removed");
+    },
+  },
+];
+
+const globalForSchedule = globalThis as unknown as { housekeepingTimer?: NodeJS.Timeout };
+
+/**
+ * Runs the housekeeping jobs shortly after start and then every `EVENTS_PRUNE_INTERVAL_MINUTES` (0 turns it off).
+ * The timers never keep the process alive, and a failed job is logged and retried at the next tick without holding
+ * up the others.
+ */
+export function scheduleHousekeeping(): void {
+  const minutes = env.EVENTS_PRUNE_INTERVAL_MINUTES;
+  if (minutes === 0 || globalForSchedule.housekeepingTimer) return;
+  const tick = async () => {
+    const handle = await getDatabaseHandle();
+    for (const job of jobs) {
+      try {
+        await job.run(handle, new Date());
+      } catch (error) {
+        logger.error({ err: error }, `${job.name} failed`);
+      }
+    }
+  };
+  const run = () => void tick().catch((error: unknown) => logger.error({ err: error }, "housekeeping failed"));
+  setTimeout(run, 60_000).unref();
+  globalForSchedule.housekeepingTimer = setInterval(run, minutes * 60_000);
+  globalForSchedule.housekeepingTimer.unref();
+}

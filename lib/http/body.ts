@@ -1,0 +1,67 @@
+import "server-only";
+import { Readable } from "node:stream";
+
+/**
+ * A request body, read under a size limit that holds whatever the client declares: a `Content-Length` over the
+ * limit is refused before anything is read, and a body without one (chunked) is read only until it passes the limit,
+ * then the rest is cancelled. A client therefore never makes the server hold more than `limit` bytes of it.
+ * `tooLarge` builds the error in the caller's own protocol (GitLab's JSON, OAuth's `invalid_request`, …).
+ */
+export async function readBodyBytes(request: Request, limit: number, tooLarge: () => Error): Promise<Buffer> {
+  const declaredLength = Number(request.headers.get("content-length") ?? "0");
+  if (declaredLength > limit) throw tooLarge();
+  if (!request.body) return Buffer.alloc(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > limit) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The body as UTF-8 text, read as `readBodyBytes` reads it. */
+export async function readBodyText(request: Request, limit: number, tooLarge: () => Error): Promise<string> {
+  return (await readBodyBytes(request, limit, tooLarge)).toString("utf8");
+}
+
+/**
+ * The body as a Node stream, for piping (to git): it reads one chunk at a time, as the consumer asks for it, and when
+ * destroyed it cancels the body only while no read is pending. `Readable.fromWeb` reads ahead, and cancelling the
+ * platform's request body while a read is under way makes it throw an uncaught error once the body ends.
+ */
+export function bodyAsNodeStream(request: Request): Readable {
+  if (!request.body) return Readable.from([]);
+  const reader = request.body.getReader();
+  let reading = false;
+  let cancelWhenRead = false;
+  const cancel = () => void reader.cancel().catch(() => {});
+  return new Readable({
+    read() {
+      reading = true;
+      reader.read().then(
+        ({ done, value }) => {
+          reading = false;
+          if (cancelWhenRead) return cancel();
+          this.push(done ? null : value);
+        },
+        (error: unknown) => {
+          reading = false;
+          this.destroy(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    },
+    destroy(error, callback) {
+      if (reading) cancelWhenRead = true;
+      else cancel();
+      callback(error);
+    },
+  });
+}

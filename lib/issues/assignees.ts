@@ -1,0 +1,53 @@
+import "server-only";
+import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
+import type { Executor } from "@/lib/db";
+import { issueAssignees, projectMembers, users, type UserRow } from "@/lib/db/schema";
+import { membershipActive, utcDay } from "@/lib/projects/access";
+import type { ProjectView } from "@/lib/projects/projects";
+
+/**
+ * Of the users asked for, those who may be assigned an issue of the project: active users who can read its issues
+ * (anyone for a public project, any internal user for an internal one, members of a private one; admins always), as
+ * GitLab's `filter_assignees` keeps them. The others are dropped without a word, as GitLab drops them.
+ */
+export async function assignableUsers(db: Executor, view: ProjectView, userIds: readonly number[], now: Date): Promise<number[]> {
+  const requested = [...new Set(userIds)].filter((id) => id > 0 && id <= 2_147_483_647);
+  if (requested.length === 0) return [];
+  const member = sql`exists (select 1 from ${projectMembers} where ${and(
+    eq(projectMembers.projectId, view.project.id),
+    eq(projectMembers.userId, users.id),
+    membershipActive(utcDay(now)),
+  )})`;
+  const readsIssues =
+    view.project.visibility === "public"
+      ? sql`true`
+      : view.project.visibility === "internal"
+        ? or(eq(users.external, false), member)!
+        : or(eq(users.isAdmin, true), member)!;
+  const rows = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(inArray(users.id, requested), eq(users.state, "active"), readsIssues));
+  const found = new Set(rows.map((row) => row.id));
+  return requested.filter((id) => found.has(id));
+}
+
+/** Replaces an issue's assignees. */
+export async function setIssueAssignees(tx: Executor, issueId: number, userIds: readonly number[]): Promise<void> {
+  await tx.delete(issueAssignees).where(eq(issueAssignees.issueId, issueId));
+  if (userIds.length > 0) await tx.insert(issueAssignees).values(userIds.map((userId) => ({ issueId, userId })));
+}
+
+/** The assignees of each issue, by issue id. */
+export async function assigneesOfIssues(db: Executor, issueIds: readonly number[]): Promise<Map<number, UserRow[]>> {
+  const byIssue = new Map<number, UserRow[]>();
+  if (issueIds.length === 0) return byIssue;
+  const rows = await db
+    .select({ issueId: issueAssignees.issueId, user: users })
+    .from(issueAssignees)
+    .innerJoin(users, eq(users.id, issueAssignees.userId))
+    .where(inArray(issueAssignees.issueId, [...issueIds]))
+    .orderBy(asc(users.id));
+  for (const { issueId, user } of rows) byIssue.set(issueId, [...(byIssue.get(issueId) ?? []), user]);
+  return byIssue;
+}

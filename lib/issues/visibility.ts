@@ -1,0 +1,34 @@
+import "server-only";
+import { eq, or, sql, type SQL } from "drizzle-orm";
+import { actingUser, type Ctx } from "@/lib/context";
+import { literal } from "@/lib/db";
+import { issues } from "@/lib/db/schema";
+import { accessLevelIn, type Viewer } from "@/lib/projects/access";
+import { abilityMinimumLevels, can } from "@/lib/projects/policy";
+import type { ProjectView } from "@/lib/projects/projects";
+
+/**
+ * Who may read an issue of a project the caller sees: anyone, except for confidential issues, which only their author
+ * and those who may read confidential issues (Reporters and above, admins) see. As SQL on `issues`, so lists and
+ * counts agree.
+ */
+export function issueReadableBy(ctx: Ctx, view: ProjectView): SQL {
+  const user = actingUser(ctx);
+  if (can(view, "readConfidentialIssues")) return sql`true`;
+  if (!user) return eq(issues.confidential, false);
+  return or(eq(issues.confidential, false), eq(issues.authorId, user.id))!;
+}
+
+/**
+ * The same rule for lists that span projects, over `issues` joined to its `projects` row (whose visibility the list
+ * checks itself): the viewer's role is looked up per project.
+ */
+export function issueReadableInItsProject(viewer: Viewer): SQL {
+  if (viewer.kind === "everything") return sql`true`;
+  if (viewer.kind === "anonymous") return eq(issues.confidential, false);
+  return or(
+    eq(issues.confidential, false),
+    eq(issues.authorId, viewer.id),
+    sql`coalesce(${accessLevelIn(viewer)}, 0) >= ${literal(abilityMinimumLevels.readConfidentialIssues)}`,
+  )!;
+}

@@ -1,0 +1,79 @@
+import "server-only";
+import { z } from "zod";
+import type { PageRequest } from "@/lib/api/pagination";
+import { booleanParam, dateTimeParam, integerParam } from "@/lib/api/param-types";
+import { paginated } from "@/lib/api/respond";
+import { projectVisibilities } from "@/lib/db/schema";
+import type { Ctx } from "@/lib/context";
+import { projectOrderFields, type ProjectDetails, type ProjectListFilters } from "./projects";
+import { roleOptions } from "./roles";
+import { serializeBasicProject, serializeProject } from "./serialize";
+
+const roleLevels = roleOptions.map((role) => role.accessLevel);
+
+/**
+ * The parameters of GitLab's project lists (`GET /projects`, `GET /users/:user_id/projects`): its collection and
+ * statistics parameters, those this service can honour.
+ */
+export const projectListParams = {
+  archived: booleanParam.optional(),
+  visibility: z.enum(projectVisibilities).optional(),
+  search: z.string().optional(),
+  search_namespaces: booleanParam.optional(),
+  owned: booleanParam.optional(),
+  membership: booleanParam.optional(),
+  min_access_level: integerParam.pipe(z.literal(roleLevels)).optional(),
+  with_issues_enabled: booleanParam.optional(),
+  id_after: integerParam.optional(),
+  id_before: integerParam.optional(),
+  last_activity_after: dateTimeParam.optional(),
+  last_activity_before: dateTimeParam.optional(),
+  order_by: z.enum(projectOrderFields).optional(),
+  sort: z.enum(["asc", "desc"]).optional(),
+  simple: booleanParam.optional(),
+  statistics: booleanParam.optional(),
+};
+
+type ProjectListParams = z.infer<z.ZodObject<typeof projectListParams>>;
+
+function projectListFiltersOf(params: ProjectListParams): ProjectListFilters {
+  return {
+    archived: params.archived,
+    visibility: params.visibility,
+    search: params.search,
+    searchNamespaces: params.search_namespaces,
+    owned: params.owned,
+    membership: params.membership,
+    minAccessLevel: params.min_access_level,
+    withIssuesEnabled: params.with_issues_enabled,
+    idAfter: params.id_after,
+    idBefore: params.id_before,
+    lastActivityAfter: params.last_activity_after,
+    lastActivityBefore: params.last_activity_before,
+    orderBy: params.order_by,
+    sort: params.sort,
+  };
+}
+
+/**
+ * The entity GitLab's project lists and `GET /projects/:id` answer with: the basic details to anonymous callers and
+ * with `simple=true`, else the project with the caller's permissions (ProjectWithAccess).
+ */
+export function listedProjectEntity(ctx: Ctx, details: ProjectDetails, { simple = false }: { simple?: boolean } = {}) {
+  if (simple || ctx.actor.kind === "anonymous") return serializeBasicProject(details.view);
+  return serializeProject(details, { permissions: true });
+}
+
+/**
+ * A project list's answer: the page `list` finds for the parameters' filters, each project as its entity. Statistics
+ * are read only when the entity shows them (`simple` does not).
+ */
+export async function projectListResponse(
+  ctx: Ctx,
+  call: { url: URL; page: PageRequest; params: ProjectListParams },
+  list: (filters: ProjectListFilters, options: { statistics: boolean }) => Promise<{ items: ProjectDetails[]; total: number }>,
+): Promise<Response> {
+  const simple = call.params.simple ?? false;
+  const { items, total } = await list(projectListFiltersOf(call.params), { statistics: !simple && (call.params.statistics ?? false) });
+  return paginated(call.url, call.page, { items: items.map((details) => listedProjectEntity(ctx, details, { simple })), total });
+}
