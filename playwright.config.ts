@@ -104,6 +104,8 @@ const config: PlaywrightTestConfig = {
   testDir: "./e2e",
   timeout: 60_000,
   expect: { timeout: 10_000 },
+  // One approved image per page for every database: the pages must look the same whichever one serves them.
+  snapshotPathTemplate: "{testDir}/{testFileDir}/{testFileName}-snapshots/{arg}{ext}",
   fullyParallel: true,
   workers: 2,
   forbidOnly: !!process.env.CI,

@@ -45,7 +45,7 @@ export default async function IssuesPage({ params, searchParams }: IssuesPagePro
       <ProjectHeader view={projectView} current="issues" />
       <nav className="chips" aria-label="Issue state">
         {states.map((value) => (
-          <Link key={value} className="chip" aria-pressed={value === state} href={`/${fullPath}/-/issues?state=${value}`}>
+          <Link key={value} className="chip" aria-current={value === state ? "page" : undefined} href={`/${fullPath}/-/issues?state=${value}`}>
             {value === "opened" ? "Open" : value === "closed" ? "Closed" : "All"}
           </Link>
         ))}
