@@ -3,7 +3,7 @@
  * the open one, so such a mistake silently unstyles half the site; the parser and the nesting limit refuse it here.
  * @type {import("stylelint").Config}
  */
-export default {
+const config = {
   extends: ["stylelint-config-recommended"],
   rules: {
     "max-nesting-depth": [
@@ -14,3 +14,5 @@ export default {
     "no-descending-specificity": null,
   },
 };
+
+export default config;
