@@ -24,6 +24,8 @@ export interface ActivityFeedProps {
   /** The project every event belongs to, when the feed is a project's. */
   project?: { id: number; fullPath: string };
   perPage?: number;
+  /** The page's Atom feed, offered with the feed's filters set as the page's are. */
+  feed?: { path: string; label: string };
 }
 
 /** How often an open feed asks whether anything happened (it also asks whenever the window regains focus). */
@@ -74,14 +76,22 @@ function useUrlFilters(scopeToggle: boolean): [FeedFilters, (change: Partial<Fee
   return [filters, setFilters];
 }
 
-function Feed({ endpoint, scopeToggle = false, project, perPage = 20 }: ActivityFeedProps) {
+function Feed({ endpoint, scopeToggle = false, project, perPage = 20, feed }: ActivityFeedProps) {
   const [filters, setFilters] = useUrlFilters(scopeToggle);
+  const feedQuery = feedFilterParams(filters).toString();
   const query = feedFilterParams(filters);
   query.set("pagination", "keyset");
   query.set("per_page", String(perPage));
   const firstPageUrl = `${endpoint}?${query.toString()}`;
   return (
     <div className="activity">
+      {feed ? (
+        <p className="feed-links">
+          <a href={feedQuery ? `${feed.path}?${feedQuery}` : feed.path} type="application/atom+xml">
+            {feed.label}
+          </a>
+        </p>
+      ) : null}
       {scopeToggle ? (
         <div className="chips" role="group" aria-label="Scope">
           <button type="button" className="chip" aria-pressed={!filters.scopeAll} onClick={() => setFilters({ scopeAll: false })}>
