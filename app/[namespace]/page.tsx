@@ -9,6 +9,7 @@ import { Pagination } from "@/components/ui/pagination";
 import { pageRequest } from "@/lib/api/pagination";
 import { sessionContext } from "@/lib/auth/session";
 import { NotFoundError } from "@/lib/errors";
+import { absoluteUrl, feedPaths } from "@/lib/events/feeds";
 import { listUserProjects } from "@/lib/projects/projects";
 
 interface UserPageProps {
@@ -31,7 +32,10 @@ function pageNumberOf(value: string | string[] | undefined): number {
 
 export async function generateMetadata({ params, searchParams }: UserPageProps): Promise<Metadata> {
   const { user } = await loadUserPage((await params).namespace, pageNumberOf((await searchParams).page));
-  return { title: `${user.name} (@${user.username})` };
+  return {
+    title: `${user.name} (@${user.username})`,
+    alternates: { types: { "application/atom+xml": absoluteUrl(feedPaths.user(user.username)) } },
+  };
 }
 
 export default async function UserPage({ params, searchParams }: UserPageProps) {
@@ -58,7 +62,7 @@ export default async function UserPage({ params, searchParams }: UserPageProps) 
       </section>
       <section aria-labelledby="user-activity-heading">
         <h2 id="user-activity-heading">Activity</h2>
-        <ActivityFeed endpoint={`/api/v4/users/${user.id}/events`} />
+        <ActivityFeed endpoint={`/api/v4/users/${user.id}/events`} feed={{ path: feedPaths.user(user.username), label: "Subscribe" }} />
       </section>
       <p>
         <Link href="/projects">← Your projects</Link>

@@ -1,10 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { FeedToken } from "@/components/profile/feed-token";
 import { SignOutEverywhere } from "@/components/profile/sign-out-everywhere";
 import { DateText } from "@/components/ui/date-text";
 import { requireSessionContext } from "@/lib/auth/session";
 import { currentUser } from "@/lib/users/users";
-import { signOutEverywhereAction } from "./actions";
+import { resetFeedTokenAction, signOutEverywhereAction } from "./actions";
 
 export const metadata: Metadata = { title: "Profile" };
 
@@ -59,6 +60,14 @@ export default async function ProfilePage() {
             <Link href="/profile/applications">Applications</Link>
           </li>
         </ul>
+      </section>
+      <section aria-labelledby="feed-token-heading">
+        <h2 id="feed-token-heading">Feed token</h2>
+        <p>
+          Feed readers use your feed token to follow the Atom feeds of your activity, of people and of private projects
+          as you see them. It only reads: it cannot change anything.
+        </p>
+        <FeedToken createdAt={user.feedTokenCreatedAt?.toISOString() ?? null} reset={resetFeedTokenAction} />
       </section>
       <section aria-labelledby="sessions-heading">
         <h2 id="sessions-heading">Sessions</h2>

@@ -2,13 +2,17 @@
 
 import { QueryClient, QueryClientProvider, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useRef, useState } from "react";
+import { usePathname, useSearchParams } from "next/navigation";
+import { Suspense, useCallback, useEffect, useRef, useState } from "react";
 import {
   actionChips,
   describeEvent,
+  feedFilterParams,
+  feedFiltersFrom,
   nextCursorFromLink,
   targetTypeChips,
   type FeedEvent,
+  type FeedFilters,
 } from "@/lib/events/describe";
 import { relativeTimeText } from "@/lib/time/relative";
 
@@ -20,14 +24,21 @@ export interface ActivityFeedProps {
   /** The project every event belongs to, when the feed is a project's. */
   project?: { id: number; fullPath: string };
   perPage?: number;
+  /** The page's Atom feed, offered with the feed's filters set as the page's are. */
+  feed?: { path: string; label: string };
 }
+
+/** How often an open feed asks whether anything happened (it also asks whenever the window regains focus). */
+const pollIntervalMs = 30_000;
 
 /** An activity feed with its own query cache, so any page can drop it in. */
 export function ActivityFeed(props: ActivityFeedProps) {
   const [client] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 30_000, retry: 1 } } }));
   return (
     <QueryClientProvider client={client}>
-      <Feed {...props} />
+      <Suspense fallback={<p className="muted">Loading activity…</p>}>
+        <Feed {...props} />
+      </Suspense>
     </QueryClientProvider>
   );
 }
@@ -35,31 +46,130 @@ export function ActivityFeed(props: ActivityFeedProps) {
 interface FeedPage {
   events: FeedEvent[];
   next: string | null;
+  etag: string | null;
 }
 
-async function fetchJson<T>(url: string): Promise<{ body: T; link: string | null }> {
+async function fetchJson<T>(url: string): Promise<{ body: T; link: string | null; etag: string | null }> {
   const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
   if (!response.ok) throw new Error(`The server answered ${response.status}`);
-  return { body: (await response.json()) as T, link: response.headers.get("link") };
+  return { body: (await response.json()) as T, link: response.headers.get("link"), etag: response.headers.get("etag") };
 }
 
-function Feed({ endpoint, scopeToggle, project, perPage = 20 }: ActivityFeedProps) {
-  const [action, setAction] = useState("");
-  const [targetType, setTargetType] = useState("");
-  const [scopeAll, setScopeAll] = useState(false);
+const filterKeys = ["action", "target_type", "scope"];
+
+/**
+ * The filters live in the page's URL. Changing them pushes a history entry without a server round trip (the framework
+ * keeps `useSearchParams` in step with `history.pushState`), so Back, Forward, reload and shared links keep them.
+ */
+function useUrlFilters(scopeToggle: boolean): [FeedFilters, (change: Partial<FeedFilters>) => void] {
+  const pathname = usePathname();
+  const searchParams = useSearchParams();
+  const filters = feedFiltersFrom(new URLSearchParams(searchParams.toString()));
+  if (!scopeToggle) filters.scopeAll = false;
+  const setFilters = (change: Partial<FeedFilters>) => {
+    const params = new URLSearchParams(searchParams.toString());
+    for (const key of filterKeys) params.delete(key);
+    for (const [key, value] of feedFilterParams({ ...filters, ...change })) params.set(key, value);
+    const query = params.toString();
+    window.history.pushState(null, "", query ? `${pathname}?${query}` : pathname);
+  };
+  return [filters, setFilters];
+}
+
+function Feed({ endpoint, scopeToggle = false, project, perPage = 20, feed }: ActivityFeedProps) {
+  const [filters, setFilters] = useUrlFilters(scopeToggle);
+  const feedQuery = feedFilterParams(filters).toString();
+  const query = feedFilterParams(filters);
+  query.set("pagination", "keyset");
+  query.set("per_page", String(perPage));
+  const firstPageUrl = `${endpoint}?${query.toString()}`;
+  return (
+    <div className="activity">
+      {feed ? (
+        <p className="feed-links">
+          <a href={feedQuery ? `${feed.path}?${feedQuery}` : feed.path} type="application/atom+xml">
+            {feed.label}
+          </a>
+        </p>
+      ) : null}
+      {scopeToggle ? (
+        <div className="chips" role="group" aria-label="Scope">
+          <button type="button" className="chip" aria-pressed={!filters.scopeAll} onClick={() => setFilters({ scopeAll: false })}>
+            Your activity
+          </button>
+          <button type="button" className="chip" aria-pressed={filters.scopeAll} onClick={() => setFilters({ scopeAll: true })}>
+            All projects
+          </button>
+        </div>
+      ) : null}
+      <ChipGroup label="Action" chips={actionChips} selected={filters.action} select={(action) => setFilters({ action })} />
+      <ChipGroup label="Target type" chips={targetTypeChips} selected={filters.targetType} select={(targetType) => setFilters({ targetType })} />
+      {/* A new list for other filters, so events loaded on top under the old ones do not linger. */}
+      <EventList key={firstPageUrl} firstPageUrl={firstPageUrl} project={project} />
+    </div>
+  );
+}
+
+function ChipGroup<T extends string>(props: { label: string; chips: readonly { value: T; label: string }[]; selected: T; select: (value: T) => void }) {
+  return (
+    <div className="chips" role="group" aria-label={props.label}>
+      {props.chips.map((chip) => (
+        <button key={chip.value} type="button" className="chip" aria-pressed={props.selected === chip.value} onClick={() => props.select(chip.value)}>
+          {chip.label}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+/**
+ * The first page again, asked with the ETag of the last answer: 304 (nothing changed) costs the server no rendering.
+ * Answers the events newer than `newestId` that the page does not show yet.
+ */
+function useNewEvents(firstPageUrl: string, initialEtag: string | null | undefined, newestId: number | null): FeedEvent[] {
+  const [latest, setLatest] = useState<FeedEvent[]>([]);
+  const etag = useRef<string | null>(null);
+  useEffect(() => {
+    if (initialEtag !== undefined && etag.current === null) etag.current = initialEtag;
+  }, [initialEtag]);
+  const ready = initialEtag !== undefined;
+  const poll = useCallback(async () => {
+    if (document.visibilityState === "hidden") return;
+    const headers: Record<string, string> = { Accept: "application/json" };
+    if (etag.current) headers["If-None-Match"] = etag.current;
+    try {
+      const response = await fetch(firstPageUrl, { credentials: "same-origin", cache: "no-store", headers });
+      if (response.status !== 200) return;
+      etag.current = response.headers.get("etag");
+      setLatest((await response.json()) as FeedEvent[]);
+    } catch {
+      // Offline for a moment: the next poll asks again.
+    }
+  }, [firstPageUrl]);
+  useEffect(() => {
+    if (!ready) return;
+    const ask = () => void poll();
+    const timer = setInterval(ask, pollIntervalMs);
+    window.addEventListener("focus", ask);
+    return () => {
+      clearInterval(timer);
+      window.removeEventListener("focus", ask);
+    };
+  }, [ready, poll]);
+  return latest.filter((event) => event.id > (newestId ?? 0));
+}
+
+function EventList({ firstPageUrl, project }: { firstPageUrl: string; project?: { id: number; fullPath: string } }) {
   const feed = useInfiniteQuery({
-    queryKey: ["events", endpoint, action, targetType, scopeAll, perPage],
+    queryKey: ["events", firstPageUrl],
     initialPageParam: null as string | null,
     queryFn: async ({ pageParam }): Promise<FeedPage> => {
-      const params = new URLSearchParams({ pagination: "keyset", per_page: String(perPage) });
-      if (action) params.set("action", action);
-      if (targetType) params.set("target_type", targetType);
-      if (scopeAll) params.set("scope", "all");
-      if (pageParam) params.set("id_before", pageParam);
-      const { body, link } = await fetchJson<FeedEvent[]>(`${endpoint}?${params.toString()}`);
-      return { events: body, next: nextCursorFromLink(link) };
+      const { body, link, etag } = await fetchJson<FeedEvent[]>(pageParam ? `${firstPageUrl}&id_before=${pageParam}` : firstPageUrl);
+      return { events: body, next: nextCursorFromLink(link), etag };
     },
     getNextPageParam: (last) => last.next,
+    // New events come through the “new events” button, never by reshuffling what the reader is looking at.
+    refetchOnWindowFocus: false,
   });
 
   const sentinel = useRef<HTMLDivElement>(null);
@@ -77,7 +187,11 @@ function Feed({ endpoint, scopeToggle, project, perPage = 20 }: ActivityFeedProp
     return () => observer.disconnect();
   }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
 
-  const events = feed.data?.pages.flatMap((page) => page.events) ?? [];
+  // Events the reader chose to load on top with the “new events” button, newest first.
+  const [loadedOnTop, setLoadedOnTop] = useState<FeedEvent[]>([]);
+  const events = [...loadedOnTop, ...(feed.data?.pages.flatMap((page) => page.events) ?? [])];
+  const newestId = events.reduce<number | null>((newest, event) => Math.max(newest ?? 0, event.id), null);
+  const newEvents = useNewEvents(firstPageUrl, feed.data?.pages[0]?.etag, newestId);
   const [now, setNow] = useState(() => new Date());
   useEffect(() => {
     const timer = setInterval(() => setNow(new Date()), 60_000);
@@ -85,30 +199,13 @@ function Feed({ endpoint, scopeToggle, project, perPage = 20 }: ActivityFeedProp
   }, []);
 
   return (
-    <div className="activity">
-      {scopeToggle ? (
-        <div className="chips" role="group" aria-label="Scope">
-          <button type="button" className="chip" aria-pressed={!scopeAll} onClick={() => setScopeAll(false)}>
-            Your activity
+    <>
+      <div aria-live="polite">
+        {newEvents.length > 0 ? (
+          <button type="button" className="button button-secondary new-events" onClick={() => setLoadedOnTop((shown) => [...newEvents, ...shown])}>
+            {newEvents.length} new {newEvents.length === 1 ? "event" : "events"}
           </button>
-          <button type="button" className="chip" aria-pressed={scopeAll} onClick={() => setScopeAll(true)}>
-            All projects
-          </button>
-        </div>
-      ) : null}
-      <div className="chips" role="group" aria-label="Action">
-        {actionChips.map((chip) => (
-          <button key={chip.value} type="button" className="chip" aria-pressed={action === chip.value} onClick={() => setAction(chip.value)}>
-            {chip.label}
-          </button>
-        ))}
-      </div>
-      <div className="chips" role="group" aria-label="Target type">
-        {targetTypeChips.map((chip) => (
-          <button key={chip.value} type="button" className="chip" aria-pressed={targetType === chip.value} onClick={() => setTargetType(chip.value)}>
-            {chip.label}
-          </button>
-        ))}
+        ) : null}
       </div>
       {feed.isPending ? <p className="muted">Loading activity…</p> : null}
       {feed.isError ? <p className="notice notice-error">Could not load activity: {feed.error.message}</p> : null}
@@ -128,7 +225,7 @@ function Feed({ endpoint, scopeToggle, project, perPage = 20 }: ActivityFeedProp
       ) : feed.isSuccess && events.length > 0 ? (
         <p className="muted">End of activity.</p>
       ) : null}
-    </div>
+    </>
   );
 }
 

@@ -117,3 +117,97 @@ test("the activity feed filters with chips, scrolls for more and shows pushes", 
     expect(write.status()).toBe(401);
   });
 });
+
+test("feed filters live in the URL: reload, Back and a shared link keep them; comments are one chip", async ({ page, request, browser }) => {
+  const owner = await createUser(request);
+  const project = await createProject(request, owner.token);
+  const issues = `/api/v4/projects/${project.id}/issues`;
+  expect((await request.post(issues, { headers: asToken(owner.token), data: { title: "Filtered issue" } })).status()).toBe(201);
+  expect((await request.post(`${issues}/1/notes`, { headers: asToken(owner.token), data: { body: "A filtered comment" } })).status()).toBe(201);
+  await signIn(page, owner.username, owner.password);
+  const activityPath = `/${project.path_with_namespace}/activity`;
+  await page.goto(activityPath);
+  const rows = page.getByRole("list", { name: "Activity" }).getByRole("listitem");
+  await expect(rows).toHaveCount(3);
+  await expect(page.getByRole("button", { name: "Comments" })).toHaveCount(1);
+
+  const actions = page.getByRole("group", { name: "Action" });
+  const targets = page.getByRole("group", { name: "Target type" });
+  await actions.getByRole("button", { name: "Comments" }).click();
+  await expect(page).toHaveURL(new RegExp(`${activityPath}\\?action=commented$`));
+  await expect(actions.getByRole("button", { name: "Comments" })).toHaveAttribute("aria-pressed", "true");
+  await expect(actions.getByRole("button", { name: "All actions" })).toHaveAttribute("aria-pressed", "false");
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText("commented on issue #1 Filtered issue");
+  await expect(page.getByRole("link", { name: "Subscribe", exact: true })).toHaveAttribute("href", `${activityPath}.atom?action=commented`);
+
+  await page.reload();
+  await expect(actions.getByRole("button", { name: "Comments" })).toHaveAttribute("aria-pressed", "true");
+  await expect(rows).toHaveCount(1);
+
+  await actions.getByRole("button", { name: "Created" }).click();
+  await targets.getByRole("button", { name: "Issues" }).click();
+  await expect(page).toHaveURL(new RegExp(`${activityPath}\\?action=created&target_type=issue$`));
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText("opened issue #1 Filtered issue");
+
+  await page.goBack();
+  await expect(page).toHaveURL(new RegExp(`${activityPath}\\?action=created$`));
+  await expect(targets.getByRole("button", { name: "All targets" })).toHaveAttribute("aria-pressed", "true");
+  await expect(rows).toHaveCount(2);
+  await page.goBack();
+  await expect(actions.getByRole("button", { name: "Comments" })).toHaveAttribute("aria-pressed", "true");
+  await expect(rows).toHaveCount(1);
+  await page.goForward();
+  await expect(actions.getByRole("button", { name: "Created" })).toHaveAttribute("aria-pressed", "true");
+  await expect(rows).toHaveCount(2);
+
+  // A shared link opens with the same filters for someone else who may see the project.
+  const shared = `${activityPath}?action=created&target_type=issue`;
+  const colleague = await createUser(request);
+  expect((await request.post(`/api/v4/projects/${project.id}/members`, { headers: asToken(owner.token), data: { user_id: colleague.id, access_level: 30 } })).status()).toBe(201);
+  const otherContext = await browser.newContext();
+  try {
+    const other = await otherContext.newPage();
+    await signIn(other, colleague.username, colleague.password);
+    await other.goto(shared);
+    await expect(other.getByRole("group", { name: "Target type" }).getByRole("button", { name: "Issues" })).toHaveAttribute("aria-pressed", "true");
+    await expect(other.getByRole("list", { name: "Activity" }).getByRole("listitem")).toHaveCount(1);
+    // The colleague's profile lists the project they are a member of.
+    await other.goto(`/${colleague.username}`);
+    await expect(other.getByRole("region", { name: "Projects" }).locator(`a[href="/${project.path_with_namespace}"]`)).toBeVisible();
+  } finally {
+    await otherContext.close();
+  }
+});
+
+test("new events: another user's action shows a “new events” button that loads them on top without reloading", async ({ page, request }) => {
+  const owner = await createUser(request);
+  const member = await createUser(request);
+  const project = await createProject(request, owner.token);
+  expect((await request.post(`/api/v4/projects/${project.id}/members`, { headers: asToken(owner.token), data: { user_id: member.id, access_level: 30 } })).status()).toBe(201);
+  await signIn(page, owner.username, owner.password);
+  await page.goto("/dashboard/activity?scope=all");
+  const rows = page.getByRole("list", { name: "Activity" }).getByRole("listitem");
+  await expect(rows).toHaveCount(2);
+  await expect(page.getByRole("group", { name: "Scope" }).getByRole("button", { name: "All projects" })).toHaveAttribute("aria-pressed", "true");
+  await page.evaluate(() => Object.assign(window, { sameDocument: true }));
+
+  // Nothing new: the poll's If-None-Match gets 304.
+  const unchanged = page.waitForResponse((response) => response.url().includes("/api/v4/events?") && response.request().headers()["if-none-match"] !== undefined);
+  await page.evaluate(() => window.dispatchEvent(new Event("focus")));
+  expect((await unchanged).status()).toBe(304);
+  await expect(page.getByRole("button", { name: /new events?$/ })).toHaveCount(0);
+
+  for (const title of ["Reported by a member", "Another from the member"]) {
+    expect((await request.post(`/api/v4/projects/${project.id}/issues`, { headers: asToken(member.token), data: { title } })).status()).toBe(201);
+  }
+  await page.evaluate(() => window.dispatchEvent(new Event("focus")));
+  await page.getByRole("button", { name: "2 new events" }).click();
+  await expect(rows).toHaveCount(4);
+  await expect(rows.nth(0)).toContainText(`opened issue #2 Another from the member at ${project.path_with_namespace}`);
+  await expect(rows.nth(1)).toContainText("opened issue #1 Reported by a member");
+  await expect(page.getByRole("button", { name: /new events?$/ })).toHaveCount(0);
+  expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
+  await expect(page).toHaveURL(/\/dashboard\/activity\?scope=all$/);
+});

@@ -113,7 +113,10 @@ export function nextCursorFromLink(link: string | null): string | null {
   return params.get("id_before") ?? params.get("id_after");
 }
 
-/** The feed's filter chips: the Events API's `action` and `target_type` values, with labels people read. */
+/**
+ * The feed's filter chips: the Events API's `action` and `target_type` values, with labels people read. Comments are
+ * one chip, as on GitLab: every `commented` event targets a note, so a second "notes" chip would show the same events.
+ */
 export const actionChips = [
   { value: "", label: "All actions" },
   { value: "pushed", label: "Pushes" },
@@ -128,6 +131,34 @@ export const actionChips = [
 export const targetTypeChips = [
   { value: "", label: "All targets" },
   { value: "issue", label: "Issues" },
-  { value: "note", label: "Comments" },
   { value: "milestone", label: "Milestones" },
 ] as const;
+
+/** The filters a feed shows, kept in the page's URL (`?action=…&target_type=…&scope=all`) so links share them. */
+export interface FeedFilters {
+  action: (typeof actionChips)[number]["value"];
+  targetType: (typeof targetTypeChips)[number]["value"];
+  scopeAll: boolean;
+}
+
+function chipValue<T extends string>(chips: readonly { value: T }[], value: string | null): T {
+  return chips.find((chip) => chip.value !== "" && chip.value === value)?.value ?? chips[0]!.value;
+}
+
+/** The filters in a URL's query; values no chip offers are ignored, as if absent. */
+export function feedFiltersFrom(query: URLSearchParams): FeedFilters {
+  return {
+    action: chipValue(actionChips, query.get("action")),
+    targetType: chipValue(targetTypeChips, query.get("target_type")),
+    scopeAll: query.get("scope") === "all",
+  };
+}
+
+/** The filters as the Events API's (and the page URL's) parameters; the defaults are left out. */
+export function feedFilterParams(filters: FeedFilters): URLSearchParams {
+  const params = new URLSearchParams();
+  if (filters.action) params.set("action", filters.action);
+  if (filters.targetType) params.set("target_type", filters.targetType);
+  if (filters.scopeAll) params.set("scope", "all");
+  return params;
+}

@@ -56,4 +56,25 @@ describe.each(testDatabases())("verbs behind the project pages on $name", ({ ope
 
     await expect(listUserProjects(ownerCtx, `nobody_${uniqueSuffix()}`, firstPage)).rejects.toThrow(NotFoundError);
   });
+
+  it("lists the projects a user is a member of next to their own, as far as the caller can see them", async () => {
+    const member = await createTestUser(handle.db);
+    const owner = await createTestUser(handle.db);
+    const stranger = await createTestUser(handle.db);
+    const ownerCtx = userContext(handle.db, owner);
+    const privateTeam = await createProject(ownerCtx, { name: `Private team ${uniqueSuffix()}` });
+    const publicTeam = await createProject(ownerCtx, { name: `Public team ${uniqueSuffix()}`, visibility: "public" });
+    await createProject(ownerCtx, { name: `Not theirs ${uniqueSuffix()}`, visibility: "public" });
+    for (const view of [privateTeam, publicTeam]) {
+      await addMemberByUsername(ownerCtx, String(view.project.id), { username: member.username, accessLevel: 30 });
+    }
+    const personal = await createProject(userContext(handle.db, member), { name: `Personal ${uniqueSuffix()}`, visibility: "public" });
+
+    const ids = async (ctx: Parameters<typeof listUserProjects>[0]) =>
+      (await listUserProjects(ctx, member.username, firstPage)).items.map((item) => item.project.id);
+    expect(await ids(userContext(handle.db, member))).toEqual([personal.project.id, publicTeam.project.id, privateTeam.project.id]);
+    expect(await ids(ownerCtx)).toEqual([personal.project.id, publicTeam.project.id, privateTeam.project.id]);
+    expect(await ids(userContext(handle.db, stranger))).toEqual([personal.project.id, publicTeam.project.id]);
+    expect((await listUserProjects(anonymousTestContext(handle.db), member.username, firstPage)).total).toBe(2);
+  });
 });

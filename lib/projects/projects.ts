@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, count, desc, eq, gt, inArray, lt, sql, type Placeholder, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, lt, or, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import { pageWithTotal } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
@@ -171,6 +171,8 @@ export interface ProjectListFilters {
   lastActivityBefore?: Date;
   /** Projects in this user's namespace (`GET /users/:id/projects`). */
   ownerId?: number;
+  /** Projects in this user's namespace or where they are a member (their user page). */
+  ownerOrMemberId?: number;
   orderBy?: (typeof projectOrderFields)[number];
   sort?: "asc" | "desc";
 }
@@ -213,6 +215,7 @@ function projectListConditions(ctx: Ctx, filters: ProjectListFilters): SQL | und
     projectVisibleTo(viewerOf(ctx)),
     ownProjects(ctx, filters),
     filters.ownerId === undefined ? undefined : eq(namespaces.ownerId, filters.ownerId),
+    filters.ownerOrMemberId === undefined ? undefined : or(eq(namespaces.ownerId, filters.ownerOrMemberId), isMemberOf(filters.ownerOrMemberId, utcDay(ctx.now))),
     filters.visibility === undefined ? undefined : eq(projects.visibility, filters.visibility),
     filters.search?.trim() ? projectSearch(filters.search, filters.searchNamespaces ?? false) : undefined,
     filters.archived === undefined ? undefined : eq(projects.archived, filters.archived),
@@ -237,14 +240,17 @@ export async function listProjects(
   return pageWithTotal(page, projectViews(ctx, where).orderBy(direction(orderColumn), direction(projects.id)), countedProjects(ctx, where));
 }
 
-/** A user page (`/:username`): the user and those of their projects the caller can see, newest first. */
+/**
+ * A user page (`/:username`): the user and the projects the caller can see among those in the user's namespace and
+ * those the user is a member of, as GitLab's profile shows personal and member projects, newest first.
+ */
 export async function listUserProjects(
   ctx: Ctx,
   username: string,
   page: PageRequest,
 ): Promise<{ user: UserRow; items: ProjectView[]; total: number }> {
   const user = await getUserByUsername(ctx, username);
-  const { items, total } = await listProjects(ctx, { ownerId: user.id }, page);
+  const { items, total } = await listProjects(ctx, { ownerOrMemberId: user.id }, page);
   return { user, items, total };
 }
 

@@ -46,6 +46,12 @@ export const users = pgTable(
      * everywhere") ends every session signed in before.
      */
     sessionVersion: integer("session_version").notNull().default(1),
+    /**
+     * The feed token lets feed readers fetch Atom feeds as the user (GitLab's feed token): only its SHA-256 digest is
+     * kept, so it is shown once, when reset.
+     */
+    feedTokenDigest: text("feed_token_digest"),
+    feedTokenCreatedAt: timestamp("feed_token_created_at", { withTimezone: true, precision: 3 }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -54,6 +60,7 @@ export const users = pgTable(
     uniqueIndex("users_email_lower_key").on(sql`lower(${table.email})`),
     uniqueIndex("users_confirmation_token_digest_key").on(table.confirmationTokenDigest),
     uniqueIndex("users_reset_password_token_digest_key").on(table.resetPasswordTokenDigest),
+    uniqueIndex("users_feed_token_digest_key").on(table.feedTokenDigest),
   ],
 );
 
