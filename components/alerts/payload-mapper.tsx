@@ -299,7 +299,10 @@ function ValueOptions({
         {pairs.map(([from, to], index) => (
           <div className="mapper-value-pair" key={index}>
             <div className="field">
-              <label htmlFor={`${id}-from-${index}`}>Payload value {index + 1}</label>
+              <label htmlFor={`${id}-from-${index}`}>
+                Payload value {index + 1}
+                <span className="visually-hidden"> for {fieldLabel}</span>
+              </label>
               <input
                 id={`${id}-from-${index}`}
                 type="text"

@@ -77,10 +77,10 @@ test("a Maintainer maps every host of an array, a severity value map and an epoc
   const severityRow = page.getByRole("row").filter({ has: page.getByRole("combobox", { name: "Payload alert key for Severity" }) });
   await severityRow.locator("summary").click();
   await severityRow.getByRole("button", { name: "Add a value for Severity" }).click();
-  await severityRow.getByLabel("Payload value 1").fill("crit");
+  await severityRow.getByLabel("Payload value 1 for Severity", { exact: true }).fill("crit");
   await severityRow.getByLabel("Severity value 1").selectOption("critical");
   await severityRow.getByRole("button", { name: "Add a value for Severity" }).click();
-  await severityRow.getByLabel("Payload value 2").fill("warn");
+  await severityRow.getByLabel("Payload value 2 for Severity", { exact: true }).fill("warn");
   await severityRow.getByLabel("Severity value 2").selectOption("low");
 
   const preview = page.getByRole("region", { name: "Alert preview" });
@@ -140,7 +140,7 @@ test("the mapper fits a 390 px wide screen: the page does not scroll sideways", 
   await page.goto(`/${project.path_with_namespace}/-/settings/operations`);
   await page.getByRole("button", { name: "Edit integration Narrow" }).click();
   const severityRow = page.getByRole("row").filter({ has: page.getByRole("combobox", { name: "Payload alert key for Severity" }) });
-  await expect(severityRow.getByLabel("Payload value 1")).toHaveValue("warn");
+  await expect(severityRow.getByLabel("Payload value 1 for Severity", { exact: true })).toHaveValue("warn");
   await expect(severityRow.getByLabel("Fallback for Severity")).toHaveValue("info");
   await expect(page.getByRole("region", { name: "Alert preview" })).toContainText("Hostsweb-1, web-2");
   await page.getByRole("combobox", { name: "Payload alert key for Description" }).click();
