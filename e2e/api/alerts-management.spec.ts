@@ -178,6 +178,53 @@ test.describe("alert management API", () => {
     await expectJson(await request.get(`${path}/${integration.id}`, { headers: asToken(team.maintainer.token) }), 200, integration);
   });
 
+  test("integrations take the extended mapping (every element, value maps, fallbacks, epoch times) and the receiver applies it", async ({ request }) => {
+    const team = await createTeam(request);
+    const path = integrationsPath(team.project.id);
+    const headers = asToken(team.maintainer.token);
+    const mapping = {
+      hosts: { path: ["items", { each: true }, "host"], type: "array", label: "items[*]/host" },
+      severity: { path: ["level"], type: "string", label: "level", values: { crit: "critical", warn: "low" }, fallback: "info" },
+      start_time: { path: ["at"], type: "number", label: "at" },
+      service: { path: ["svc"], type: "string", label: "svc", fallback: "checkout" },
+      title: { path: ["a/b"], type: "string", label: '"a/b"' },
+    };
+    const example = JSON.stringify({ items: [{ host: "a" }], level: "warn", at: 1767261600, svc: "cart", "a/b": "Slash", a: { b: "Nested" } });
+    const created = await request.post(path, {
+      headers,
+      data: { name: "Mapped", type: "http", active: true, payload_example: example, payload_attribute_mapping: mapping },
+    });
+    expect(created.status(), await created.text()).toBe(201);
+    const integration = (await created.json()) as Integration;
+    expect(integration.payload_attribute_mapping).toEqual(mapping);
+    await expectJson(await request.get(`${path}/${integration.id}`, { headers }), 200, { ...integration });
+
+    const alert = { items: [{ host: "web-1" }, { host: "web-2" }], level: "warn", at: 1767261600000, "a/b": "CPU hot", a: { b: "Nested" } };
+    await expectJson(await postAlert(request, receiverPath(integration), alert, bearer(integration.token)), 200, [{ iid: 1, title: "CPU hot" }]);
+    await postAlert(request, receiverPath(integration), { title: "Bare", items: [] }, bearer(integration.token));
+    const alerts = (await listAlerts(request, team.maintainer.token, team.project.id)).sort((a, b) => a.iid - b.iid);
+    expect(alerts.map(({ title, hosts, severity, service }) => ({ title, hosts, severity, service }))).toEqual([
+      { title: "CPU hot", hosts: ["web-1", "web-2"], severity: "low", service: "checkout" },
+      { title: "Bare", hosts: [], severity: "info", service: "checkout" },
+    ]);
+    expect(alerts[0]!.started_at).toBe("2026-01-01T10:00:00.000Z");
+
+    // Bad mappings are 400s in GitLab's shapes.
+    const bad = (payload_attribute_mapping: unknown) => request.put(`${path}/${integration.id}`, { headers, data: { payload_attribute_mapping } });
+    await expectJson(await bad({ hosts: { path: ["items", { each: false }], type: "array" } }), 400, { error: "payload_attribute_mapping is invalid" });
+    await expectJson(await bad({ hosts: { path: ["h"], type: "array", values: { a: 1 } } }), 400, { error: "payload_attribute_mapping is invalid" });
+    await expectJson(await bad({ severity: { path: ["level"], type: "string", values: { crit: "urgent" } } }), 400, {
+      message: { payload_attribute_mapping: ["severity values must be one of critical, high, medium, low, info, unknown, not urgent"] },
+    });
+    await expectJson(await bad({ title: { path: ["items", { each: true }, "host"], type: "string" } }), 400, {
+      message: { payload_attribute_mapping: ["title reads every element of an array, so its type is array"] },
+    });
+    await expectJson(await bad({ title: { path: ["n"], type: "number" } }), 400, {
+      message: { payload_attribute_mapping: ["title cannot take a value of type number"] },
+    });
+    await expectJson(await request.get(`${path}/${integration.id}`, { headers }), 200, { ...integration });
+  });
+
   test("payload_fields lists the fields of a sample a mapping can use", async ({ request }) => {
     const team = await createTeam(request);
     const path = `/api/v4/projects/${team.project.id}/alert_management/payload_fields`;
@@ -190,7 +237,9 @@ test.describe("alert management API", () => {
     await expectJson(await request.post(path, { headers: asToken(team.maintainer.token), data: { payload_example: payloadExample } }), 200, [
       { path: ["alert", "name"], label: "alert/name", type: "string" },
       { path: ["alert", "level"], label: "alert/level", type: "string" },
+      { path: ["alert", "count"], label: "alert/count", type: "number" },
       { path: ["targets"], label: "targets", type: "array" },
+      { path: ["targets", { each: true }, "host"], label: "targets[*]/host", type: "array" },
       { path: ["targets", 0, "host"], label: "targets[0]/host", type: "string" },
       { path: ["targets", 1], label: "targets[1]", type: "string" },
       { path: ["when"], label: "when", type: "datetime" },

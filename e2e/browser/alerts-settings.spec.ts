@@ -57,18 +57,19 @@ test("a Maintainer maps a nested payload, sends a test alert, finds the mapped a
   await parse.click();
   await expect(page.getByText("Sample payload has been parsed. You can now map the fields.")).toBeVisible();
 
-  // Only fields of an allowed type are offered: a start time takes a datetime only.
+  // Only fields of an allowed type are offered, each with its value in the sample: a start time takes a datetime or a number.
   const startTime = page.getByRole("combobox", { name: "Payload alert key for Start time" });
   await startTime.click();
-  await expect(page.getByRole("listbox", { name: "Payload alert key for Start time" }).getByRole("option")).toHaveText(["when DateTime"]);
+  await expect(page.getByRole("listbox", { name: "Payload alert key for Start time" }).getByRole("option")).toHaveText(['when DateTime: "2026-01-01T10:00:00Z"']);
   await startTime.press("Escape");
   const hosts = page.getByRole("combobox", { name: "Payload alert key for Hosts" });
   await hosts.click();
   await expect(page.getByRole("listbox", { name: "Payload alert key for Hosts" }).getByRole("option")).toHaveText([
-    "alert/name String",
-    "alert/level String",
-    "targets Array",
-    "targets[0]/host String",
+    'alert/name String: "Disk full"',
+    'alert/level String: "high"',
+    'targets Array: [{"host":"db-1"}]',
+    'targets[*]/host Array: ["db-1"]',
+    'targets[0]/host String: "db-1"',
   ]);
   await hosts.press("Escape");
 

@@ -20,6 +20,22 @@ describe("integration form schemas", () => {
     expect(integrationSaveSchema.safeParse({ ...valid, payloadAttributeMapping: { title: { path: [], type: "string" } } }).success).toBe(false);
   });
 
+  it("accepts the extended mapping: wildcard segments, numbers, value maps and fallbacks", () => {
+    const base = { type: "http", name: "x", active: true };
+    const extended = {
+      hosts: { path: ["items", { each: true }, "host"], type: "array", label: "items[*]/host" },
+      severity: { path: ["level"], type: "string", values: { crit: "critical", P1: "critical" }, fallback: "low" },
+      start_time: { path: ["at"], type: "number" },
+    };
+    expect(integrationSaveSchema.safeParse({ ...base, payloadAttributeMapping: extended }).success).toBe(true);
+    const rejects = (mapped: unknown) => integrationSaveSchema.safeParse({ ...base, payloadAttributeMapping: { hosts: mapped } }).success;
+    expect(rejects({ path: ["items", { each: false }], type: "array" })).toBe(false);
+    expect(rejects({ path: ["items", { any: true }], type: "array" })).toBe(false);
+    expect(rejects({ path: ["h"], type: "array", values: { "": "x" } })).toBe(false);
+    expect(rejects({ path: ["h"], type: "array", values: { a: " " } })).toBe(false);
+    expect(rejects({ path: ["h"], type: "array", fallback: 3 })).toBe(false);
+  });
+
   it("has GitLab's list tabs; All alerts leaves ignored ones out", () => {
     expect(alertListTabs.map((tab) => [tab.label, tab.statuses])).toEqual([
       ["Open", ["triggered", "acknowledged"]],

@@ -10,7 +10,7 @@ import { NotFoundError, ValidationError } from "@/lib/errors";
 import { getEncryptionKey } from "@/lib/instance-secrets";
 import { hasFullRights } from "@/lib/projects/policy";
 import { getProjectWithAbility, type ProjectView } from "@/lib/projects/projects";
-import { alertFields, type PayloadAttributeMapping } from "./fields";
+import { alertFields, alertSeverities, isEachElement, type PayloadAttributeMapping } from "./fields";
 import { isPlainObject, jsonDepth } from "./json-values";
 import { extractPayloadFields, type PayloadField } from "./payload-fields";
 import { integrationUrl } from "./urls";
@@ -48,14 +48,22 @@ export function parsePayloadExample(text: string): Record<string, unknown> {
   return parsed;
 }
 
-/** A mapping may name only known alert fields, each with a non-empty path and a type that field accepts. */
+/**
+ * A mapping may name only known alert fields, each with a non-empty path and a type that field accepts; a path through
+ * every element of an array reads a list, so it is an array; a severity's value map and fallback name severities.
+ */
 function validateMapping(mapping: PayloadAttributeMapping): void {
+  const invalid = (message: string) => new ValidationError({ payload_attribute_mapping: [message] });
   for (const [field, mapped] of Object.entries(mapping)) {
     const definition = alertFields.find((candidate) => candidate.name === field);
-    if (!definition) throw new ValidationError({ payload_attribute_mapping: [`names an unknown alert field: ${field}`] });
-    if (!mapped || mapped.path.length === 0) throw new ValidationError({ payload_attribute_mapping: [`${field} needs a path`] });
-    if (!(definition.types as readonly string[]).includes(mapped.type)) {
-      throw new ValidationError({ payload_attribute_mapping: [`${field} cannot take a value of type ${mapped.type}`] });
+    if (!definition) throw invalid(`names an unknown alert field: ${field}`);
+    if (!mapped || mapped.path.length === 0) throw invalid(`${field} needs a path`);
+    if (!(definition.types as readonly string[]).includes(mapped.type)) throw invalid(`${field} cannot take a value of type ${mapped.type}`);
+    if (mapped.path.some(isEachElement) && mapped.type !== "array") throw invalid(`${field} reads every element of an array, so its type is array`);
+    if (field === "severity") {
+      const named = [...Object.values(mapped.values ?? {}), ...(mapped.fallback ? [mapped.fallback] : [])];
+      const unknown = named.find((severity) => !(alertSeverities as readonly string[]).includes(severity));
+      if (unknown !== undefined) throw invalid(`severity values must be one of ${alertSeverities.join(", ")}, not ${unknown}`);
     }
   }
 }

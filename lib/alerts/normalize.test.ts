@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { eachElement } from "./fields";
 import {
+  epochMillisecondsFrom,
   genericSeverity,
   isAlertmanagerPayload,
   normalizeGenericPayload,
   normalizePrometheusAlert,
+  parseMappedTime,
   prometheusSeverity,
+  readGenericPayload,
   truncate,
   truncateHosts,
 } from "./normalize";
@@ -121,6 +125,70 @@ describe("normalizeGenericPayload", () => {
     const mapping = { title: { path: ["missing"], type: "string" as const } };
     expect(normalizeGenericPayload({ title: "Standard" }, mapping, now).title).toBe("Standard");
     expect(normalizeGenericPayload({ missing: "" }, mapping, now).title).toBe("New: Alert");
+  });
+});
+
+describe("extended mappings", () => {
+  const each = eachElement;
+
+  it("maps every host of an array of objects, never an object's JSON", () => {
+    const payload = { items: [{ host: "web-1" }, { port: 80 }, { host: "web-2" }] };
+    expect(normalizeGenericPayload(payload, { hosts: { path: ["items", each, "host"], type: "array" } }, now).hosts).toEqual(["web-1", "web-2"]);
+    expect(normalizeGenericPayload(payload, { hosts: { path: ["items"], type: "array" } }, now).hosts).toEqual([]);
+  });
+
+  it("applies a value map before the field's parsing, element by element, and reports what it replaced", () => {
+    const severity = { path: ["level"], type: "string" as const, values: { crit: "critical", warn: "low", "1": "high" } };
+    expect(normalizeGenericPayload({ level: "warn" }, { severity }, now).severity).toBe("low");
+    expect(normalizeGenericPayload({ level: 1 }, { severity: { ...severity, type: "number" } }, now).severity).toBe("high");
+    // Values the map does not name pass unchanged; the map is exact.
+    expect(normalizeGenericPayload({ level: "medium" }, { severity }, now).severity).toBe("medium");
+    expect(normalizeGenericPayload({ level: "WARN" }, { severity }, now).severity).toBe("critical");
+    const { alert, readings } = readGenericPayload(
+      { items: [{ host: "a" }, { host: "b" }] },
+      { hosts: { path: ["items", each, "host"], type: "array", values: { a: "alpha.example" } } },
+      now,
+    );
+    expect(alert.hosts).toEqual(["alpha.example", "b"]);
+    expect(readings.hosts).toEqual({ source: "mapping", path: ["items", each, "host"], found: ["a", "b"], replaced: [["a", "alpha.example"]] });
+  });
+
+  it("uses the fallback when the mapped path finds nothing or a blank, before the standard key", () => {
+    const mapping = { service: { path: ["svc"], type: "string" as const, fallback: "checkout" } };
+    expect(normalizeGenericPayload({ svc: "cart" }, mapping, now).service).toBe("cart");
+    expect(normalizeGenericPayload({ svc: "  ", service: "standard" }, mapping, now).service).toBe("checkout");
+    const { alert, readings } = readGenericPayload({}, mapping, now);
+    expect(alert.service).toBe("checkout");
+    expect(readings.service).toMatchObject({ source: "fallback", path: ["svc"], found: undefined });
+    expect(readings.title).toMatchObject({ source: "default", path: null });
+  });
+
+  it("reads mapped epoch seconds and milliseconds (numbers or numeric strings) and ISO strings as times", () => {
+    const at = (value: unknown) => normalizeGenericPayload({ at: value }, { start_time: { path: ["at"], type: "number" } }, now).startedAt;
+    const tenOClock = new Date("2026-01-01T10:00:00Z");
+    expect(at(1767261600)).toEqual(tenOClock);
+    expect(at(1767261600000)).toEqual(tenOClock);
+    expect(at("1767261600")).toEqual(tenOClock);
+    expect(at("1767261600000")).toEqual(tenOClock);
+    expect(at(1767261600.5)).toEqual(new Date("2026-01-01T10:00:00.500Z"));
+    expect(at("2026-01-01T10:00:00Z")).toEqual(tenOClock);
+    expect(at("not a time")).toEqual(now);
+    expect(at(Number.MAX_VALUE)).toEqual(now);
+    const ended = normalizeGenericPayload({ stop: "1767261600" }, { end_time: { path: ["stop"], type: "datetime" } }, now);
+    expect(ended).toMatchObject({ endedAt: tenOClock, resolving: true });
+  });
+
+  it("tells seconds from milliseconds by magnitude: below 1e11 is seconds", () => {
+    expect(epochMillisecondsFrom).toBe(1e11);
+    expect(parseMappedTime(99_999_999_999)).toEqual(new Date(99_999_999_999_000));
+    expect(parseMappedTime(100_000_000_000)).toEqual(new Date(100_000_000_000));
+    expect(parseMappedTime(0)).toEqual(new Date(0));
+    expect(parseMappedTime("")).toBeNull();
+  });
+
+  it("keeps GitLab's parsing for the standard keys when the mapping finds nothing", () => {
+    const mapping = { end_time: { path: ["stop"], type: "number" as const } };
+    expect(normalizeGenericPayload({ end_time: 1767261600 }, mapping, now)).toMatchObject({ endedAt: null, resolving: false });
   });
 });
 

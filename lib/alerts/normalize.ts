@@ -65,9 +65,12 @@ export function truncateHosts(hosts: string[]): string[] {
   return kept;
 }
 
+/** Hosts are the list's text and numbers; objects in it (a mapped array of objects) are not hosts. */
 function hostList(value: unknown): string[] {
   if (isBlank(value)) return [];
-  const list = (Array.isArray(value) ? value.flat(Infinity) : [value]).filter((host) => !isBlank(host)).map((host) => text(host)!);
+  const list = (Array.isArray(value) ? value.flat(Infinity) : [value])
+    .filter((host) => !isBlank(host) && !isPlainObject(host))
+    .map((host) => text(host)!);
   return truncateHosts(list);
 }
 
@@ -110,30 +113,90 @@ const defaultPaths: Record<AlertFieldName, PayloadPath> = {
 const volatileFields = new Set(["start_time", "end_time", "hosts"]);
 
 /**
- * A generic (HTTP endpoint) payload, read through the integration's custom mapping when it has one. A mapped field
- * whose value is blank falls back to the field's standard key, then to the default.
+ * Below this a mapped epoch number is seconds, from it on milliseconds: 1e11 seconds is the year 5138, while 1e11
+ * milliseconds is March 1973, so no time an alert can carry is ambiguous.
  */
-export function normalizeGenericPayload(
+export const epochMillisecondsFrom = 1e11;
+const epochNumber = /^-?\d+(\.\d+)?$/;
+
+/**
+ * A mapped time: an epoch number (or numeric string) in seconds or milliseconds by magnitude, or an ISO 8601 string.
+ * Standard keys keep GitLab's parsing, so unmapped payloads are read exactly as GitLab reads them.
+ */
+export function parseMappedTime(value: unknown): Date | null {
+  const epoch = typeof value === "number" ? value : typeof value === "string" && epochNumber.test(value.trim()) ? Number(value) : null;
+  if (epoch === null) return parseTime(value);
+  if (!Number.isFinite(epoch)) return null;
+  const time = new Date(Math.abs(epoch) < epochMillisecondsFrom ? epoch * 1000 : epoch);
+  return Number.isNaN(time.getTime()) ? null : time;
+}
+
+/** Where a field's value came from, so the preview can say why a field is empty or defaulted. */
+export interface FieldReading {
+  source: "mapping" | "fallback" | "standard" | "default";
+  /** The mapped path, when the field is mapped. */
+  path: PayloadPath | null;
+  /** What the mapped path found, before the value map. */
+  found: unknown;
+  /** The payload values the value map replaced, with what they became. */
+  replaced: [from: string, to: string][];
+}
+
+export type FieldReadings = Record<AlertFieldName, FieldReading>;
+
+/** The value map applies to each scalar (each element of a list); values it does not name pass unchanged. */
+function applyValueMap(value: unknown, values: Record<string, string>, replaced: [string, string][]): unknown {
+  if (Array.isArray(value)) return value.map((item) => applyValueMap(item, values, replaced));
+  if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") return value;
+  const key = String(value).trim();
+  if (!Object.hasOwn(values, key)) return value;
+  replaced.push([key, values[key]!]);
+  return values[key];
+}
+
+/**
+ * A generic (HTTP endpoint) payload, read through the integration's custom mapping when it has one: a mapped field
+ * takes the value at its path (through its value map), else its fallback, else the field's standard key, else the
+ * default. The receiver and the mapper's preview both call this, so a stored alert is what the preview showed.
+ */
+export function readGenericPayload(
   payload: Record<string, unknown>,
   mapping: PayloadAttributeMapping | null,
   now: Date,
-): NormalizedAlert {
+): { alert: NormalizedAlert; readings: FieldReadings } {
+  const readings = {} as FieldReadings;
   const read = (field: AlertFieldName): unknown => {
     const mapped = mapping?.[field];
+    const reading: FieldReading = { source: "default", path: mapped?.path ?? null, found: undefined, replaced: [] };
+    readings[field] = reading;
     if (mapped) {
-      const value = valueAtPath(payload, mapped.path);
-      if (!isBlank(value)) return value;
+      reading.found = valueAtPath(payload, mapped.path);
+      const value = mapped.values ? applyValueMap(reading.found, mapped.values, reading.replaced) : reading.found;
+      if (!isBlank(value)) {
+        reading.source = "mapping";
+        return value;
+      }
+      if (mapped.fallback !== undefined && !isBlank(mapped.fallback)) {
+        reading.source = "fallback";
+        return mapped.fallback;
+      }
     }
-    return valueAtPath(payload, defaultPaths[field]);
+    const standard = valueAtPath(payload, defaultPaths[field]);
+    if (!isBlank(standard)) reading.source = "standard";
+    return standard;
+  };
+  const readTime = (field: "start_time" | "end_time", standardParse: (value: unknown) => Date | null) => {
+    const value = read(field);
+    return readings[field].source === "standard" ? standardParse(value) : parseMappedTime(value);
   };
 
-  const endedAt = parseTimeWithEpochMillis(read("end_time"));
+  const endedAt = readTime("end_time", parseTimeWithEpochMillis);
   const explicitFingerprint = read("fingerprint");
   const automaticSource = Object.fromEntries(Object.entries(payload).filter(([key]) => !volatileFields.has(key)));
-  return {
+  const alert: NormalizedAlert = {
     title: truncate(text(read("title")) ?? defaultAlertTitle, limits.title),
     description: nullableTruncate(read("description"), limits.description),
-    startedAt: parseTime(read("start_time")) ?? now,
+    startedAt: readTime("start_time", parseTime) ?? now,
     endedAt,
     service: nullableTruncate(read("service"), limits.service),
     monitoringTool: nullableTruncate(read("monitoring_tool"), limits.monitoringTool),
@@ -143,6 +206,16 @@ export function normalizeGenericPayload(
     resolving: endedAt !== null,
     fingerprintSource: !isBlank(explicitFingerprint) ? explicitFingerprint : isBlank(automaticSource) ? null : automaticSource,
   };
+  return { alert, readings };
+}
+
+/** The alert a generic payload opens (see `readGenericPayload`). */
+export function normalizeGenericPayload(
+  payload: Record<string, unknown>,
+  mapping: PayloadAttributeMapping | null,
+  now: Date,
+): NormalizedAlert {
+  return readGenericPayload(payload, mapping, now).alert;
 }
 
 function nullableTruncate(value: unknown, limit: number): string | null {
