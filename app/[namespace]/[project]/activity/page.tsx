@@ -1,4 +1,3 @@
-import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ActivityFeed } from "@/components/events/activity-feed";
 import { ProjectHeader } from "@/components/projects/project-header";
@@ -6,8 +5,9 @@ import { sessionContext } from "@/lib/auth/session";
 import { NotFoundError } from "@/lib/errors";
 import { getVisibleProject, type ProjectView } from "@/lib/projects/projects";
 import { projectFullPath } from "@/lib/projects/serialize";
+import { projectPageMetadata } from "../project-metadata";
 
-export const metadata: Metadata = { title: "Activity" };
+export const generateMetadata = projectPageMetadata("Activity");
 
 export default async function ProjectActivityPage({ params }: { params: Promise<{ namespace: string; project: string }> }) {
   const { namespace, project } = await params;

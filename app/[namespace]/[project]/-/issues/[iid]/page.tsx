@@ -32,7 +32,7 @@ const loadIssue = cache(async (namespace: string, project: string, iid: string) 
 export async function generateMetadata({ params }: IssuePageProps): Promise<Metadata> {
   const { namespace, project, iid } = await params;
   const { issueView } = await loadIssue(namespace, project, iid);
-  return { title: `${issueView.issue.title} (#${issueView.issue.iid})` };
+  return { title: `${issueView.issue.title} (#${issueView.issue.iid}) · Issues · ${issueView.view.project.name}` };
 }
 
 export default async function IssuePage({ params }: IssuePageProps) {
