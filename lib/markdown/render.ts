@@ -68,5 +68,6 @@ const sanitizeOptions: sanitizeHtml.IOptions = {
 
 /** Markdown written by a person, as HTML that is safe to put into a page as it is. */
 export function renderMarkdown(source: string): string {
-  return sanitizeHtml(markdown.parse(source, { async: false }), sanitizeOptions);
+  // Trimmed: the parser ends blocks with a newline, which would read as text in the page.
+  return sanitizeHtml(markdown.parse(source, { async: false }), sanitizeOptions).trim();
 }
