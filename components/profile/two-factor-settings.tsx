@@ -1,7 +1,7 @@
 "use client";
 
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useRouter } from "next/navigation";
+import { usePathname, useRouter } from "next/navigation";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { applyFieldErrors } from "@/components/ui/apply-field-errors";
@@ -19,6 +19,7 @@ interface TwoFactorSettingsProps {
 /** For an account with two-factor authentication: new recovery codes, or turning it off. Both need the password. */
 export function TwoFactorSettings({ disable, regenerate }: TwoFactorSettingsProps) {
   const router = useRouter();
+  const pathname = usePathname();
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
   return (
     <>
@@ -48,7 +49,7 @@ export function TwoFactorSettings({ disable, regenerate }: TwoFactorSettingsProp
           danger
           submit={async (values) => {
             const result = await disable(values);
-            if (result.ok) router.refresh();
+            if (result.ok) router.replace(`${pathname}?notice=disabled`);
             return result;
           }}
         />

@@ -431,6 +431,8 @@ test.describe("alert management API", () => {
     ]);
     const closed = await request.get(`/api/v4/projects/${team.project.id}/issues/1`, { headers: asToken(team.reporter.token) });
     expect(await closed.json()).toMatchObject({ state: "closed", closed_at: isoTimestamp });
+    const timeline = await request.get(`/api/v4/projects/${team.project.id}/issues/1/notes?activity_filter=only_activity`, { headers: asToken(team.reporter.token) });
+    expect(await timeline.json()).toMatchObject([{ body: "closed", system: true, author: { username: "alert-bot" } }]);
 
     // With auto-close off, the next one stays open.
     await request.put(settingsPath, { headers: maintainer, data: { auto_close_incident: false } });

@@ -119,6 +119,7 @@ test("signing in first: /oauth/authorize sends an anonymous visitor to sign in, 
     const state = nonce();
     await page.goto(authorizePath({ client_id: app.uid, redirect_uri: callback.url, response_type: "code", scope: "read_user", state }));
     await expect(page).toHaveURL(/\/users\/sign_in\?callbackUrl=/);
+    await expect(page.getByTestId("sign-in-purpose")).toHaveText(`Sign in to continue to ${app.name}, which is asking to access your account.`);
     await page.getByLabel("Username or email").fill(user.username);
     await page.getByLabel("Password", { exact: true }).fill(user.password);
     await page.getByRole("button", { name: "Sign in" }).click();

@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Locator } from "@playwright/test";
 import { createUser } from "../support/api";
 import { signIn, submitSignIn, withFreshApi } from "../support/browser";
 import { createApplicationAsRoot } from "../support/oauth-browser";
@@ -42,6 +42,7 @@ test("a device approved through its verification link gets tokens once", async (
   // The person follows the link from the device, signs in, and lands back on the confirmation.
   await page.goto(device.verification_uri_complete);
   await expect(page).toHaveURL(/\/users\/sign_in\?callbackUrl=/);
+  await expect(page.getByTestId("sign-in-purpose")).toHaveText("Sign in to authorize a device. You will check its code and what it asks for next.");
   await submitSignIn(page, user.username, user.password);
   await expect(page).toHaveURL(/\/oauth\/device\?user_code=/);
   await expect(page.getByText(`${app.name} is asking to access your account from a device showing the code ${device.user_code}`)).toBeVisible();
@@ -72,6 +73,17 @@ test("a device denied by a code typed by hand gets access_denied", async ({ page
   await signIn(page, user.username, user.password);
 
   await page.goto("/oauth/device");
+  // The code field is ready to type in, and looks like every other text field.
+  const codeField = page.getByLabel("User code");
+  await expect(codeField).toBeFocused();
+  const looks = (field: Locator) => field.evaluate((element) => {
+    const style = getComputedStyle(element);
+    return { height: style.height, border: style.border, padding: style.padding, borderRadius: style.borderRadius };
+  });
+  await page.goto("/users/password/new");
+  const otherField = await looks(page.getByRole("textbox").first());
+  await page.goto("/oauth/device");
+  expect(await looks(codeField)).toEqual(otherField);
   await page.getByLabel("User code").fill("BBBB-BBBB");
   await page.getByRole("button", { name: "Continue" }).click();
   await expect(page.getByRole("main").getByRole("alert")).toHaveText("The user code is invalid or expired");

@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { createApplicationAsRoot } from "../support/oauth-browser";
 import { createUser, uniqueName } from "../support/api";
 import { expectSignedInAs, signIn, signOut, signUp, submitSignIn } from "../support/browser";
 
@@ -64,6 +65,24 @@ test("sign-in returns to a local callbackUrl and ignores foreign ones", async ({
   await page.goto(`/users/sign_in?callbackUrl=${encodeURIComponent("//evil.example/steal")}`);
   await submitSignIn(page, user.username, user.password);
   await expect(page).toHaveURL(/^http:\/\/localhost:\d+\/projects$/);
+});
+
+test("the sign-in page names the application asking only from its registration, never from the URL", async ({ page, request }) => {
+  const app = await createApplicationAsRoot(request, { redirectUri: "https://client.example/callback", scopes: "read_user" });
+  const asking = (query: string) => `/users/sign_in?callbackUrl=${encodeURIComponent(`/oauth/authorize?${query}`)}`;
+  await page.goto(asking(`client_id=${app.uid}&response_type=code&name=Evil`));
+  await expect(page.getByTestId("sign-in-purpose")).toHaveText(`Sign in to continue to ${app.name}, which is asking to access your account.`);
+  await page.goto(`/users/sign_in?callbackUrl=${encodeURIComponent(`/oauth/authorize/consent?client_id=${app.uid}`)}`);
+  await expect(page.getByTestId("sign-in-purpose")).toContainText(app.name);
+
+  // Unknown clients, garbage and other destinations name nobody.
+  for (const path of [asking("client_id=not-an-application"), asking("client_id=%00%01"), asking("application_name=Bank"), "/users/sign_in?callbackUrl=%2Fprofile"]) {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+    await expect(page.getByTestId("sign-in-purpose"), path).toHaveCount(0);
+  }
+  await page.goto(`/users/sign_in?callbackUrl=${encodeURIComponent("/oauth/device?user_code=ABCD-EFGH")}`);
+  await expect(page.getByTestId("sign-in-purpose")).toHaveText("Sign in to authorize a device. You will check its code and what it asks for next.");
 });
 
 test("after five wrong passwords the account is locked, even for the right password", async ({ page, request }) => {

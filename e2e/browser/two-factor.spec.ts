@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
 import { Secret, TOTP } from "otpauth";
 import { createUser, type CreatedUser } from "../support/api";
@@ -86,7 +87,8 @@ test("enable two-factor authentication, then sign in with a code and with a reco
   await expect(page.getByRole("main").getByRole("alert")).toHaveText("Invalid two-factor code.");
 });
 
-test("regenerate recovery codes and disable two-factor authentication", async ({ page, request }) => {
+test("regenerate recovery codes, copy and download them, and disable two-factor authentication", async ({ page, request, context, baseURL }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseURL });
   const user = await createUser(request);
   await signIn(page, user.username, user.password);
   await page.goto("/profile/two_factor_auth");
@@ -104,6 +106,13 @@ test("regenerate recovery codes and disable two-factor authentication", async ({
   const newCodes = await readRecoveryCodes(page);
   expect(newCodes).not.toContain(firstCodes[0]);
 
+  await page.getByRole("button", { name: "Copy codes" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "copied" })).toHaveText("The recovery codes were copied to the clipboard.");
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${newCodes.join("\n")}\n`);
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download codes" }).click()]);
+  expect(download.suggestedFilename()).toBe(`${new URL(baseURL!).hostname}-recovery-codes.txt`);
+  expect(readFileSync((await download.path())!, "utf8")).toBe(`${newCodes.join("\n")}\n`);
+
   const disable = page.getByRole("form", { name: "Disable two-factor authentication" });
   await disable.getByLabel("Current password").fill("wrong password");
   await disable.getByRole("button", { name: "Disable two-factor authentication" }).click();
@@ -111,6 +120,7 @@ test("regenerate recovery codes and disable two-factor authentication", async ({
   await disable.getByLabel("Current password").fill(user.password);
   await disable.getByRole("button", { name: "Disable two-factor authentication" }).click();
   await expect(page.getByLabel("Secret key")).toBeVisible();
+  await expect(page.getByText("Two-factor authentication has been disabled.")).toBeVisible();
 
   await signOut(page);
   await signIn(page, user.username, user.password);

@@ -2,7 +2,7 @@ import "server-only";
 import { and, eq } from "drizzle-orm";
 import type { Executor } from "@/lib/db";
 import { alerts, issues, type AlertRow, type ProjectRow, type UserRow } from "@/lib/db/schema";
-import { insertIssue, recordIssueEvent } from "@/lib/issues/issues";
+import { insertIssue, recordIssueStateChange } from "@/lib/issues/issues";
 import { defaultAlertTitle } from "./normalize";
 
 function incidentDescription(alert: AlertRow, detailsUrl: string): string {
@@ -52,7 +52,7 @@ export async function closeIncident(tx: Executor, project: ProjectRow, alert: Al
     .set({ state: "closed", closedAt: now, closedById: bot.id, updatedAt: now })
     .where(and(eq(issues.id, alert.issueId), eq(issues.state, "opened")))
     .returning();
-  if (closed) await recordIssueEvent(tx, { project }, closed, bot.id, "closed", now);
+  if (closed) await recordIssueStateChange(tx, { project }, closed, bot.id, "closed", now);
 }
 
 export async function incidentIid(tx: Executor, alert: AlertRow): Promise<number | null> {

@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import type { Executor } from "@/lib/db";
 import { nextInternalId } from "@/lib/db/internal-ids";
-import { alerts, events, issues, milestones, users, type IssueRow, type UserRow } from "@/lib/db/schema";
+import { alerts, events, issues, milestones, notes, users, type IssueRow, type UserRow } from "@/lib/db/schema";
 import { NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { deleteEvents, recordEvent } from "@/lib/events/record";
 import { getProjectWithAbility, getVisibleProject, type ProjectView } from "@/lib/projects/projects";
@@ -154,7 +154,7 @@ async function labelIdsAfter(tx: Executor, view: ProjectView, issueId: number, c
 
 /**
  * `PUT /projects/:id/issues/:issue_iid`: Reporters edit; closing and reopening need Developer. Each state change is
- * recorded as `closed` / `reopened` in the same transaction.
+ * recorded as `closed` / `reopened`, as an event and as a system note in the issue's timeline, in the same transaction.
  */
 export async function updateIssue(ctx: Ctx, projectReference: string, iid: number, changes: IssueChanges): Promise<IssueDetails> {
   const actor = actingUser(ctx);
@@ -184,7 +184,7 @@ export async function updateIssue(ctx: Ctx, projectReference: string, iid: numbe
     const labelIds = await labelIdsAfter(tx, view, updated.id, changes, ctx.now);
     if (labelIds) await setIssueLabels(tx, updated.id, labelIds);
     if (assigneeIds) await setIssueAssignees(tx, updated.id, assigneeIds);
-    if (closing || reopening) await recordIssueEvent(tx, view, updated, actor.id, closing ? "closed" : "reopened", ctx.now);
+    if (closing || reopening) await recordIssueStateChange(tx, view, updated, actor.id, closing ? "closed" : "reopened", ctx.now);
     return updated;
   });
   return withIssueDetail(ctx, { view, issue, author: current.author });
@@ -227,4 +227,20 @@ export async function recordIssueEvent(
     issueId: issue.id,
     createdAt: now,
   });
+}
+
+/**
+ * A close or reopen: its event, and the system note GitLab writes in the issue's timeline (the note's body is the
+ * action). System notes have no `commented` event of their own.
+ */
+export async function recordIssueStateChange(
+  tx: Executor,
+  view: Pick<ProjectView, "project">,
+  issue: IssueRow,
+  actorId: number,
+  action: "closed" | "reopened",
+  now: Date,
+): Promise<void> {
+  await recordIssueEvent(tx, view, issue, actorId, action, now);
+  await tx.insert(notes).values({ projectId: view.project.id, issueId: issue.id, authorId: actorId, body: action, system: true, createdAt: now, updatedAt: now });
 }

@@ -7,7 +7,7 @@ import { addMember } from "@/lib/projects/members";
 import { createProject } from "@/lib/projects/projects";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
-import { createIssue } from "./issues";
+import { createIssue, updateIssue } from "./issues";
 import { createNote, deleteNote, getNote, listIssueNotes, listNotes, updateNote } from "./notes";
 
 describe.each(testDatabases())("issue notes on $name", ({ open }) => {
@@ -117,5 +117,23 @@ describe.each(testDatabases())("issue notes on $name", ({ open }) => {
     expect((await handle.db.select().from(projectEventCounts).where(eq(projectEventCounts.projectId, projectId)))[0]!.eventCount).toBe(countBefore - 1);
     await deleteNote(userContext(handle.db, owner), project, iid, ownersNote.note.id);
     await expect(getNote(userContext(handle.db, owner), project, iid, ownersNote.note.id)).rejects.toBeInstanceOf(NotFoundError);
+  });
+  it("closing and reopening write system notes by whoever did it, kept apart from comments and without comment events", async () => {
+    const { owner, maintainer, project, iid } = await team();
+    await createNote(userContext(handle.db, owner), project, iid, { body: "a comment" });
+    await updateIssue(userContext(handle.db, maintainer), project, iid, { stateEvent: "close" });
+    await updateIssue(userContext(handle.db, maintainer), project, iid, { stateEvent: "close" });
+    await updateIssue(userContext(handle.db, owner), project, iid, { stateEvent: "reopen" });
+    const timeline = (await listIssueNotes(anonymousTestContext(handle.db), project, iid)).notes;
+    expect(timeline.map(({ note, author }) => [note.body, note.system, author.id])).toEqual([
+      ["a comment", false, owner.id],
+      ["closed", true, maintainer.id],
+      ["reopened", true, owner.id],
+    ]);
+    const activity = await listNotes(anonymousTestContext(handle.db), project, iid, { activityFilter: "only_activity", sort: "asc" }, pageRequest({}));
+    expect(activity.items.map(({ note }) => note.body)).toEqual(["closed", "reopened"]);
+    const systemNoteIds = timeline.filter(({ note }) => note.system).map(({ note }) => note.id);
+    const noteEvents = await handle.db.select().from(events).where(eq(events.targetType, "Note"));
+    expect(noteEvents.filter((event) => systemNoteIds.includes(event.targetId!))).toEqual([]);
   });
 });

@@ -55,7 +55,10 @@ export default async function DevicePage({ searchParams }: DevicePageProps) {
             <input
               id="user_code"
               name="user_code"
+              type="text"
               defaultValue={userCode}
+              // The one thing to do on this page; whoever arrives here came to type the code.
+              autoFocus
               autoComplete="off"
               autoCapitalize="characters"
               spellCheck={false}

@@ -11,10 +11,16 @@ import { confirmTwoFactorAction, disableTwoFactorAction, regenerateRecoveryCodes
 
 export const metadata: Metadata = { title: "Two-factor authentication" };
 
-export default async function TwoFactorPage() {
+interface TwoFactorPageProps {
+  searchParams: Promise<{ notice?: string | string[] }>;
+}
+
+export default async function TwoFactorPage({ searchParams }: TwoFactorPageProps) {
   const ctx = await requireSessionContext("/profile/two_factor_auth");
   const user = currentUser(ctx);
   const enrollment = user.otpEnabledAt ? null : await beginTwoFactorEnrollment(ctx);
+  // Only this fixed text can be shown, whatever the URL says, and only while two-factor authentication is indeed off.
+  const justDisabled = enrollment !== null && (await searchParams).notice === "disabled";
   return (
     <>
       <div className="breadcrumbs">
@@ -26,6 +32,7 @@ export default async function TwoFactorPage() {
           <p className="muted">Require a code from an authenticator app, as well as your password, to sign in.</p>
         </div>
       </div>
+      {justDisabled ? <Notice tone="success">Two-factor authentication has been disabled.</Notice> : null}
       {enrollment === null ? (
         <>
           <Notice tone="success">

@@ -4,8 +4,9 @@ import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/auth/sign-in-form";
 import { Notice } from "@/components/ui/notice";
 import { safeCallbackPath } from "@/lib/auth/form-schemas";
-import { getSessionUser } from "@/lib/auth/session";
+import { getSessionUser, sessionContext } from "@/lib/auth/session";
 import { isSignUpEnabled } from "@/lib/auth/sign-up";
+import { signInPurpose } from "@/lib/oauth/sign-in-purpose";
 
 export const metadata: Metadata = { title: "Sign in" };
 
@@ -27,9 +28,21 @@ export default async function SignInPage({ searchParams }: SignInPageProps) {
   // next-auth sends people here with ?error= when a sign-in fails outside our form (e.g. an expired session).
   const arrivedWithError = typeof params.error === "string";
   const arrivalNotice = typeof params.notice === "string" && Object.hasOwn(arrivalNotices, params.notice) ? arrivalNotices[params.notice] : undefined;
+  const purpose = await signInPurpose(await sessionContext(), callbackPath);
   return (
     <div className="narrow">
       <h1>Sign in</h1>
+      {purpose ? (
+        <p className="sign-in-purpose" data-testid="sign-in-purpose">
+          {purpose.kind === "application" ? (
+            <>
+              Sign in to continue to <strong>{purpose.name}</strong>, which is asking to access your account.
+            </>
+          ) : (
+            <>Sign in to authorize a device. You will check its code and what it asks for next.</>
+          )}
+        </p>
+      ) : null}
       <p className="muted">Use your username or email address.</p>
       <div className="card section">
         {arrivalNotice ? <Notice tone="success">{arrivalNotice}</Notice> : null}

@@ -1,4 +1,3 @@
-import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ActivityFeed } from "@/components/events/activity-feed";
 import { ProjectHeader } from "@/components/projects/project-header";
@@ -7,15 +6,15 @@ import { NotFoundError } from "@/lib/errors";
 import { absoluteUrl, feedPaths } from "@/lib/events/feeds";
 import { getVisibleProject, type ProjectView } from "@/lib/projects/projects";
 import { projectFullPath } from "@/lib/projects/serialize";
+import { projectPageMetadata } from "../project-metadata";
 
 interface ProjectActivityPageProps {
   params: Promise<{ namespace: string; project: string }>;
 }
 
-export async function generateMetadata({ params }: ProjectActivityPageProps): Promise<Metadata> {
-  const { namespace, project } = await params;
-  return { title: "Activity", alternates: { types: { "application/atom+xml": absoluteUrl(feedPaths.project(`${namespace}/${project}`)) } } };
-}
+export const generateMetadata = projectPageMetadata("Activity", (fullPath) => ({
+  alternates: { types: { "application/atom+xml": absoluteUrl(feedPaths.project(fullPath)) } },
+}));
 
 export default async function ProjectActivityPage({ params }: ProjectActivityPageProps) {
   const { namespace, project } = await params;

@@ -1,4 +1,3 @@
-import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { z } from "zod";
@@ -14,8 +13,9 @@ import { ForbiddenError, NotFoundError } from "@/lib/errors";
 import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { updateAlertStatusAction } from "./actions";
+import { projectPageMetadata } from "../../project-metadata";
 
-export const metadata: Metadata = { title: "Alerts" };
+export const generateMetadata = projectPageMetadata("Alerts");
 
 const perPage = 20;
 

@@ -1,4 +1,3 @@
-import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { NewIssueForm } from "@/components/issues/issue-forms";
@@ -13,8 +12,9 @@ import { listIssues } from "@/lib/issues/issue-list";
 import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { createIssueAction } from "./actions";
+import { projectPageMetadata } from "../../project-metadata";
 
-export const metadata: Metadata = { title: "Issues" };
+export const generateMetadata = projectPageMetadata("Issues");
 
 const perPage = 20;
 const states = ["opened", "closed", "all"] as const;

@@ -1,4 +1,3 @@
-import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { AddMemberForm } from "@/components/projects/add-member-form";
 import { MemberTable } from "@/components/projects/member-table";
@@ -12,8 +11,9 @@ import { listMembers } from "@/lib/projects/members";
 import { can, grantableRoles } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { addMemberAction, removeMemberAction } from "./actions";
+import { projectPageMetadata } from "../../project-metadata";
 
-export const metadata: Metadata = { title: "Members" };
+export const generateMetadata = projectPageMetadata("Members");
 
 export default async function ProjectMembersPage({ params }: { params: Promise<{ namespace: string; project: string }> }) {
   const { namespace, project } = await params;

@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { cache } from "react";
 import { CommentForm, IssueStateButton } from "@/components/issues/issue-forms";
 import { IssueMetadata } from "@/components/issues/issue-metadata";
+import { MarkdownBody } from "@/components/issues/markdown-body";
 import { ProjectHeader } from "@/components/projects/project-header";
 import { DateText } from "@/components/ui/date-text";
 import { sessionContext } from "@/lib/auth/session";
@@ -31,7 +32,7 @@ const loadIssue = cache(async (namespace: string, project: string, iid: string) 
 export async function generateMetadata({ params }: IssuePageProps): Promise<Metadata> {
   const { namespace, project, iid } = await params;
   const { issueView } = await loadIssue(namespace, project, iid);
-  return { title: `${issueView.issue.title} (#${issueView.issue.iid})` };
+  return { title: `${issueView.issue.title} (#${issueView.issue.iid}) · Issues · ${issueView.view.project.name}` };
 }
 
 export default async function IssuePage({ params }: IssuePageProps) {
@@ -57,24 +58,30 @@ export default async function IssuePage({ params }: IssuePageProps) {
         </div>
         {can(view, "closeIssue") ? <IssueStateButton state={issue.state} change={setIssueStateAction.bind(null, fullPath, issue.iid)} /> : null}
       </div>
-      {issue.description ? <p className="issue-description">{issue.description}</p> : <p className="muted">No description.</p>}
+      {issue.description ? <MarkdownBody source={issue.description} className="issue-description" /> : <p className="muted">No description.</p>}
       <IssueMetadata labels={labels} assignees={assignees} milestone={milestone} dueDate={issue.dueDate} />
       <section aria-labelledby="comments-heading">
-        <h2 id="comments-heading">Comments ({notes.length})</h2>
-        {notes.map(({ note, author: noteAuthor }) => (
-          <article key={note.id} id={`note_${note.id}`} className={note.internal ? "comment comment-internal" : "comment"}>
-            <p className="muted" style={{ margin: "0 0 0.4rem" }}>
-              <Link href={`/${noteAuthor.username}`}>{noteAuthor.name}</Link> · <DateText value={note.createdAt} />
-              {note.internal ? (
-                <>
-                  {" "}
-                  <span className="badge badge-warning">Internal note</span>
-                </>
-              ) : null}
+        <h2 id="comments-heading">Comments ({notes.filter(({ note }) => !note.system).length})</h2>
+        {notes.map(({ note, author: noteAuthor }) =>
+          note.system ? (
+            <p key={note.id} id={`note_${note.id}`} className="system-note">
+              <Link href={`/${noteAuthor.username}`}>{noteAuthor.name}</Link> {note.body} <DateText value={note.createdAt} />
             </p>
-            <div className="comment-body">{note.body}</div>
-          </article>
-        ))}
+          ) : (
+            <article key={note.id} id={`note_${note.id}`} className={note.internal ? "comment comment-internal" : "comment"}>
+              <p className="muted" style={{ margin: "0 0 0.4rem" }}>
+                <Link href={`/${noteAuthor.username}`}>{noteAuthor.name}</Link> · <DateText value={note.createdAt} />
+                {note.internal ? (
+                  <>
+                    {" "}
+                    <span className="badge badge-warning">Internal note</span>
+                  </>
+                ) : null}
+              </p>
+              <MarkdownBody source={note.body} className="comment-body" />
+            </article>
+          ),
+        )}
         {can(view, "comment") ? (
           <CommentForm comment={addCommentAction.bind(null, fullPath, issue.iid)} allowInternal={can(view, "createInternalNote")} />
         ) : null}

@@ -1,4 +1,3 @@
-import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { AlertSettings } from "@/components/alerts/alert-settings";
 import { ProjectHeader } from "@/components/projects/project-header";
@@ -15,8 +14,9 @@ import {
   updateAlertSettingsAction,
   updateIntegrationAction,
 } from "./actions";
+import { projectPageMetadata } from "../../../project-metadata";
 
-export const metadata: Metadata = { title: "Alerts · Monitor settings" };
+export const generateMetadata = projectPageMetadata("Alerts · Monitor settings");
 
 /** Settings → Monitor → Alerts. Maintainers and above; everyone else gets the 404 page, as for a missing project. */
 export default async function AlertSettingsPage({ params }: { params: Promise<{ namespace: string; project: string }> }) {

@@ -1,4 +1,3 @@
-import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Fragment, type ReactNode } from "react";
@@ -13,8 +12,9 @@ import { ForbiddenError, NotFoundError } from "@/lib/errors";
 import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { updateAlertStatusAction } from "../../actions";
+import { projectPageMetadata } from "../../../../project-metadata";
 
-export const metadata: Metadata = { title: "Alert details" };
+export const generateMetadata = projectPageMetadata("Alert details");
 
 /** System notes carry GitLab's `**bold**` markup and nothing else: render just that, everything else as text. */
 function noteBody(body: string): ReactNode {
