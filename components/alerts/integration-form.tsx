@@ -239,7 +239,8 @@ function CredentialsTab({
 function TestAlertTab({ integration, actions }: { integration: IntegrationItem; actions: IntegrationActions }) {
   const payloadId = useId();
   const errorId = `${payloadId}-error`;
-  const [payload, setPayload] = useState("");
+  // The saved sample is a payload the integration is known to map, so it starts the test; "{}" is no sample.
+  const [payload, setPayload] = useState(integration.payload_example === "{}" ? "" : integration.payload_example);
   const [pending, setPending] = useState(false);
   const [message, setMessage] = useState<{ tone: "success" | "error"; text: string } | null>(null);
   const error = useMemo(() => {
