@@ -103,6 +103,13 @@ export class MethodNotAllowedError extends ApiError {
 /** 409 `{"message":"…"}`, e.g. "Email has already been taken". */
 export class ConflictError extends ApiError {
   readonly status = 409;
+  /** The attribute whose value is taken (`username`), so a form can show the message on that field. */
+  constructor(
+    message: string,
+    readonly attribute?: string,
+  ) {
+    super(message);
+  }
   body() {
     return { message: this.message };
   }

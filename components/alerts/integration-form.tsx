@@ -4,9 +4,10 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useRouter } from "next/navigation";
 import { useId, useMemo, useState } from "react";
 import { useForm, useWatch } from "react-hook-form";
-import { applyFieldErrors } from "@/components/ui/apply-field-errors";
+import { useServerErrors } from "@/components/ui/apply-field-errors";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { CopyField } from "@/components/ui/copy-field";
+import { FormFailureNotice } from "@/components/ui/form-failure";
 import { Notice } from "@/components/ui/notice";
 import { Tabs } from "@/components/ui/tabs";
 import { FieldError, TextField } from "@/components/ui/text-field";
@@ -110,18 +111,18 @@ function DetailsTab({
   const typeId = useId();
   const activeId = useId();
   const activeHintId = `${activeId}-hint`;
-  const { register, handleSubmit, formState, setError, control } = useForm<IntegrationDetails>({
+  const { register, handleSubmit, formState, setError, setFocus, control } = useForm<IntegrationDetails>({
     resolver: zodResolver(integrationDetailsSchema),
     defaultValues: { type: integration?.type ?? "http", name: integration?.name ?? "", active: integration?.active ?? false },
   });
   const [mapper, setMapper] = useState<MapperState>(() =>
     initialMapperState(integration?.payload_example ?? null, integration?.payload_attribute_mapping ?? {}),
   );
-  const [failure, setFailure] = useState<string | null>(null);
+  const { failure, report, clear } = useServerErrors({ setError, setFocus }, ["type", "name", "active"]);
   const type = useWatch({ control, name: "type" });
 
   async function onSubmit(values: IntegrationDetails) {
-    setFailure(null);
+    clear();
     const mapping =
       values.type === "http"
         ? {
@@ -134,7 +135,7 @@ function DetailsTab({
       ? await actions.update(integration.id, { name: values.name, active: values.active, ...mapping })
       : await actions.create({ ...values, ...mapping });
     if (!result.ok) {
-      setFailure(applyFieldErrors(result.fieldErrors, setError, ["name", "type", "active"]) || result.message);
+      report(result);
       return;
     }
     setMapper(initialMapperState(result.data.payload_example, result.data.payload_attribute_mapping));
@@ -143,17 +144,23 @@ function DetailsTab({
 
   return (
     <form className="stack" onSubmit={handleSubmit(onSubmit)} noValidate>
-      {failure ? <Notice tone="error">{failure}</Notice> : null}
+      <FormFailureNotice failure={failure} />
       <div className="field">
         <label htmlFor={typeId}>1. Select integration type</label>
-        <select id={typeId} disabled={integration !== null} {...register("type")}>
+        <select
+          id={typeId}
+          disabled={integration !== null}
+          aria-invalid={formState.errors.type ? true : undefined}
+          aria-describedby={formState.errors.type ? `${typeId}-error` : undefined}
+          {...register("type")}
+        >
           {integrationTypeOptions.map((option) => (
             <option key={option.value} value={option.value}>
               {option.label}
             </option>
           ))}
         </select>
-        <FieldError message={formState.errors.type?.message} />
+        <FieldError id={`${typeId}-error`} message={formState.errors.type?.message} />
       </div>
       <TextField label="2. Name integration" registration={register("name")} error={formState.errors.name?.message} autoComplete="off" />
       <div className="field">
@@ -232,7 +239,8 @@ function CredentialsTab({
 function TestAlertTab({ integration, actions }: { integration: IntegrationItem; actions: IntegrationActions }) {
   const payloadId = useId();
   const errorId = `${payloadId}-error`;
-  const [payload, setPayload] = useState("");
+  // The saved sample is a payload the integration is known to map, so it starts the test; "{}" is no sample.
+  const [payload, setPayload] = useState(integration.payload_example === "{}" ? "" : integration.payload_example);
   const [pending, setPending] = useState(false);
   const [message, setMessage] = useState<{ tone: "success" | "error"; text: string } | null>(null);
   const error = useMemo(() => {

@@ -2,16 +2,17 @@
 
 import { zodResolver } from "@hookform/resolvers/zod";
 import { signOut } from "next-auth/react";
-import { useState } from "react";
 import { useForm, type FieldPath } from "react-hook-form";
-import { applyFieldErrors } from "@/components/ui/apply-field-errors";
-import { Notice } from "@/components/ui/notice";
+import { useServerErrors } from "@/components/ui/apply-field-errors";
+import { FormFailureNotice } from "@/components/ui/form-failure";
 import { TextField } from "@/components/ui/text-field";
 import { changePasswordFormSchema, resetPasswordFormSchema, type ChangePasswordForm } from "@/lib/auth/form-schemas";
 import type { ActionResult } from "@/lib/forms/action-result";
 import { NewPasswordFields } from "./new-password-fields";
 
 type NewPasswordValues = Partial<Pick<ChangePasswordForm, "currentPassword">> & Omit<ChangePasswordForm, "currentPassword">;
+
+const newPasswordFields: FieldPath<NewPasswordValues>[] = ["currentPassword", "password", "passwordConfirmation"];
 
 interface NewPasswordFormProps {
   /** A server action; with `askCurrentPassword` it gets the current password too. */
@@ -24,17 +25,16 @@ interface NewPasswordFormProps {
 
 /** A new password, typed twice: the profile's password page (with the current one) and a reset link's page. */
 export function NewPasswordForm({ submit, askCurrentPassword, submitLabel, doneUrl }: NewPasswordFormProps) {
-  const { register, handleSubmit, formState, setError } = useForm<NewPasswordValues>({
+  const { register, handleSubmit, formState, setError, setFocus } = useForm<NewPasswordValues>({
     resolver: zodResolver(askCurrentPassword ? changePasswordFormSchema : resetPasswordFormSchema),
   });
-  const [failure, setFailure] = useState<string | null>(null);
+  const { failure, report, clear } = useServerErrors({ setError, setFocus }, newPasswordFields);
 
   async function onSubmit(values: NewPasswordValues) {
-    setFailure(null);
+    clear();
     const result = await submit(values);
     if (!result.ok) {
-      const fields: FieldPath<NewPasswordValues>[] = ["currentPassword", "password", "passwordConfirmation"];
-      setFailure(applyFieldErrors(result.fieldErrors, setError, fields) || result.message);
+      report(result);
       return;
     }
     // The server ended every session of the account; clear this browser's cookie too and say why on the sign-in page.
@@ -44,7 +44,7 @@ export function NewPasswordForm({ submit, askCurrentPassword, submitLabel, doneU
   const { errors } = formState;
   return (
     <form className="stack" onSubmit={handleSubmit(onSubmit)} noValidate>
-      {failure ? <Notice tone="error">{failure}</Notice> : null}
+      <FormFailureNotice failure={failure} />
       {askCurrentPassword ? (
         <TextField
           label="Current password"

@@ -2,26 +2,24 @@
 
 import { zodResolver } from "@hookform/resolvers/zod";
 import { signIn } from "next-auth/react";
-import { useState } from "react";
-import { useForm, type FieldPath } from "react-hook-form";
-import { Notice } from "@/components/ui/notice";
+import { useForm } from "react-hook-form";
 import { TextField } from "@/components/ui/text-field";
 import { signUpFormSchema, type SignUpForm as SignUpValues } from "@/lib/auth/form-schemas";
 import type { ActionResult } from "@/lib/forms/action-result";
-import { applyFieldErrors } from "@/components/ui/apply-field-errors";
+import { useServerErrors } from "@/components/ui/apply-field-errors";
+import { FormFailureNotice } from "@/components/ui/form-failure";
 import { NewPasswordFields } from "./new-password-fields";
 
 /** `signUp` is a server action, passed in by the page. */
 export function SignUpForm({ signUp }: { signUp: (values: SignUpValues) => Promise<ActionResult<{ username: string }>> }) {
-  const { register, handleSubmit, formState, setError } = useForm<SignUpValues>({ resolver: zodResolver(signUpFormSchema) });
-  const [failure, setFailure] = useState<string | null>(null);
+  const { register, handleSubmit, formState, setError, setFocus } = useForm<SignUpValues>({ resolver: zodResolver(signUpFormSchema) });
+  const { failure, report, clear } = useServerErrors({ setError, setFocus }, ["name", "username", "email", "password", "passwordConfirmation"]);
 
   async function onSubmit(values: SignUpValues) {
-    setFailure(null);
+    clear();
     const result = await signUp(values);
     if (!result.ok) {
-      const unplaced = applyFieldErrors<SignUpValues>(result.fieldErrors, setError, ["name", "username", "email", "password"] as FieldPath<SignUpValues>[]);
-      setFailure(unplaced ? `${result.message} ${unplaced}` : result.message);
+      report(result);
       return;
     }
     const signedIn = await signIn("credentials", { redirect: false, login: values.username, password: values.password });
@@ -33,7 +31,7 @@ export function SignUpForm({ signUp }: { signUp: (values: SignUpValues) => Promi
   const { errors } = formState;
   return (
     <form className="stack" onSubmit={handleSubmit(onSubmit)} noValidate>
-      {failure ? <Notice tone="error">{failure}</Notice> : null}
+      <FormFailureNotice failure={failure} />
       <TextField label="Name" registration={register("name")} error={errors.name?.message} autoComplete="name" autoFocus />
       <TextField
         label="Username"

@@ -4,7 +4,8 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { useForm } from "react-hook-form";
-import { applyFieldErrors } from "@/components/ui/apply-field-errors";
+import { useServerErrors } from "@/components/ui/apply-field-errors";
+import { FormFailureNotice } from "@/components/ui/form-failure";
 import { Notice } from "@/components/ui/notice";
 import { TextField } from "@/components/ui/text-field";
 import type { ActionResult } from "@/lib/forms/action-result";
@@ -13,17 +14,17 @@ import { commentFormSchema, newIssueFormSchema, type CommentForm as CommentValue
 /** Opens an issue and goes to its page. */
 export function NewIssueForm({ create, issuesPath }: { create: (values: NewIssueValues) => Promise<ActionResult<{ iid: number }>>; issuesPath: string }) {
   const router = useRouter();
-  const { register, handleSubmit, formState, setError } = useForm<NewIssueValues>({
+  const { register, handleSubmit, formState, setError, setFocus } = useForm<NewIssueValues>({
     resolver: zodResolver(newIssueFormSchema),
     defaultValues: { title: "", description: "", confidential: false },
   });
-  const [failure, setFailure] = useState<string | null>(null);
+  const { failure, report, clear } = useServerErrors({ setError, setFocus }, ["title", "description"]);
 
   async function onSubmit(values: NewIssueValues) {
-    setFailure(null);
+    clear();
     const result = await create(values);
     if (!result.ok) {
-      setFailure(applyFieldErrors(result.fieldErrors, setError, ["title", "description"]) || result.message);
+      report(result);
       return;
     }
     router.push(`${issuesPath}/${result.data.iid}`);
@@ -34,7 +35,7 @@ export function NewIssueForm({ create, issuesPath }: { create: (values: NewIssue
       <h2 id="new-issue-heading" style={{ margin: 0 }}>
         New issue
       </h2>
-      {failure ? <Notice tone="error">{failure}</Notice> : null}
+      <FormFailureNotice failure={failure} />
       <TextField label="Title" registration={register("title")} error={formState.errors.title?.message} autoComplete="off" />
       <TextField label="Description" registration={register("description")} error={formState.errors.description?.message} multiline />
       <label className="choice">
@@ -53,17 +54,17 @@ export function NewIssueForm({ create, issuesPath }: { create: (values: NewIssue
 /** Adds a comment and refreshes the page to show it; `allowInternal` offers GitLab's internal-note checkbox. */
 export function CommentForm({ comment, allowInternal }: { comment: (values: CommentValues) => Promise<ActionResult>; allowInternal: boolean }) {
   const router = useRouter();
-  const { register, handleSubmit, formState, setError, reset } = useForm<CommentValues>({
+  const { register, handleSubmit, formState, setError, setFocus, reset } = useForm<CommentValues>({
     resolver: zodResolver(commentFormSchema),
     defaultValues: { body: "", internal: false },
   });
-  const [failure, setFailure] = useState<string | null>(null);
+  const { failure, report, clear } = useServerErrors({ setError, setFocus }, ["body"]);
 
   async function onSubmit(values: CommentValues) {
-    setFailure(null);
+    clear();
     const result = await comment(values);
     if (!result.ok) {
-      setFailure(applyFieldErrors(result.fieldErrors, setError, ["body"]) || result.message);
+      report(result);
       return;
     }
     reset();
@@ -72,7 +73,7 @@ export function CommentForm({ comment, allowInternal }: { comment: (values: Comm
 
   return (
     <form className="stack" onSubmit={handleSubmit(onSubmit)} noValidate aria-label="Add a comment">
-      {failure ? <Notice tone="error">{failure}</Notice> : null}
+      <FormFailureNotice failure={failure} />
       <TextField label="Comment" registration={register("body")} error={formState.errors.body?.message} multiline />
       {allowInternal ? (
         <label className="choice">

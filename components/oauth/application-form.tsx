@@ -4,8 +4,9 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { useForm } from "react-hook-form";
-import { applyFieldErrors } from "@/components/ui/apply-field-errors";
+import { useServerErrors } from "@/components/ui/apply-field-errors";
 import { CopyField } from "@/components/ui/copy-field";
+import { FormFailureNotice } from "@/components/ui/form-failure";
 import { ScopeCheckboxes } from "@/components/ui/scope-checkboxes";
 import { Notice } from "@/components/ui/notice";
 import { TextField } from "@/components/ui/text-field";
@@ -22,19 +23,19 @@ interface ApplicationFormProps {
 export function ApplicationForm({ create }: ApplicationFormProps) {
   const router = useRouter();
   const confidentialHintId = useId();
-  const { register, handleSubmit, formState, setError, reset } = useForm<ApplicationValues>({
+  const { register, handleSubmit, formState, setError, setFocus, reset } = useForm<ApplicationValues>({
     resolver: zodResolver(applicationFormSchema),
     defaultValues: { name: "", redirectUri: "", confidential: true, scopes: [] },
   });
-  const [failure, setFailure] = useState<string | null>(null);
+  const { failure, report, clear } = useServerErrors({ setError, setFocus }, ["name", "redirectUri", "confidential", "scopes"]);
   const [created, setCreated] = useState<{ name: string; uid: string; secret: string } | null>(null);
 
   async function onSubmit(values: ApplicationValues) {
-    setFailure(null);
+    clear();
     setCreated(null);
     const result = await create(values);
     if (!result.ok) {
-      setFailure(applyFieldErrors(result.fieldErrors, setError, ["name", "redirectUri", "confidential", "scopes"]) || result.message);
+      report(result);
       return;
     }
     setCreated(result.data);
@@ -56,7 +57,7 @@ export function ApplicationForm({ create }: ApplicationFormProps) {
       <section aria-labelledby="new-application-heading">
         <h2 id="new-application-heading">Add new application</h2>
         <form className="stack card" onSubmit={handleSubmit(onSubmit)} noValidate>
-          {failure ? <Notice tone="error">{failure}</Notice> : null}
+          <FormFailureNotice failure={failure} />
           <TextField label="Name" registration={register("name")} error={errors.name?.message} required />
           <TextField
             label="Redirect URI"

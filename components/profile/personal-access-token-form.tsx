@@ -4,7 +4,8 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
-import { applyFieldErrors } from "@/components/ui/apply-field-errors";
+import { useServerErrors } from "@/components/ui/apply-field-errors";
+import { FormFailureNotice } from "@/components/ui/form-failure";
 import { CopyField } from "@/components/ui/copy-field";
 import { ScopeCheckboxes } from "@/components/ui/scope-checkboxes";
 import { TextField } from "@/components/ui/text-field";
@@ -24,19 +25,19 @@ interface PersonalAccessTokenFormProps {
 
 export function PersonalAccessTokenForm({ create, today }: PersonalAccessTokenFormProps) {
   const router = useRouter();
-  const { register, handleSubmit, formState, setError, reset } = useForm<TokenValues>({
+  const { register, handleSubmit, formState, setError, setFocus, reset } = useForm<TokenValues>({
     resolver: zodResolver(personalAccessTokenFormSchema),
     defaultValues: { name: "", scopes: [], expiresAt: "" },
   });
-  const [failure, setFailure] = useState<string | null>(null);
+  const { failure, report, clear } = useServerErrors({ setError, setFocus }, ["name", "expiresAt", "scopes"]);
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
 
   async function onSubmit(values: TokenValues) {
-    setFailure(null);
+    clear();
     setCreated(null);
     const result = await create(values);
     if (!result.ok) {
-      setFailure(applyFieldErrors(result.fieldErrors, setError, ["name", "scopes", "expiresAt"]) || result.message);
+      report(result);
       return;
     }
     setCreated(result.data);
@@ -58,7 +59,7 @@ export function PersonalAccessTokenForm({ create, today }: PersonalAccessTokenFo
       <section aria-labelledby="new-token-heading">
         <h2 id="new-token-heading">Add a personal access token</h2>
         <form className="stack card" onSubmit={handleSubmit(onSubmit)} noValidate>
-          {failure ? <Notice tone="error">{failure}</Notice> : null}
+          <FormFailureNotice failure={failure} />
           <TextField label="Token name" registration={register("name")} error={errors.name?.message} hint="What the token is for, e.g. the tool that uses it." />
           <TextField
             label="Expiration date"

@@ -4,9 +4,9 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
-import { applyFieldErrors } from "@/components/ui/apply-field-errors";
+import { useServerErrors } from "@/components/ui/apply-field-errors";
+import { FormFailureNotice } from "@/components/ui/form-failure";
 import { CopyField } from "@/components/ui/copy-field";
-import { Notice } from "@/components/ui/notice";
 import { TextField } from "@/components/ui/text-field";
 import { confirmTwoFactorFormSchema, type ConfirmTwoFactorForm } from "@/lib/auth/form-schemas";
 import type { ActionResult } from "@/lib/forms/action-result";
@@ -20,19 +20,18 @@ interface TwoFactorEnrollmentProps {
 
 export function TwoFactorEnrollment({ qrCodeDataUrl, secret, confirm }: TwoFactorEnrollmentProps) {
   const router = useRouter();
-  const { register, handleSubmit, formState, setError } = useForm<ConfirmTwoFactorForm>({ resolver: zodResolver(confirmTwoFactorFormSchema) });
-  const [failure, setFailure] = useState<string | null>(null);
+  const { register, handleSubmit, formState, setError, setFocus } = useForm<ConfirmTwoFactorForm>({ resolver: zodResolver(confirmTwoFactorFormSchema) });
+  const { failure, report, clear } = useServerErrors({ setError, setFocus }, ["code", "password"]);
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
 
   async function onSubmit(values: ConfirmTwoFactorForm) {
-    setFailure(null);
+    clear();
     const result = await confirm(values);
     if (result.ok) {
       setRecoveryCodes(result.data.recoveryCodes);
       return;
     }
-    const unplaced = applyFieldErrors(result.fieldErrors, setError, ["code", "password"]);
-    setFailure(unplaced || result.message);
+    report(result);
   }
 
   if (recoveryCodes) {
@@ -67,7 +66,7 @@ export function TwoFactorEnrollment({ qrCodeDataUrl, secret, confirm }: TwoFacto
       <section aria-labelledby="confirm-heading">
         <h2 id="confirm-heading">Confirm</h2>
         <form className="stack card" onSubmit={handleSubmit(onSubmit)} noValidate>
-          {failure ? <Notice tone="error">{failure}</Notice> : null}
+          <FormFailureNotice failure={failure} />
           <TextField
             label="Verification code"
             registration={register("code")}

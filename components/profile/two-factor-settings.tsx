@@ -4,8 +4,8 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { usePathname, useRouter } from "next/navigation";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
-import { applyFieldErrors } from "@/components/ui/apply-field-errors";
-import { Notice } from "@/components/ui/notice";
+import { useServerErrors } from "@/components/ui/apply-field-errors";
+import { FormFailureNotice } from "@/components/ui/form-failure";
 import { TextField } from "@/components/ui/text-field";
 import { currentPasswordFormSchema, type CurrentPasswordForm } from "@/lib/auth/form-schemas";
 import type { ActionResult } from "@/lib/forms/action-result";
@@ -67,16 +67,16 @@ function PasswordForm({
   danger?: boolean;
   submit: (values: CurrentPasswordForm) => Promise<ActionResult<unknown>>;
 }) {
-  const { register, handleSubmit, formState, setError } = useForm<CurrentPasswordForm>({ resolver: zodResolver(currentPasswordFormSchema) });
-  const [failure, setFailure] = useState<string | null>(null);
+  const { register, handleSubmit, formState, setError, setFocus } = useForm<CurrentPasswordForm>({ resolver: zodResolver(currentPasswordFormSchema) });
+  const { failure, report, clear } = useServerErrors({ setError, setFocus }, ["password"]);
   async function onSubmit(values: CurrentPasswordForm) {
-    setFailure(null);
+    clear();
     const result = await submit(values);
-    if (!result.ok) setFailure(applyFieldErrors(result.fieldErrors, setError, ["password"]) || result.message);
+    if (!result.ok) report(result);
   }
   return (
     <form className="stack card" onSubmit={handleSubmit(onSubmit)} noValidate aria-label={label}>
-      {failure ? <Notice tone="error">{failure}</Notice> : null}
+      <FormFailureNotice failure={failure} />
       <TextField
         label="Current password"
         type="password"

@@ -2,36 +2,38 @@
 
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useRouter } from "next/navigation";
-import { useId, useState } from "react";
+import { useState } from "react";
 import { useForm } from "react-hook-form";
-import { applyFieldErrors } from "@/components/ui/apply-field-errors";
+import { useServerErrors } from "@/components/ui/apply-field-errors";
+import { FormFailureNotice } from "@/components/ui/form-failure";
 import { Notice } from "@/components/ui/notice";
-import { FieldError, TextField } from "@/components/ui/text-field";
 import type { ActionResult } from "@/lib/forms/action-result";
 import { addMemberFormSchema, type AddMemberForm as AddMemberValues } from "@/lib/projects/form-schemas";
+import { RoleSelectField } from "./role-select-field";
+import { UserSearchField, type UserSuggestion } from "./user-search-field";
 
 interface AddMemberFormProps {
   add: (values: AddMemberValues) => Promise<ActionResult<{ username: string }>>;
   /** The roles the viewer may hand out (only Owners grant Owner). */
   roles: { accessLevel: number; name: string }[];
+  suggestUsers: (query: string) => Promise<ActionResult<UserSuggestion[]>>;
 }
 
-export function AddMemberForm({ add, roles }: AddMemberFormProps) {
+export function AddMemberForm({ add, roles, suggestUsers }: AddMemberFormProps) {
   const router = useRouter();
-  const roleId = useId();
-  const { register, handleSubmit, formState, setError, reset } = useForm<AddMemberValues>({
+  const { register, handleSubmit, formState, setError, setFocus, setValue, reset } = useForm<AddMemberValues>({
     resolver: zodResolver(addMemberFormSchema),
     defaultValues: { username: "", accessLevel: "10" },
   });
-  const [failure, setFailure] = useState<string | null>(null);
+  const { failure, report, clear } = useServerErrors({ setError, setFocus }, ["username", "accessLevel"]);
   const [added, setAdded] = useState<string | null>(null);
 
   async function onSubmit(values: AddMemberValues) {
-    setFailure(null);
+    clear();
     setAdded(null);
     const result = await add(values);
     if (!result.ok) {
-      setFailure(applyFieldErrors(result.fieldErrors, setError, ["username", "accessLevel"]) || result.message);
+      report(result);
       return;
     }
     setAdded(result.data.username);
@@ -44,21 +46,17 @@ export function AddMemberForm({ add, roles }: AddMemberFormProps) {
       <h2 id="add-member-heading" style={{ margin: 0 }}>
         Add a member
       </h2>
-      {failure ? <Notice tone="error">{failure}</Notice> : null}
+      <FormFailureNotice failure={failure} />
       {added ? <Notice tone="success">@{added} was added to the project.</Notice> : null}
       <div className="inline-form">
-        <TextField label="Username" registration={register("username")} error={formState.errors.username?.message} autoComplete="off" />
-        <div className="field">
-          <label htmlFor={roleId}>Role</label>
-          <select id={roleId} {...register("accessLevel")}>
-            {roles.map((role) => (
-              <option key={role.accessLevel} value={String(role.accessLevel)}>
-                {role.name}
-              </option>
-            ))}
-          </select>
-          <FieldError message={formState.errors.accessLevel?.message} />
-        </div>
+        <UserSearchField
+          label="Username"
+          registration={register("username")}
+          error={formState.errors.username?.message}
+          suggest={suggestUsers}
+          onChoose={(username) => setValue("username", username, { shouldValidate: true })}
+        />
+        <RoleSelectField label="Role" registration={register("accessLevel")} error={formState.errors.accessLevel?.message} roles={roles} />
         <button type="submit" className="button" disabled={formState.isSubmitting}>
           Add member
         </button>

@@ -3,10 +3,10 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useId } from "react";
 import { useForm } from "react-hook-form";
-import { applyFieldErrors } from "@/components/ui/apply-field-errors";
-import { Notice } from "@/components/ui/notice";
+import { useServerErrors } from "@/components/ui/apply-field-errors";
+import { FormFailureNotice } from "@/components/ui/form-failure";
 import { FieldError, TextField } from "@/components/ui/text-field";
 import type { ActionResult } from "@/lib/forms/action-result";
 import { newProjectFormSchema, projectVisibilityOptions, type NewProjectForm as NewProjectValues } from "@/lib/projects/form-schemas";
@@ -19,17 +19,18 @@ interface NewProjectFormProps {
 
 export function NewProjectForm({ create, namespacePath }: NewProjectFormProps) {
   const router = useRouter();
-  const { register, handleSubmit, formState, setError } = useForm<NewProjectValues>({
+  const visibilityErrorId = useId();
+  const { register, handleSubmit, formState, setError, setFocus } = useForm<NewProjectValues>({
     resolver: zodResolver(newProjectFormSchema),
     defaultValues: { name: "", path: "", visibility: "private", description: "" },
   });
-  const [failure, setFailure] = useState<string | null>(null);
+  const { failure, report, clear } = useServerErrors({ setError, setFocus }, ["name", "path", "description", "visibility"]);
 
   async function onSubmit(values: NewProjectValues) {
-    setFailure(null);
+    clear();
     const result = await create(values);
     if (!result.ok) {
-      setFailure(applyFieldErrors(result.fieldErrors, setError, ["name", "path", "visibility", "description"]) || result.message);
+      report(result);
       return;
     }
     router.push(`/${result.data.fullPath}`);
@@ -38,7 +39,7 @@ export function NewProjectForm({ create, namespacePath }: NewProjectFormProps) {
   const { errors } = formState;
   return (
     <form className="stack card" onSubmit={handleSubmit(onSubmit)} noValidate>
-      {failure ? <Notice tone="error">{failure}</Notice> : null}
+      <FormFailureNotice failure={failure} />
       <TextField label="Project name" registration={register("name")} error={errors.name?.message} autoFocus />
       <TextField
         label="Project slug"
@@ -47,7 +48,7 @@ export function NewProjectForm({ create, namespacePath }: NewProjectFormProps) {
         hint={`Optional; made from the name when empty. The project's URL is /${namespacePath}/<slug>.`}
       />
       <TextField label="Project description (optional)" registration={register("description")} error={errors.description?.message} multiline />
-      <fieldset>
+      <fieldset aria-describedby={errors.visibility ? visibilityErrorId : undefined}>
         <legend>Visibility level</legend>
         {projectVisibilityOptions.map((option) => (
           <label className="choice" key={option.value}>
@@ -56,7 +57,7 @@ export function NewProjectForm({ create, namespacePath }: NewProjectFormProps) {
             <span className="choice-description">{option.description}</span>
           </label>
         ))}
-        <FieldError message={errors.visibility?.message} />
+        <FieldError id={visibilityErrorId} message={errors.visibility?.message} />
       </fieldset>
       <div className="form-actions">
         <button type="submit" className="button" disabled={formState.isSubmitting}>

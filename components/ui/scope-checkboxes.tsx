@@ -18,7 +18,7 @@ export function ScopeCheckboxes({
       <legend>Scopes</legend>
       {options.map(({ scope, description }) => (
         <label className="choice" key={scope}>
-          <input type="checkbox" value={scope} {...registration} />
+          <input type="checkbox" value={scope} aria-invalid={error ? true : undefined} {...registration} />
           <span className="choice-label">{scope}</span>
           <span className="choice-description">{description}</span>
         </label>

@@ -33,10 +33,10 @@ test("create a project, add a Developer by username, remove them", async ({ page
   await page.getByRole("link", { name: "Members" }).first().click();
   await expect(page).toHaveURL(new RegExp(`/${owner.username}/${path}/-/project_members$`));
   await page.getByLabel("Username").fill(colleague.username);
-  await page.getByLabel("Role").selectOption({ label: "Developer" });
+  await page.getByLabel("Role", { exact: true }).selectOption({ label: "Developer" });
   await page.getByRole("button", { name: "Add member" }).click();
   const memberRow = page.getByRole("row").filter({ hasText: `@${colleague.username}` });
-  await expect(memberRow).toContainText("Developer");
+  await expect(memberRow.getByLabel(`Role of @${colleague.username}`)).toHaveValue("30");
 
   const id = await withFreshApi(playwright, baseURL, async (api) => {
     const project = await api.get(`/api/v4/projects/${encodeURIComponent(`${owner.username}/${path}`)}`, { headers: asToken(owner.token) });
@@ -47,13 +47,17 @@ test("create a project, add a Developer by username, remove them", async ({ page
     return projectId;
   });
 
-  // Adding them again, or someone who does not exist, is reported next to the form.
-  await page.getByLabel("Username").fill(colleague.username);
+  // Adding them again, or someone who does not exist, is reported on the username, which takes the focus.
+  const username = page.getByRole("combobox", { name: "Username" });
+  await username.fill(colleague.username);
   await page.getByRole("button", { name: "Add member" }).click();
-  await expect(page.getByRole("main").getByRole("alert")).toHaveText("Member already exists");
-  await page.getByLabel("Username").fill(uniqueName("nobody"));
+  await expect(page.getByText(`@${colleague.username} is already a member of this project`)).toBeVisible();
+  await expect(username).toBeFocused();
+  await expect(username).toHaveAttribute("aria-invalid", "true");
+  await username.fill(uniqueName("nobody"));
   await page.getByRole("button", { name: "Add member" }).click();
-  await expect(page.getByRole("main").getByRole("alert")).toHaveText("User not found");
+  await expect(page.getByText("Username does not belong to any user")).toBeVisible();
+  await expect(username).toBeFocused();
 
   page.once("dialog", (dialog) => void dialog.accept());
   await memberRow.getByRole("button", { name: `Remove @${colleague.username}` }).click();

@@ -165,3 +165,15 @@ export function privateUserEntity(
     commit_email: user.email,
   };
 }
+
+/** A new user's project with another new user as a member at `accessLevel`. */
+export async function createProjectWithMember(
+  request: APIRequestContext,
+  accessLevel: number,
+): Promise<{ owner: CreatedUser; member: CreatedUser; project: CreatedProject }> {
+  const owner = await createUser(request);
+  const member = await createUser(request);
+  const project = await createProject(request, owner.token);
+  await addMember(request, owner.token, project.id, member.id, accessLevel);
+  return { owner, member, project };
+}

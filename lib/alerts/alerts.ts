@@ -1,14 +1,15 @@
 import "server-only";
-import { and, asc, count, desc, eq, ilike, inArray, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import { pageWithTotal } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { containsPattern } from "@/lib/db/like";
 import { alertNotes, alerts, issues, users, type AlertNoteRow, type AlertRow } from "@/lib/db/schema";
-import { ConflictError, NotFoundError } from "@/lib/errors";
+import { ConflictError, NotFoundError, UnauthorizedError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
 import { getProjectWithAbility, type ProjectView } from "@/lib/projects/projects";
 import { alertStatuses, type AlertStatus } from "./fields";
+import { incidentIid, openIncident } from "./incidents";
 import { addSystemNote, unresolvedWithFingerprint } from "./process";
 import { alertDetailsUrl } from "./urls";
 
@@ -39,14 +40,18 @@ export async function listAlerts(
   page: PageRequest,
 ): Promise<{ view: ProjectView; items: AlertWithIncident[]; total: number }> {
   const view = await getProjectWithAbility(ctx, projectReference, "readAlerts");
+  return { view, ...(await alertPage(ctx, view, filters, page)) };
+}
+
+function searchCondition(search: string): SQL {
+  const pattern = containsPattern(search);
+  return or(ilike(alerts.title, pattern), ilike(alerts.description, pattern), ilike(alerts.monitoringTool, pattern), ilike(alerts.service, pattern))!;
+}
+
+async function alertPage(ctx: Ctx, view: ProjectView, filters: AlertListFilters, page: PageRequest): Promise<{ items: AlertWithIncident[]; total: number }> {
   const conditions: SQL[] = [eq(alerts.projectId, view.project.id)];
   if (filters.status && filters.status.length > 0) conditions.push(inArray(alerts.status, filters.status));
-  if (filters.search) {
-    const pattern = containsPattern(filters.search);
-    conditions.push(
-      or(ilike(alerts.title, pattern), ilike(alerts.description, pattern), ilike(alerts.monitoringTool, pattern), ilike(alerts.service, pattern))!,
-    );
-  }
+  if (filters.search) conditions.push(searchCondition(filters.search));
   const where = and(...conditions);
   const { items, total } = await pageWithTotal(
     page,
@@ -59,7 +64,31 @@ export async function listAlerts(
       .$dynamic(),
     ctx.db.select({ total: count() }).from(alerts).where(where),
   );
-  return { view, items, total };
+  return { items, total };
+}
+
+/**
+ * The alert list page (Reporter+): a page of alerts as `listAlerts` reads it, and how many alerts matching the search
+ * each status has, for the status tabs.
+ */
+export async function listAlertsWithStatusCounts(
+  ctx: Ctx,
+  projectReference: string,
+  filters: AlertListFilters,
+  page: PageRequest,
+): Promise<{ view: ProjectView; items: AlertWithIncident[]; total: number; statusCounts: Record<AlertStatus, number> }> {
+  const view = await getProjectWithAbility(ctx, projectReference, "readAlerts");
+  const [{ items, total }, rows] = await Promise.all([
+    alertPage(ctx, view, filters, page),
+    ctx.db
+      .select({ status: alerts.status, total: count() })
+      .from(alerts)
+      .where(and(eq(alerts.projectId, view.project.id), filters.search ? searchCondition(filters.search) : undefined))
+      .groupBy(alerts.status),
+  ]);
+  const statusCounts = Object.fromEntries(alertStatuses.map((status) => [status, 0])) as Record<AlertStatus, number>;
+  for (const row of rows) statusCounts[row.status] = row.total;
+  return { view, items, total, statusCounts };
 }
 
 /** An alert with the #iid of its incident, if it has one. */
@@ -149,6 +178,30 @@ export async function updateAlertStatus(
     throw error;
   }
 }
+
+/**
+ * Opens an incident for an alert that has none (Developer+), authored by the person who asks, and notes it in the
+ * alert's history as GitLab does.
+ */
+export async function createAlertIncident(ctx: Ctx, projectReference: string, iid: number): Promise<{ view: ProjectView; issueIid: number }> {
+  const view = await getProjectWithAbility(ctx, projectReference, "triageAlerts");
+  const actor = actingUser(ctx);
+  if (!actor) throw new UnauthorizedError();
+  const { alert } = await findAlert(ctx, view, iid);
+  if (alert.issueId !== null) throw new ConflictError(incidentAlreadyExists);
+  return ctx.db.transaction(async (tx) => {
+    // Claims the alert first, so two concurrent requests cannot both open an incident for it.
+    const [unclaimed] = await tx.select({ id: alerts.id }).from(alerts).where(and(eq(alerts.id, alert.id), isNull(alerts.issueId))).for("update");
+    if (!unclaimed) throw new ConflictError(incidentAlreadyExists);
+    const linked = await openIncident(tx, view.project, alert, actor, alertDetailsUrl(view, alert), ctx.now);
+    const issueIid = await incidentIid(tx, linked);
+    if (issueIid === null) throw new NotFoundError("Issue");
+    await addSystemNote(tx, alert.id, `created incident **#${issueIid}** for this alert`, ctx.now, actor.id);
+    return { view, issueIid };
+  });
+}
+
+const incidentAlreadyExists = "An incident already exists for this alert.";
 
 export function serializeAlert(view: ProjectView, { alert, issueIid }: AlertWithIncident) {
   return {

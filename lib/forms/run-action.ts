@@ -1,7 +1,7 @@
 import "server-only";
 import { unstable_rethrow } from "next/navigation";
 import type { z } from "zod";
-import { ApiError, ForbiddenError, NotFoundError, ValidationError } from "@/lib/errors";
+import { ApiError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from "@/lib/errors";
 import { logger } from "@/lib/log";
 import { RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
 import { invalidInput, type ActionResult } from "./action-result";
@@ -32,6 +32,9 @@ export function toActionFailure(error: unknown): ActionResult<never> {
     return { ok: false, message: `Too many attempts. Try again in ${error.retryAfterSeconds()} seconds.` };
   }
   if (error instanceof ApiError) {
+    if (error instanceof ConflictError && error.attribute) {
+      return { ok: false, message: "Please correct the highlighted fields.", fieldErrors: { [fieldName(error.attribute)]: [error.message] } };
+    }
     const fieldErrors =
       error instanceof ValidationError
         ? Object.fromEntries(Object.entries(error.errors).map(([attribute, problems]) => [fieldName(attribute), problems.map((problem) => `${humanAttribute(attribute)} ${problem}`)]))

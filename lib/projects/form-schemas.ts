@@ -27,3 +27,10 @@ export const addMemberFormSchema = z.object({
   accessLevel: z.enum(["10", "20", "30", "40", "50"], "Choose a role."),
 });
 export type AddMemberForm = z.input<typeof addMemberFormSchema>;
+
+/** A member's row in the members table: the role and the day the membership ends (empty: it does not). */
+export const editMemberFormSchema = z.object({
+  accessLevel: z.enum(["10", "20", "30", "40", "50"], "Choose a role."),
+  expiresAt: z.string().regex(/^(\d{4}-\d{2}-\d{2})?$/, "Enter a date as YYYY-MM-DD."),
+});
+export type EditMemberForm = z.input<typeof editMemberFormSchema>;

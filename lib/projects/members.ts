@@ -205,6 +205,11 @@ export async function addMemberByUsername(
   // Check the caller's rights first, so the answer does not reveal which usernames exist to non-maintainers.
   await getProjectWithAbility(ctx, projectReference, "manageMembers");
   const user = await findUserByUsername(ctx.db, input.username.trim());
-  if (!user) throw new NotFoundError("User");
-  return addMember(ctx, projectReference, { userId: user.id, accessLevel: input.accessLevel });
+  if (!user) throw new ValidationError({ username: ["does not belong to any user"] });
+  try {
+    return await addMember(ctx, projectReference, { userId: user.id, accessLevel: input.accessLevel });
+  } catch (error) {
+    if (error instanceof ConflictError) throw new ConflictError(`@${user.username} is already a member of this project`, "username");
+    throw error;
+  }
 }

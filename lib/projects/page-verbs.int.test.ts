@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConflictError, ForbiddenError, NotFoundError } from "@/lib/errors";
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "@/lib/errors";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { addMemberByUsername, listMembers } from "./members";
@@ -25,7 +25,7 @@ describe.each(testDatabases())("verbs behind the project pages on $name", ({ ope
 
     await expect(addMemberByUsername(ctx, reference, { username: colleague.username, accessLevel: 30 })).rejects.toThrow(ConflictError);
     await expect(addMemberByUsername(ctx, reference, { username: `nobody_${uniqueSuffix()}`, accessLevel: 30 })).rejects.toThrow(
-      NotFoundError,
+      ValidationError,
     );
   });
 

@@ -69,8 +69,8 @@ export async function insertUser(db: Executor, input: NewUser, confirmation: Con
     });
   } catch (error) {
     const constraint = violatedUniqueConstraint(error);
-    if (constraint === "users_email_lower_key") throw new ConflictError("Email has already been taken");
-    if (constraint !== undefined) throw new ConflictError("Username has already been taken");
+    if (constraint === "users_email_lower_key") throw new ConflictError("Email has already been taken", "email");
+    if (constraint !== undefined) throw new ConflictError("Username has already been taken", "username");
     throw error;
   }
 }
@@ -219,4 +219,14 @@ export async function getUserByUsername(ctx: Ctx, username: string): Promise<Use
   const user = await findUserByUsername(ctx.db, username);
   if (!user) throw new NotFoundError("User");
   return user;
+}
+
+/**
+ * Users whose username or name contains `query`, for a signed-in person picking someone (the members page): the same
+ * search and visibility as `GET /users?search=`, active people only, and no more than a handful.
+ */
+export async function suggestUsers(ctx: Ctx, query: string): Promise<Pick<UserRow, "id" | "username" | "name">[]> {
+  if (ctx.actor.kind === "anonymous") throw new UnauthorizedError();
+  const { items } = await listUsers(ctx, { search: query, active: true }, { page: 1, perPage: 8, offset: 0 });
+  return items.map(({ id, username, name }) => ({ id, username, name }));
 }

@@ -1,7 +1,7 @@
 "use server";
 
 import { z } from "zod";
-import { updateAlertStatus } from "@/lib/alerts/alerts";
+import { createAlertIncident, updateAlertStatus } from "@/lib/alerts/alerts";
 import { alertStatusSchema } from "@/lib/alerts/form-schemas";
 import { requireSessionContext } from "@/lib/auth/session";
 import { actionSuccess, type ActionResult } from "@/lib/forms/action-result";
@@ -9,19 +9,33 @@ import { parseActionInput, toActionFailure } from "@/lib/forms/run-action";
 
 const projectPathSchema = z.string().regex(/^[^/]+\/[^/]+$/, "is not a project path");
 
+const iidSchema = z.number().int().positive().max(2_147_483_647);
+
+function alertListPage(projectPath: unknown): string | undefined {
+  return typeof projectPath === "string" && projectPathSchema.safeParse(projectPath).success ? `/${projectPath}/-/alert_management` : undefined;
+}
+
 /** Triage from the alert list or details page (Developer+). */
 export async function updateAlertStatusAction(projectPath: unknown, iid: unknown, status: unknown): Promise<ActionResult<{ status: string }>> {
-  const ctx = await requireSessionContext(
-    typeof projectPath === "string" && projectPathSchema.safeParse(projectPath).success ? `/${projectPath}/-/alert_management` : undefined,
-  );
-  const parsed = parseActionInput(
-    z.object({ projectPath: projectPathSchema, iid: z.number().int().positive().max(2_147_483_647), status: alertStatusSchema }),
-    { projectPath, iid, status },
-  );
+  const ctx = await requireSessionContext(alertListPage(projectPath));
+  const parsed = parseActionInput(z.object({ projectPath: projectPathSchema, iid: iidSchema, status: alertStatusSchema }), { projectPath, iid, status });
   if (!parsed.ok) return parsed.failure;
   try {
     const { alert } = await updateAlertStatus(ctx, parsed.data.projectPath, parsed.data.iid, parsed.data.status);
     return actionSuccess({ status: alert.status });
+  } catch (error) {
+    return toActionFailure(error);
+  }
+}
+
+/** "Create incident" on the alert details page (Developer+). */
+export async function createAlertIncidentAction(projectPath: unknown, iid: unknown): Promise<ActionResult<{ issueIid: number }>> {
+  const ctx = await requireSessionContext(alertListPage(projectPath));
+  const parsed = parseActionInput(z.object({ projectPath: projectPathSchema, iid: iidSchema }), { projectPath, iid });
+  if (!parsed.ok) return parsed.failure;
+  try {
+    const { issueIid } = await createAlertIncident(ctx, parsed.data.projectPath, parsed.data.iid);
+    return actionSuccess({ issueIid });
   } catch (error) {
     return toActionFailure(error);
   }

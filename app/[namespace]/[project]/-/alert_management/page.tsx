@@ -1,11 +1,11 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { z } from "zod";
-import { AlertStatusSelect } from "@/components/alerts/alert-status-select";
+import { AlertStatusControl, AlertTriage } from "@/components/alerts/alert-triage";
 import { ProjectHeader } from "@/components/projects/project-header";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { TableHead } from "@/components/ui/table-head";
-import { alertSorts, listAlerts } from "@/lib/alerts/alerts";
+import { alertSorts, listAlertsWithStatusCounts } from "@/lib/alerts/alerts";
 import { alertListSortOptions, alertListTabs, alertSeverityLabels, alertStatusLabels } from "@/lib/alerts/form-schemas";
 import { pageRequest } from "@/lib/api/pagination";
 import { requireSessionContext } from "@/lib/auth/session";
@@ -33,7 +33,7 @@ function first(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The alert list (Reporter+): status tabs, search, sort and pages; Developers change statuses in place. */
+/** The alert list (Reporter+): status tabs with counts, search, sort and pages; Developers change statuses in place. */
 export default async function AlertListPage({
   params,
   searchParams,
@@ -46,9 +46,9 @@ export default async function AlertListPage({
   const query = querySchema.parse({ tab: first(raw.tab), search: first(raw.search), sort: first(raw.sort), page: first(raw.page) });
   const ctx = await requireSessionContext(`/${namespace}/${project}/-/alert_management`);
   const tab = alertListTabs.find((candidate) => candidate.key === query.tab) ?? alertListTabs[0];
-  let result: Awaited<ReturnType<typeof listAlerts>>;
+  let result: Awaited<ReturnType<typeof listAlertsWithStatusCounts>>;
   try {
-    result = await listAlerts(
+    result = await listAlertsWithStatusCounts(
       ctx,
       `${namespace}/${project}`,
       { status: [...tab.statuses], search: query.search || undefined, sort: query.sort },
@@ -58,7 +58,7 @@ export default async function AlertListPage({
     if (error instanceof NotFoundError || error instanceof ForbiddenError) notFound();
     throw error;
   }
-  const { view, items, total } = result;
+  const { view, items, total, statusCounts } = result;
   const fullPath = projectFullPath(view);
   const listPath = `/${fullPath}/-/alert_management`;
   const canTriage = can(view, "triageAlerts");
@@ -82,7 +82,7 @@ export default async function AlertListPage({
       <nav className="tabs" aria-label="Alert status">
         {alertListTabs.map((candidate) => (
           <Link key={candidate.key} href={href({ tab: candidate.key, page: 1 })} aria-current={candidate.key === tab.key ? "page" : undefined}>
-            {candidate.label}
+            {candidate.label} <span className="tab-count">{candidate.statuses.reduce((sum, status) => sum + statusCounts[status], 0)}</span>
           </Link>
         ))}
       </nav>
@@ -106,6 +106,7 @@ export default async function AlertListPage({
           Apply
         </button>
       </form>
+      <AlertTriage update={updateStatus} listedStatuses={tab.statuses}>
       {items.length === 0 ? (
         <p className="empty">{total === 0 && !query.search ? "No alerts to display." : "No alerts match your search."}</p>
       ) : (
@@ -129,10 +130,10 @@ export default async function AlertListPage({
                   </Link>
                 </td>
                 <td>{alert.eventCount}</td>
-                <td>{issueIid === null ? <span className="muted">None</span> : `#${issueIid}`}</td>
+                <td>{issueIid === null ? <span className="muted">None</span> : <Link href={`/${fullPath}/-/issues/${issueIid}`}>Incident #{issueIid}</Link>}</td>
                 <td>
                   {canTriage ? (
-                    <AlertStatusSelect key={`${alert.id}-${alert.status}`} iid={alert.iid} status={alert.status} update={updateStatus} />
+                    <AlertStatusControl key={`${alert.id}-${alert.status}`} iid={alert.iid} status={alert.status} />
                   ) : (
                     alertStatusLabels[alert.status]
                   )}
@@ -142,6 +143,7 @@ export default async function AlertListPage({
           </tbody>
         </table>
       )}
+      </AlertTriage>
       {totalPages > 1 ? (
         <nav className="pagination" aria-label="Pagination">
           {query.page > 1 ? <Link href={href({ page: query.page - 1 })}>← Previous</Link> : <span aria-hidden="true" />}

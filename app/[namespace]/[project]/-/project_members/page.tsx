@@ -10,7 +10,7 @@ import { accessLevelNames, isMembershipActive } from "@/lib/projects/access";
 import { listMembers } from "@/lib/projects/members";
 import { can, grantableRoles } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
-import { addMemberAction, removeMemberAction } from "./actions";
+import { addMemberAction, removeMemberAction, suggestUsersAction, updateMemberAction } from "./actions";
 import { projectPageMetadata } from "../../project-metadata";
 
 export const generateMetadata = projectPageMetadata("Members");
@@ -33,18 +33,20 @@ export default async function ProjectMembersPage({ params }: { params: Promise<{
     <>
       <ProjectHeader view={view} current="members" />
       {canManage ? (
-        <AddMemberForm add={addMemberAction.bind(null, fullPath)} roles={grantableRoles(view)} />
+        <AddMemberForm add={addMemberAction.bind(null, fullPath)} roles={grantableRoles(view)} suggestUsers={suggestUsersAction} />
       ) : null}
       <section aria-labelledby="members-heading">
         <h2 id="members-heading">Members ({total})</h2>
         <MemberTable
           viewerId={actingUser(ctx)?.id ?? null}
           remove={canManage ? removeMemberAction.bind(null, fullPath) : undefined}
+          edit={canManage ? { update: updateMemberAction.bind(null, fullPath), roles: grantableRoles(view) } : undefined}
           members={items.map(({ user, member }) => ({
             userId: user.id,
             name: user.name,
             username: user.username,
             role: accessLevelNames[member.accessLevel] ?? String(member.accessLevel),
+            accessLevel: member.accessLevel,
             since: member.createdAt.toISOString(),
             expiresAt: member.expiresAt,
             expired: !isMembershipActive(member, ctx.now),

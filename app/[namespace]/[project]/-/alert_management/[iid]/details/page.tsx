@@ -1,7 +1,8 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Fragment, type ReactNode } from "react";
-import { AlertStatusSelect } from "@/components/alerts/alert-status-select";
+import { AlertStatusControl, AlertTriage } from "@/components/alerts/alert-triage";
+import { AlertIncident } from "@/components/alerts/create-incident";
 import { ProjectHeader } from "@/components/projects/project-header";
 import { DetailsList } from "@/components/ui/details-list";
 import { RelativeTime } from "@/components/ui/relative-time";
@@ -11,7 +12,7 @@ import { requireSessionContext } from "@/lib/auth/session";
 import { ForbiddenError, NotFoundError } from "@/lib/errors";
 import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
-import { updateAlertStatusAction } from "../../actions";
+import { createAlertIncidentAction, updateAlertStatusAction } from "../../actions";
 import { projectPageMetadata } from "../../../../project-metadata";
 
 export const generateMetadata = projectPageMetadata("Alert details");
@@ -47,7 +48,7 @@ export default async function AlertDetailsPage({ params }: { params: Promise<{ n
     [
       "Status",
       canTriage ? (
-        <AlertStatusSelect key={alert.status} iid={alert.iid} status={alert.status} update={updateAlertStatusAction.bind(null, fullPath)} />
+        <AlertStatusControl key={alert.status} iid={alert.iid} status={alert.status} />
       ) : (
         alertStatusLabels[alert.status]
       ),
@@ -59,7 +60,15 @@ export default async function AlertDetailsPage({ params }: { params: Promise<{ n
     ["Service", alert.service ?? "—"],
     ["Hosts", alert.hosts.length > 0 ? alert.hosts.join(", ") : "—"],
     ["Environment", alert.environment ?? "—"],
-    ["Incident", issueIid === null ? "None" : `#${issueIid}`],
+    [
+      "Incident",
+      <AlertIncident
+        key="incident"
+        issueIid={issueIid}
+        issuesPath={`/${fullPath}/-/issues`}
+        create={canTriage ? createAlertIncidentAction.bind(null, fullPath, alert.iid) : undefined}
+      />,
+    ],
   ];
 
   return (
@@ -74,7 +83,9 @@ export default async function AlertDetailsPage({ params }: { params: Promise<{ n
       {alert.description ? <p>{alert.description}</p> : null}
       <section aria-labelledby="alert-overview-heading" className="section">
         <h3 id="alert-overview-heading">Alert details</h3>
-        <DetailsList rows={overview} labelledBy="alert-overview-heading" />
+        <AlertTriage update={updateAlertStatusAction.bind(null, fullPath)}>
+          <DetailsList rows={overview} labelledBy="alert-overview-heading" />
+        </AlertTriage>
       </section>
       <section aria-labelledby="alert-payload-heading" className="section">
         <h3 id="alert-payload-heading">Full payload</h3>
