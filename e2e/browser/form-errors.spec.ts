@@ -49,7 +49,8 @@ test("sign-up's taken username is shown and focused on its field", async ({ page
   await page.getByLabel("Email").fill(`${uniqueName("other")}@example.com`);
   await page.getByLabel("Password", { exact: true }).fill("a-long-password-1");
   await page.getByLabel("Password confirmation").fill("a-long-password-1");
-  await submitScrolledAway(page, page.getByRole("button", { name: "Register" }), username);
+  // The form is short: a short viewport lets it scroll the username out of sight.
+  await submitScrolledAway(page, page.getByRole("button", { name: "Register" }), username, { height: 360 });
   await expectErrorOnField(page, username, "Username has already been taken");
 });
 

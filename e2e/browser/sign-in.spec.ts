@@ -40,7 +40,8 @@ test("sign-up reports a taken username and mismatched passwords", async ({ page,
 
   await page.getByLabel("Password confirmation").fill("a long enough password");
   await page.getByRole("button", { name: "Register" }).click();
-  await expect(page.getByRole("main").getByRole("alert")).toHaveText("Username has already been taken");
+  await expect(page.getByText("Username has already been taken", { exact: true })).toBeVisible();
+  await expect(page.getByLabel("Username")).toHaveAttribute("aria-invalid", "true");
   await expect(page).toHaveURL(/\/users\/sign_up$/);
 });
 
