@@ -2,7 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { bearer, createIntegration, postAlert, receiverPath } from "../support/alerts";
 import { asToken, rootToken } from "../support/api";
 import { signIn } from "../support/browser";
-import { callbackUrl, createApplication } from "../support/oauth";
+import { callbackUrl } from "../support/oauth";
 
 /**
  * The main pages as people see them, at a desktop's and a phone's width, compared with the approved screenshots in
@@ -61,14 +61,20 @@ async function showcase(request: import("@playwright/test").APIRequestContext): 
       service: { path: ["team"], type: "string", label: "team" },
     },
   });
+  // In the shape the integration maps (its sample's), so the list shows mapped severities, hosts and times.
   for (const alert of [
-    { title: "High error rate on checkout", severity: "critical", hosts: ["web-1", "web-2"], service: "checkout", monitoring_tool: "Prometheus" },
-    { title: "Slow payment provider", severity: "medium", service: "payments", monitoring_tool: "Grafana" },
+    { check: { name: "High error rate on checkout", level: "crit" }, items: [{ host: "web-1" }, { host: "web-2" }], fired_at: 1767261600, team: "checkout" },
+    { check: { name: "Slow payment provider", level: "warn" }, items: [{ host: "pay-1" }], fired_at: 1767265200, team: "payments" },
   ]) {
     const response = await postAlert(request, receiverPath(integration), alert, bearer(integration.token));
     expect(response.status(), await response.text()).toBe(200);
   }
-  const application = await createApplication(request, { scopes: "read_user openid profile" });
+  const registered = await request.post("/api/v4/applications", {
+    headers: asToken(rootToken),
+    data: { name: "Deploy Dashboard", redirect_uri: callbackUrl, scopes: "read_user openid profile" },
+  });
+  expect(registered.status(), await registered.text()).toBe(201);
+  const application = (await registered.json()) as { application_id: string };
   const authorize = new URLSearchParams({ client_id: application.application_id, redirect_uri: callbackUrl, response_type: "code", scope: "read_user openid profile", state: "s" });
   return { username: "casey", projectPath: project.path_with_namespace, authorizeUrl: `/oauth/authorize?${authorize.toString()}` };
 }
