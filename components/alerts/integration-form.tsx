@@ -4,7 +4,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useRouter } from "next/navigation";
 import { useId, useMemo, useState } from "react";
 import { useForm, useWatch } from "react-hook-form";
-import { useServerErrors } from "@/components/ui/apply-field-errors";
+import { useServerErrors } from "@/components/ui/use-server-errors";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { CopyField } from "@/components/ui/copy-field";
 import { FormFailureNotice } from "@/components/ui/form-failure";

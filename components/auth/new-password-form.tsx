@@ -3,7 +3,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { signOut } from "next-auth/react";
 import { useForm, type FieldPath } from "react-hook-form";
-import { useServerErrors } from "@/components/ui/apply-field-errors";
+import { useServerErrors } from "@/components/ui/use-server-errors";
 import { FormFailureNotice } from "@/components/ui/form-failure";
 import { TextField } from "@/components/ui/text-field";
 import { changePasswordFormSchema, resetPasswordFormSchema, type ChangePasswordForm } from "@/lib/auth/form-schemas";

@@ -6,7 +6,7 @@ import { useForm } from "react-hook-form";
 import { TextField } from "@/components/ui/text-field";
 import { signUpFormSchema, type SignUpForm as SignUpValues } from "@/lib/auth/form-schemas";
 import type { ActionResult } from "@/lib/forms/action-result";
-import { useServerErrors } from "@/components/ui/apply-field-errors";
+import { useServerErrors } from "@/components/ui/use-server-errors";
 import { FormFailureNotice } from "@/components/ui/form-failure";
 import { NewPasswordFields } from "./new-password-fields";
 

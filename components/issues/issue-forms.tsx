@@ -4,7 +4,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { useForm } from "react-hook-form";
-import { useServerErrors } from "@/components/ui/apply-field-errors";
+import { useServerErrors } from "@/components/ui/use-server-errors";
 import { FormFailureNotice } from "@/components/ui/form-failure";
 import { Notice } from "@/components/ui/notice";
 import { TextField } from "@/components/ui/text-field";

@@ -4,7 +4,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
-import { useServerErrors } from "@/components/ui/apply-field-errors";
+import { useServerErrors } from "@/components/ui/use-server-errors";
 import { FormFailureNotice } from "@/components/ui/form-failure";
 import { CopyField } from "@/components/ui/copy-field";
 import { ScopeCheckboxes } from "@/components/ui/scope-checkboxes";

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { useForm } from "react-hook-form";
-import { useServerErrors } from "@/components/ui/apply-field-errors";
+import { useServerErrors } from "@/components/ui/use-server-errors";
 import { DateText } from "@/components/ui/date-text";
 import { FormFailureNotice } from "@/components/ui/form-failure";
 import { Notice } from "@/components/ui/notice";

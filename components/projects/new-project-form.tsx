@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId } from "react";
 import { useForm } from "react-hook-form";
-import { useServerErrors } from "@/components/ui/apply-field-errors";
+import { useServerErrors } from "@/components/ui/use-server-errors";
 import { FormFailureNotice } from "@/components/ui/form-failure";
 import { FieldError, TextField } from "@/components/ui/text-field";
 import type { ActionResult } from "@/lib/forms/action-result";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useRef } from "react";
-import type { FormFailure } from "./apply-field-errors";
+import type { FormFailure } from "./use-server-errors";
 import { Notice } from "./notice";
 
 /** A form's error notice; when nothing else shows the failure it is scrolled into view and takes the focus. */

@@ -1,46 +1,20 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
-import { cache } from "react";
 import { ProjectHeader } from "@/components/projects/project-header";
 import { CopyField } from "@/components/ui/copy-field";
 import { DateText } from "@/components/ui/date-text";
-import { sessionContext } from "@/lib/auth/session";
-import { NotFoundError } from "@/lib/errors";
 import { accessLevelNames } from "@/lib/projects/access";
 import { can } from "@/lib/projects/policy";
-import { getVisibleProject, type ProjectView } from "@/lib/projects/projects";
 import { projectFullPath, projectWebUrl } from "@/lib/projects/serialize";
-
-interface ProjectPageProps {
-  params: Promise<{ namespace: string; project: string }>;
-}
-
-/**
- * The project, or the 404 page: private projects look exactly like missing ones to those who cannot see them.
- * Cached per request because the metadata and the page both need it.
- */
-const findProject = cache(async (namespace: string, project: string): Promise<ProjectView> => {
-  try {
-    return await getVisibleProject(await sessionContext(), `${namespace}/${project}`);
-  } catch (error) {
-    if (error instanceof NotFoundError) notFound();
-    throw error;
-  }
-});
-
-async function loadProject(params: ProjectPageProps["params"]): Promise<ProjectView> {
-  const { namespace, project } = await params;
-  return findProject(namespace, project);
-}
+import { loadProjectPage, type ProjectPageProps } from "./project-page";
 
 export async function generateMetadata({ params }: ProjectPageProps): Promise<Metadata> {
-  const view = await loadProject(params);
+  const view = await loadProjectPage(params);
   return { title: view.project.name };
 }
 
 export default async function ProjectPage({ params }: ProjectPageProps) {
-  const view = await loadProject(params);
+  const view = await loadProjectPage(params);
   const { project, namespace, accessLevel } = view;
   const fullPath = projectFullPath(view);
   return (

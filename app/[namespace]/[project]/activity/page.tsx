@@ -1,30 +1,15 @@
-import { notFound } from "next/navigation";
 import { ActivityFeed } from "@/components/events/activity-feed";
 import { ProjectHeader } from "@/components/projects/project-header";
-import { sessionContext } from "@/lib/auth/session";
-import { NotFoundError } from "@/lib/errors";
 import { absoluteUrl, feedPaths } from "@/lib/events/feeds";
-import { getVisibleProject, type ProjectView } from "@/lib/projects/projects";
 import { projectFullPath } from "@/lib/projects/serialize";
-import { projectPageMetadata } from "../project-metadata";
-
-interface ProjectActivityPageProps {
-  params: Promise<{ namespace: string; project: string }>;
-}
+import { loadProjectPage, projectPageMetadata, type ProjectPageProps } from "../project-page";
 
 export const generateMetadata = projectPageMetadata("Activity", (fullPath) => ({
   alternates: { types: { "application/atom+xml": absoluteUrl(feedPaths.project(fullPath)) } },
 }));
 
-export default async function ProjectActivityPage({ params }: ProjectActivityPageProps) {
-  const { namespace, project } = await params;
-  let view: ProjectView;
-  try {
-    view = await getVisibleProject(await sessionContext(), `${namespace}/${project}`);
-  } catch (error) {
-    if (error instanceof NotFoundError) notFound();
-    throw error;
-  }
+export default async function ProjectActivityPage({ params }: ProjectPageProps) {
+  const view = await loadProjectPage(params);
   const fullPath = projectFullPath(view);
   return (
     <>

@@ -12,7 +12,7 @@ import { listIssues } from "@/lib/issues/issue-list";
 import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { createIssueAction } from "./actions";
-import { projectPageMetadata } from "../../project-metadata";
+import { projectPageMetadata } from "../../project-page";
 
 export const generateMetadata = projectPageMetadata("Issues");
 

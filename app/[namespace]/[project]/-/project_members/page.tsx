@@ -11,7 +11,7 @@ import { listMembers } from "@/lib/projects/members";
 import { can, grantableRoles } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { addMemberAction, removeMemberAction, suggestUsersAction, updateMemberAction } from "./actions";
-import { projectPageMetadata } from "../../project-metadata";
+import { projectPageMetadata } from "../../project-page";
 
 export const generateMetadata = projectPageMetadata("Members");
 

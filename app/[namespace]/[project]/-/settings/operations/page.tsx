@@ -14,7 +14,7 @@ import {
   updateAlertSettingsAction,
   updateIntegrationAction,
 } from "./actions";
-import { projectPageMetadata } from "../../../project-metadata";
+import { projectPageMetadata } from "../../../project-page";
 
 export const generateMetadata = projectPageMetadata("Alerts · Monitor settings");
 

@@ -13,7 +13,7 @@ import { ForbiddenError, NotFoundError } from "@/lib/errors";
 import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { createAlertIncidentAction, updateAlertStatusAction } from "../../actions";
-import { projectPageMetadata } from "../../../../project-metadata";
+import { projectPageMetadata } from "../../../../project-page";
 
 export const generateMetadata = projectPageMetadata("Alert details");
 
