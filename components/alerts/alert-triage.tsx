@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { createContext, useContext, useId, useRef, useState, useTransition, type ReactNode } from "react";
+import { createContext, useContext, useId, useRef, useState, useSyncExternalStore, useTransition, type ReactNode } from "react";
 import { Notice } from "@/components/ui/notice";
 import { alertStatusLabels, triageStatuses } from "@/lib/alerts/form-schemas";
 import type { ActionResult } from "@/lib/forms/action-result";
@@ -29,6 +29,16 @@ interface Triage {
 }
 
 const TriageContext = createContext<Triage | null>(null);
+
+const noSubscription = () => () => {};
+
+/**
+ * False in the server's HTML and while React takes it over, true after: a status chosen before then would be reset
+ * by React and could not be saved, so the select waits.
+ */
+function useHydrated(): boolean {
+  return useSyncExternalStore(noSubscription, () => true, () => false);
+}
 
 /**
  * Status changes of the alerts inside it, and their notice: what changed (and, where the alert left the statuses
@@ -119,6 +129,7 @@ export function AlertStatusControl({ iid, status }: { iid: number; status: Alert
   const [choice, setChoice] = useState<AlertStatusValue>(status);
   const [failure, setFailure] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
+  const hydrated = useHydrated();
   // An ignored alert keeps its status among the choices so the select shows the truth.
   const choices: readonly AlertStatusValue[] = (triageStatuses as readonly AlertStatusValue[]).includes(status)
     ? triageStatuses
@@ -149,7 +160,7 @@ export function AlertStatusControl({ iid, status }: { iid: number; status: Alert
           aria-invalid={failure ? true : undefined}
           aria-describedby={failure ? errorId : undefined}
           value={choice}
-          disabled={pending}
+          disabled={pending || !hydrated}
           onChange={(event) => {
             setChoice(event.target.value as AlertStatusValue);
             setFailure(null);

@@ -7,8 +7,13 @@ const sample = { alert: { name: "Disk full", level: "high" }, targets: [{ host: 
 
 /** Chooses a status for an alert, saves it with "Update status" and waits for the notice that says so. */
 async function changeStatus(page: Page, iid: number, status: string, notice: string) {
-  await page.getByRole("combobox", { name: `Status of alert #${iid}` }).selectOption(status);
-  await page.getByRole("button", { name: `Update status of alert #${iid}` }).click();
+  const update = page.getByRole("button", { name: `Update status of alert #${iid}` });
+  // Right after a client-side navigation the list may render once more, which resets an unsaved choice: choose again.
+  await expect(async () => {
+    await page.getByRole("combobox", { name: `Status of alert #${iid}` }).selectOption(status);
+    await expect(update).toBeEnabled({ timeout: 1_000 });
+  }).toPass();
+  await update.click();
   await expect(page.getByRole("status").filter({ hasText: notice })).toBeVisible();
 }
 
@@ -155,6 +160,9 @@ test("a Maintainer maps a nested payload, sends a test alert, finds the mapped a
 
   // Acknowledge it from the list; the details page records who did it.
   await page.getByRole("link", { name: "Alerts", exact: true }).first().click();
+  await expect(page).toHaveURL(new RegExp(`/${project.path_with_namespace}/-/alert_management$`));
+  // The client-side navigation may still be replacing the list it showed from its cache.
+  await page.waitForLoadState("networkidle");
   await changeStatus(page, 1, "acknowledged", "Alert #1 acknowledged.");
   await page.getByRole("link", { name: "Acknowledged" }).click();
   await expect(page.getByRole("row").filter({ hasText: "Disk almost full" })).toBeVisible();
