@@ -204,6 +204,17 @@ test("errors the client cannot be trusted with are shown, not redirected", async
   await expect(page.getByRole("button", { name: /Authorize/ })).toHaveCount(0);
 });
 
+test("an authorization request from an unknown client is explained in the site's own page, with status 400", async ({ page }) => {
+  const response = await page.goto(`/oauth/authorize?client_id=unknown&redirect_uri=${encodeURIComponent("https://client.example/callback")}&response_type=code`);
+  expect(response?.status()).toBe(400);
+  await expect(page).toHaveURL(/\/oauth\/authorize\?client_id=unknown&/);
+  await expect(page.getByRole("heading", { name: "An error has occurred" })).toBeVisible();
+  await expect(page.getByRole("main").getByRole("alert")).toContainText("invalid_client");
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Sign in" })).toBeVisible();
+  // Styled by the site's stylesheet (a browser's own <pre> has no background).
+  await expect(page.locator("pre.oauth-error")).toHaveCSS("background-color", "rgb(244, 244, 246)");
+});
+
 test("implicit grant only where an admin enabled it, marked deprecated, without a refresh token", async ({ page, request }) => {
   const callback = await startCallbackServer();
   try {

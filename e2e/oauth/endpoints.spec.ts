@@ -231,9 +231,14 @@ test.describe("/oauth/authorize", () => {
       expect(response.headers()["content-type"]).toBe("text/html; charset=utf-8");
       expect(response.headers()["x-frame-options"]).toBe("DENY");
       expect(response.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
+      expect(response.headers()["cache-control"]).toBe("no-store");
       const html = await response.text();
       expect(html).toContain("An error has occurred");
-      expect(html).not.toContain("evil.example.com");
+      // The site's own page: its header and stylesheet, not a bare document.
+      expect(html).toContain('<header class="site-header">');
+      expect(html).toMatch(/<link rel="stylesheet" href="\/_next\/static\/[^"]+\.css"/);
+      // The unregistered URI is only in the router's copy of the address the visitor typed: no link, form or refresh.
+      expect(html).not.toMatch(/(href|action|content|src)="[^"]*evil\.example\.com/);
     }
   });
 

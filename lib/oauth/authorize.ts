@@ -65,9 +65,7 @@ class Stopped {
  */
 export async function checkAuthorizationRequest(ctx: Ctx, raw: AuthorizationParams): Promise<AuthorizationCheck> {
   try {
-    const params = wellFormedParameters(raw);
-    const application = await registeredClient(ctx.db, params);
-    const redirectUri = registeredRedirectUri(application, params);
+    const { params, application, redirectUri } = await trustworthyClient(ctx.db, raw);
     requireSignedIn(ctx);
     requireConfirmedEmail(ctx);
     const backToClient = clientErrors(redirectUri, params);
@@ -82,6 +80,28 @@ export async function checkAuthorizationRequest(ctx: Ctx, raw: AuthorizationPara
     if (error instanceof Stopped) return error.outcome;
     throw error;
   }
+}
+
+/**
+ * What makes an authorization request impossible to send back to its client, before anything about the visitor is
+ * known: a malformed query, an unknown client or an unregistered redirect URI (the 400 error page). Null when the
+ * client and redirect URI are trustworthy. The production proxy asks this first, so the page can be answered with
+ * status 400 inside the site's layout.
+ */
+export async function untrustworthyAuthorizationRequest(db: Database, raw: AuthorizationParams): Promise<{ error: OAuthErrorCode; description: string } | null> {
+  try {
+    await trustworthyClient(db, raw);
+    return null;
+  } catch (error) {
+    if (error instanceof Stopped && error.outcome.kind === "error_page") return { error: error.outcome.error, description: error.outcome.description };
+    throw error;
+  }
+}
+
+async function trustworthyClient(db: Database, raw: AuthorizationParams) {
+  const params = wellFormedParameters(raw);
+  const application = await registeredClient(db, params);
+  return { params, application, redirectUri: registeredRedirectUri(application, params) };
 }
 
 /** Error page: a parameter given twice (RFC 6749 §3.1), or holding what no check can look up (NUL characters). */
