@@ -73,6 +73,14 @@ if (postgres) {
     prepare: postgres.prepare,
   });
 }
+// The production server answers the machine-facing routes through its direct lane (server.mjs). The suites of those
+// routes also run against a server that sends everything through the framework, so both lanes give the same answers.
+targets.push({
+  name: "framework-lane",
+  port: portBase + 3,
+  env: { ...roomyThrottles, DIRECT_DISPATCH: "off", DATA_DIR: `.e2e-data/framework-lane-${runId}` },
+  testMatch: /e2e\/(api|oauth|clients|alertmanager)\/.*\.spec\.ts$/,
+});
 // On PostgreSQL when there is one: there the counters live in the database, as replicas share them.
 const throttledPostgres = postgresDatabase("e2e_throttles");
 targets.push({

@@ -1,10 +1,12 @@
-// The production server (`npm start`): Next.js answers every request, as under `next start`, except POSTs to the
-// alert receiver's URLs. Those the receiver's front door (lib/alerts/receiver-front-door.ts) takes before the
-// framework routes them: its routing costs more CPU than receiving the alert itself, and monitoring tools send
-// alerts in storms. The front door answers exactly as the route handlers do; they still serve `next dev`.
+// The production server (`npm start`): Next.js answers every request, as under `next start`, except those for the
+// machine-facing route handlers (the JSON API, the OAuth endpoints, the alert receiver). The direct lane
+// (lib/http/direct-lane.mjs) calls those handlers itself, found through the framework's own route manifest: the
+// framework's per-request routing costs more CPU than most of their work. The answers are the same; the handlers
+// still serve `next dev`, and DIRECT_DISPATCH=off sends everything through the framework.
 //
 //   node server.mjs [-p <port>] [-H <hostname>] [--keepAliveTimeout <ms>]     (the options of `next start`)
 import { createServer } from "node:http";
+import path from "node:path";
 import { parseArgs } from "node:util";
 
 function parseOptions() {
@@ -30,7 +32,11 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 process.env.NODE_ENV ??= "production";
 
 // Imported after NODE_ENV is set: Next.js reads it as it loads.
-const [{ default: next }, { securityHeaders }] = await Promise.all([import("next"), import("./next.config.mjs")]);
+const [{ default: next }, { securityHeaders }, { directLane }] = await Promise.all([
+  import("next"),
+  import("./next.config.mjs"),
+  import("./lib/http/direct-lane.mjs"),
+]);
 const app = next({ dev: false, hostname: options.hostname ?? "localhost", port });
 const handle = app.getRequestHandler();
 // Next.js keeps the process alive after an uncaught error; a server that cannot start must stop.
@@ -40,9 +46,13 @@ const stop = (error) => {
 };
 await app.prepare().catch(stop);
 
-// The framework starts the application (instrumentation.ts) as the first request comes in, and that leaves the front
-// door here (see installFrontDoor); until then its route handlers answer the receiver's URLs.
-const frontDoorKey = Symbol.for("gitlab-compatible.front-door");
+if (!["on", "off", undefined].includes(process.env.DIRECT_DISPATCH)) {
+  console.error(`Invalid DIRECT_DISPATCH: ${process.env.DIRECT_DISPATCH} (on or off)`);
+  process.exit(2);
+}
+// The framework adds next.config.mjs's headers to what it answers; the lane is given them to add.
+const takenDirectly =
+  process.env.DIRECT_DISPATCH === "off" ? () => false : directLane({ distDir: path.resolve(".next"), commonHeaders: securityHeaders });
 
 // Rate limits count per client address; the application reads the socket's peer from this header (see
 // lib/http/client-address.ts, which owns the name), so whatever a client sent under it is replaced.
@@ -50,8 +60,7 @@ const peerAddressHeader = "x-peer-address";
 
 const server = createServer((request, response) => {
   request.headers[peerAddressHeader] = request.socket.remoteAddress ?? "";
-  // The framework adds next.config.mjs's headers to what it answers; the front door is given them to add.
-  if (!globalThis[frontDoorKey]?.(request, response, securityHeaders)) void handle(request, response);
+  if (!takenDirectly(request, response)) void handle(request, response);
 });
 if (options.keepAliveTimeout) {
   const keepAliveTimeout = Number(options.keepAliveTimeout);

@@ -5,9 +5,7 @@ export function AuthorizationError({ error, description }: { error: string; desc
       <h1>An error has occurred</h1>
       <div role="alert" className="stack">
         <p>The application sent an authorization request that cannot be completed.</p>
-        <pre className="oauth-error">
-          {error}: {description}
-        </pre>
+        <pre className="oauth-error">{`${error}: ${description}`}</pre>
       </div>
     </div>
   );

@@ -49,10 +49,7 @@ export function presentedKey(authorization: string | null): string | null {
   return separator >= 0 && separator < decoded.length - 1 ? decoded.slice(separator + 1) : null;
 }
 
-/**
- * What the receiver reads of an HTTP request, whichever server took it: the framework's route handlers (a web
- * `Request`) or the production server's front door (a Node.js request).
- */
+/** What the receiver reads of an HTTP request: its credentials, and its body under the size limit. */
 export interface ReceiverRequest {
   authorization: string | null;
   /** The body as text, or null when it is larger than `maxPayloadBytes` (it is then read no further). */
@@ -62,11 +59,6 @@ export interface ReceiverRequest {
 /** A web `Request` as the receiver reads it. */
 export function receiverRequestOf(request: Request): ReceiverRequest {
   return { authorization: request.headers.get("authorization"), readBody: () => readLimitedBody(request) };
-}
-
-/** Whether a request's Content-Length already says its body is over the limit: it is then answered 413 unread. */
-export function declaresOversizedBody(contentLength: string | null | undefined): boolean {
-  return Number(contentLength ?? "0") > maxPayloadBytes;
 }
 
 class OversizedBody extends Error {}

@@ -1,5 +1,6 @@
 import "server-only";
 import { getDatabase, type Database } from "@/lib/db";
+import { directlyDispatchable } from "@/lib/http/direct-dispatch";
 import { logger } from "@/lib/log";
 import { observeRequest } from "@/lib/metrics";
 import { receiveAlert, receiverRequestOf, type ReceiverAnswer, type ReceiverEndpoint, type ReceiverRequest, type ReceiverTarget } from "./receive";
@@ -66,12 +67,18 @@ export function receiverTargetOf(namespace: string, project: string, tail: strin
 /** The headers of every receiver answer, besides those the answer adds. */
 export const receiverAnswerHeaders = { "Content-Type": "application/json", "Cache-Control": "no-store" };
 
-/** The route handlers' POST behind every receiver URL, when the framework routes the request (`next dev`, `next start`). */
-export async function handleReceiverRequest(request: Request, namespace: string, project: string, tail: string[]): Promise<Response> {
-  const answer = await answerReceiverCall(getDatabase, {
-    target: receiverTargetOf(namespace, project, tail),
-    request: receiverRequestOf(request),
-    aborted: () => request.signal.aborted,
+/**
+ * The `POST` handler of a receiver URL's route file. `tailOf` gives back the URL's path after `/:namespace/:project/`
+ * from the route's parameters, for `parseReceiverPath` to name the integration.
+ */
+export function receiverRoute<Params extends { namespace: string; project: string }>(tailOf: (params: Params) => string[]) {
+  return directlyDispatchable(async (request: Request, { params }: { params: Promise<Params> }): Promise<Response> => {
+    const resolved = await params;
+    const answer = await answerReceiverCall(getDatabase, {
+      target: receiverTargetOf(resolved.namespace, resolved.project, tailOf(resolved)),
+      request: receiverRequestOf(request),
+      aborted: () => request.signal.aborted,
+    });
+    return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { ...receiverAnswerHeaders, ...answer.headers } });
   });
-  return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { ...receiverAnswerHeaders, ...answer.headers } });
 }

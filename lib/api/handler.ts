@@ -6,6 +6,7 @@ import { getDatabase, type Database } from "@/lib/db";
 import { ApiError, InsufficientScopeError, RouteNotFoundError, UnauthorizedError } from "@/lib/errors";
 import { logger } from "@/lib/log";
 import { clientAddress } from "@/lib/http/client-address";
+import { directlyDispatchable } from "@/lib/http/direct-dispatch";
 import { observeRequest } from "@/lib/metrics";
 import { getRateLimits, RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
 import { json } from "./respond";
@@ -37,7 +38,7 @@ const requestIdPattern = /^[\w.:-]{1,128}$/;
  * GitLab bodies, and records the request in logs and metrics. The only place API errors become responses.
  */
 export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Promise<Response>) {
-  return async (request: Request, routeContext: NextRouteContext): Promise<Response> => {
+  return directlyDispatchable(async (request: Request, routeContext: NextRouteContext): Promise<Response> => {
     const startedAt = performance.now();
     const incomingId = request.headers.get("x-request-id");
     const requestId = incomingId && requestIdPattern.test(incomingId) ? incomingId : randomUUID();
@@ -75,7 +76,7 @@ export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Pr
       "api request",
     );
     return response;
-  };
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import { getDatabase, type Database } from "@/lib/db";
 import { logger } from "@/lib/log";
 import { observeRequest } from "@/lib/metrics";
 import { readBodyText } from "@/lib/http/body";
+import { directlyDispatchable } from "@/lib/http/direct-dispatch";
 import { RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
 import { invalidRequest, OAuthError, renderOAuthError } from "./errors";
 
@@ -17,9 +18,8 @@ export const corsHeaders: Record<string, string> = {
   "Access-Control-Max-Age": "86400",
 };
 
-export function corsPreflight(): Response {
-  return new Response(null, { status: 204, headers: corsHeaders });
-}
+/** The answer to a CORS preflight of an OAuth endpoint. */
+export const corsPreflight = directlyDispatchable((): Response => new Response(null, { status: 204, headers: corsHeaders }));
 
 export type OAuthParams = Record<string, string | string[]>;
 
@@ -113,7 +113,7 @@ export interface OAuthCall {
  * thrown `OAuthError`s, and a log line that names the route but never a token or secret.
  */
 export function oauthEndpoint(route: string, handle: (call: OAuthCall) => Promise<unknown>) {
-  return async (request: Request): Promise<Response> => {
+  return directlyDispatchable(async (request: Request): Promise<Response> => {
     const startedAt = performance.now();
     let response: Response;
     try {
@@ -140,5 +140,5 @@ export function oauthEndpoint(route: string, handle: (call: OAuthCall) => Promis
     observeRequest(request.method, route, response.status, startedAt);
     logger.info({ method: request.method, route, status: response.status, durationMs: Math.round(performance.now() - startedAt) }, "oauth request");
     return response;
-  };
+  });
 }

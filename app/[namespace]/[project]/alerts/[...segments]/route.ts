@@ -1,9 +1,4 @@
-import { handleReceiverRequest } from "@/lib/alerts/receiver-route";
-
-type Params = { params: Promise<{ namespace: string; project: string; segments: string[] }> };
+import { receiverRoute } from "@/lib/alerts/receiver-route";
 
 /** `POST /:namespace/:project/alerts/notify[/:name/:endpoint_identifier][.json]` */
-export async function POST(request: Request, { params }: Params): Promise<Response> {
-  const { namespace, project, segments } = await params;
-  return handleReceiverRequest(request, namespace, project, ["alerts", ...segments]);
-}
+export const POST = receiverRoute<{ namespace: string; project: string; segments: string[] }>(({ segments }) => ["alerts", ...segments]);

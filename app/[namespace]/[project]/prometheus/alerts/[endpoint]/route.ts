@@ -1,9 +1,4 @@
-import { handleReceiverRequest } from "@/lib/alerts/receiver-route";
-
-type Params = { params: Promise<{ namespace: string; project: string; endpoint: string }> };
+import { receiverRoute } from "@/lib/alerts/receiver-route";
 
 /** `POST /:namespace/:project/prometheus/alerts/notify[.json]` */
-export async function POST(request: Request, { params }: Params): Promise<Response> {
-  const { namespace, project, endpoint } = await params;
-  return handleReceiverRequest(request, namespace, project, ["prometheus", "alerts", endpoint]);
-}
+export const POST = receiverRoute<{ namespace: string; project: string; endpoint: string }>(({ endpoint }) => ["prometheus", "alerts", endpoint]);
