@@ -1,9 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import type { Database } from "@/lib/db/drivers";
 import { rateLimits } from "@/lib/db/schema";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { uniqueSuffix } from "@/lib/testing/fixtures";
 import { RateLimitExceeded, RateLimits, type ThrottleName, type ThrottleSettings } from "./rate-limits";
+import { unacknowledgedAllowance } from "./write-behind-counter";
 
 /** Small limits and short periods, so a test can see a period end. */
 function throttles(limit: number, periodSeconds: number): Record<ThrottleName, ThrottleSettings> {
@@ -30,6 +33,27 @@ async function refusal(promise: Promise<unknown>): Promise<RateLimitExceeded> {
   }
   throw new Error("expected RateLimitExceeded, but the call passed");
 }
+
+describe("rate limits on a PostgreSQL server that cannot be reached", () => {
+  it("still count and refuse each key in memory, and never fail a request", async () => {
+    const unreachable = {
+      insert() {
+        throw new Error("connect ECONNREFUSED 127.0.0.1:5432");
+      },
+    } as unknown as Database;
+    const limits = new RateLimits({ driver: "postgres", db: unreachable }, throttles(3, 60));
+    const key = `198.51.100.${uniqueSuffix()}`;
+    for (let request = 0; request < 3; request++) await limits.consume("authenticatedApiPerUser", key);
+    const refused = await refusal(limits.consume("authenticatedApiPerUser", key));
+    expect(refused.observed).toBe(4);
+    expect(refused.headers()).toMatchObject({ "RateLimit-Name": "throttle_authenticated_api", "RateLimit-Observed": "4" });
+    expect(refused.retryAfterSeconds()).toBeGreaterThanOrEqual(59);
+    // A flush that fails again neither throws nor forgets the count.
+    await limits.flush();
+    await refusal(limits.consume("authenticatedApiPerUser", key));
+    await limits.consume("authenticatedApiPerUser", `${key}-other`);
+  });
+});
 
 describe.each(testDatabases())("rate limits beside $name", ({ name, open }) => {
   const handle = databaseForSuite(open);
@@ -109,16 +133,81 @@ describe.each(testDatabases())("rate limits beside $name", ({ name, open }) => {
   });
 
   if (name === "postgres") {
-    it("replicas share their counts through the database, and keep only the key's counter there", async () => {
-      const replicaA = new RateLimits(handle, throttles(3, 60));
-      const replicaB = new RateLimits(handle, throttles(3, 60));
+    it("counts API requests in memory and writes them to the table in one statement per flush, not one per request", async () => {
+      const inserts = { count: 0 };
+      const db = new Proxy(handle.db, {
+        get(target, property, receiver) {
+          if (property === "insert") inserts.count++;
+          return Reflect.get(target, property, receiver) as unknown;
+        },
+      });
+      const limits = new RateLimits({ driver: "postgres", db }, throttles(1000, 60), 60_000);
+      const key = `user-${uniqueSuffix()}`;
+      // The first request of the window asks the table for the window; the next ones are counted here.
+      for (let request = 0; request < 10; request++) await limits.consume("authenticatedApiPerUser", key);
+      expect(inserts.count).toBe(1);
+      await limits.flush();
+      expect(inserts.count).toBe(2);
+      const [row] = await handle.db.select().from(rateLimits).where(eq(rateLimits.key, `authenticatedApiPerUser:${key}`));
+      expect(row?.points).toBe(10);
+      expect(row?.expire?.getTime()).toBeGreaterThan(Date.now() + 58_000);
+    });
+
+    it("replicas share a limit through the table, overshooting it by at most the documented allowance", async () => {
+      const limit = 100;
+      const replicas = [new RateLimits(handle, throttles(limit, 60)), new RateLimits(handle, throttles(limit, 60))];
       const key = `192.0.2.${uniqueSuffix()}`;
-      await replicaA.consume("unauthenticatedApiPerAddress", key);
-      await replicaB.consume("unauthenticatedApiPerAddress", key);
-      await replicaA.consume("unauthenticatedApiPerAddress", key);
-      await refusal(replicaB.consume("unauthenticatedApiPerAddress", key));
-      const rows = await handle.db.select().from(rateLimits);
-      expect(rows.find((row) => row.key === `unauthenticatedApiPerAddress:${key}`)).toMatchObject({ points: 4 });
+      const outcomes = await Promise.all(
+        Array.from({ length: 300 }, (_, request) =>
+          replicas[request % 2]!.consume("unauthenticatedApiPerAddress", key).then(
+            () => "passed",
+            (error: unknown) => {
+              if (error instanceof RateLimitExceeded) return "refused";
+              throw error;
+            },
+          ),
+        ),
+      );
+      const passed = outcomes.filter((outcome) => outcome === "passed").length;
+      expect(passed).toBeGreaterThanOrEqual(limit);
+      // limit + replicas × unacknowledgedAllowance(limit) − 1 (README, Security).
+      expect(passed).toBeLessThanOrEqual(limit + 2 * unacknowledgedAllowance(limit) - 1);
+      // Every request is counted, the refused ones too, in the key's one row.
+      await Promise.all(replicas.map((replica) => replica.flush()));
+      const [row] = await handle.db.select().from(rateLimits).where(eq(rateLimits.key, `unauthenticatedApiPerAddress:${key}`));
+      expect(row?.points).toBe(300);
+      // Both replicas now refuse, with the shared count.
+      const refused = await refusal(replicas[0]!.consume("unauthenticatedApiPerAddress", key));
+      expect(refused.observed).toBe(301);
+      await refusal(replicas[1]!.consume("unauthenticatedApiPerAddress", key));
+    });
+
+    it("a replica learns another's count from the table, and a window that ended starts again for both", async () => {
+      const replicaA = new RateLimits(handle, throttles(3, 1));
+      const replicaB = new RateLimits(handle, throttles(3, 1));
+      const key = `user-${uniqueSuffix()}`;
+      for (let request = 0; request < 3; request++) await replicaA.consume("authenticatedApiPerUser", key);
+      await replicaA.flush();
+      const refused = await refusal(replicaB.consume("authenticatedApiPerUser", key));
+      expect(refused.observed).toBe(4);
+      expect(refused.retryAfterSeconds()).toBe(1);
+      await sleep(1100);
+      await replicaB.consume("authenticatedApiPerUser", key);
+      await replicaB.flush();
+      const [row] = await handle.db.select().from(rateLimits).where(eq(rateLimits.key, `authenticatedApiPerUser:${key}`));
+      expect(row?.points).toBe(1);
+      await replicaA.consume("authenticatedApiPerUser", key);
+    });
+
+    it("the exact throttles still write every failure, shared by replicas", async () => {
+      const replicaA = new RateLimits(handle, throttles(2, 60));
+      const replicaB = new RateLimits(handle, throttles(2, 60));
+      const key = `203.0.113.${uniqueSuffix()}`;
+      expect(await replicaA.recordFailure("failedSignInsPerAddress", key)).toBe(false);
+      expect(await replicaB.recordFailure("failedSignInsPerAddress", key)).toBe(true);
+      await refusal(replicaA.checkAttempts("failedSignInsPerAddress", key));
+      const [row] = await handle.db.select().from(rateLimits).where(eq(rateLimits.key, `failedSignInsPerAddress:${key}`));
+      expect(row?.points).toBe(2);
     });
   } else {
     it("the embedded database's counters stay in memory", async () => {

@@ -1,9 +1,12 @@
 import "server-only";
+import { lt } from "drizzle-orm";
 import { RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { getDatabaseHandle } from "@/lib/db";
 import type { DatabaseHandle } from "@/lib/db/drivers";
 import { rateLimits } from "@/lib/db/schema";
 import { env } from "@/lib/env";
+import { logger } from "@/lib/log";
+import { WriteBehindCounter } from "./write-behind-counter";
 
 /**
  * One rate limit: `limit` events per `periodSeconds` for each key. `name` is what the `RateLimit-Name` header says, in
@@ -25,6 +28,25 @@ export type ThrottleName =
   | "oauthTokenPerClient"
   | "unauthenticatedApiPerAddress"
   | "authenticatedApiPerUser";
+
+/**
+ * The throttles every API and token request passes. On PostgreSQL they count through a WriteBehindCounter (no write
+ * per request, a small documented overshoot across replicas); the others count failures and rare events, where an
+ * exact count matters more than speed, one committed write each.
+ */
+const highVolumeThrottles = ["oauthTokenPerClient", "unauthenticatedApiPerAddress", "authenticatedApiPerUser"] as const;
+type HighVolumeThrottleName = (typeof highVolumeThrottles)[number];
+
+/** The throttles that count attempts, failures, blocks and resets exactly. */
+export type ExactThrottleName = Exclude<ThrottleName, HighVolumeThrottleName>;
+
+function isHighVolume(name: ThrottleName): name is HighVolumeThrottleName {
+  return (highVolumeThrottles as readonly ThrottleName[]).includes(name);
+}
+
+/** How long rows of ended windows stay in `rate_limits` (rate-limiter-flexible's own cleanup keeps them an hour). */
+const ENDED_ROWS_KEPT_MS = 60 * 60 * 1000;
+const ENDED_ROWS_CLEANUP_INTERVAL_MS = 5 * 60 * 1000;
 
 /** The throttles and their settings (README, Security); the account lock keeps its older setting names. */
 export function configuredThrottles(): Record<ThrottleName, ThrottleSettings> {
@@ -125,16 +147,51 @@ function exceeded(throttle: ThrottleSettings, result: RateLimiterRes): RateLimit
 
 /**
  * The counters behind every throttle. On PostgreSQL they live in the `rate_limits` table, so all replicas count
- * together; the embedded database serves one process, which counts in memory. A counter store that fails falls back
- * to counting in memory rather than failing the request.
+ * together: the high-volume throttles through a WriteBehindCounter, the others with one committed upsert each. The
+ * embedded database serves one process, which counts in memory. A counter store that fails falls back to counting in
+ * memory rather than failing the request.
  */
 export class RateLimits {
   private readonly limiters = new Map<ThrottleName, RateLimiterAbstract>();
+  private readonly counters = new Map<HighVolumeThrottleName, WriteBehindCounter>();
+  private cleanup: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly handle: Pick<DatabaseHandle, "db" | "driver"> | null,
     private readonly throttles: Record<ThrottleName, ThrottleSettings>,
+    private readonly flushIntervalMs?: number,
   ) {}
+
+  private counter(name: HighVolumeThrottleName): WriteBehindCounter | null {
+    const throttle = this.throttles[name];
+    if (throttle.limit === 0 || this.handle?.driver !== "postgres") return null;
+    let counter = this.counters.get(name);
+    if (!counter) {
+      counter = new WriteBehindCounter(this.handle.db, name, throttle.limit, throttle.periodSeconds, this.flushIntervalMs);
+      this.counters.set(name, counter);
+      this.cleanEndedRows(this.handle.db);
+    }
+    return counter;
+  }
+
+  /**
+   * Deletes rows of windows that ended over an hour ago, every five minutes, as RateLimiterDrizzle does for the
+   * exact throttles (which may never be used in a process that only serves the API).
+   */
+  private cleanEndedRows(db: DatabaseHandle["db"]): void {
+    if (this.cleanup) return;
+    this.cleanup = setInterval(() => {
+      db.delete(rateLimits)
+        .where(lt(rateLimits.expire, new Date(Date.now() - ENDED_ROWS_KEPT_MS)))
+        .catch((error: unknown) => logger.warn({ err: error }, "ended rate limit windows could not be deleted"));
+    }, ENDED_ROWS_CLEANUP_INTERVAL_MS);
+    this.cleanup.unref();
+  }
+
+  /** Writes what the high-volume throttles counted and not yet wrote (for tests and an orderly shutdown). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.counters.values()].map((counter) => counter.flush()));
+  }
 
   private limiter(name: ThrottleName): RateLimiterAbstract | null {
     const throttle = this.throttles[name];
@@ -161,8 +218,15 @@ export class RateLimits {
 
   /** Counts one request; throws `RateLimitExceeded` when it is over the limit. A null key (nobody to count) passes. */
   async consume(name: ThrottleName, key: string | null): Promise<void> {
+    if (key === null) return;
+    const counter = isHighVolume(name) ? this.counter(name) : null;
+    if (counter) {
+      const refusal = await counter.consume(key);
+      if (refusal) throw new RateLimitExceeded(this.throttles[name], refusal.observed, refusal.resetAt);
+      return;
+    }
     const limiter = this.limiter(name);
-    if (!limiter || key === null) return;
+    if (!limiter) return;
     try {
       await limiter.consume(key);
     } catch (rejection) {
@@ -172,14 +236,14 @@ export class RateLimits {
   }
 
   /** For throttles that count failures: throws `RateLimitExceeded` while `key` has used up its attempts. */
-  async checkAttempts(name: ThrottleName, key: string | null): Promise<void> {
+  async checkAttempts(name: ExactThrottleName, key: string | null): Promise<void> {
     const limiter = this.limiter(name);
     const counted = limiter && key !== null ? await limiter.get(key) : null;
     if (counted && counted.consumedPoints >= this.throttles[name].limit) throw exceeded(this.throttles[name], counted);
   }
 
   /** Counts a failed attempt; returns whether that used up the attempts of the period. */
-  async recordFailure(name: ThrottleName, key: string | null): Promise<boolean> {
+  async recordFailure(name: ExactThrottleName, key: string | null): Promise<boolean> {
     const limiter = this.limiter(name);
     if (!limiter || key === null) return false;
     const counted = await limiter.penalty(key, 1);
@@ -187,12 +251,12 @@ export class RateLimits {
   }
 
   /** Refuses every attempt for `key` for the next `seconds`, whatever was counted. */
-  async block(name: ThrottleName, key: string, seconds: number): Promise<void> {
+  async block(name: ExactThrottleName, key: string, seconds: number): Promise<void> {
     await this.limiter(name)?.block(key, seconds);
   }
 
   /** Forgets what was counted for `key` (after a successful sign-in, say). */
-  async reset(name: ThrottleName, key: string): Promise<void> {
+  async reset(name: ExactThrottleName, key: string): Promise<void> {
     await this.limiter(name)?.delete(key);
   }
 }
