@@ -38,8 +38,11 @@ export interface NotificationListener {
 }
 
 export type DatabaseOptions =
-  /** PostgreSQL: a postgres:// URL and how many connections to open. */
-  | { url: string; poolSize: number }
+  /**
+   * PostgreSQL: a postgres:// URL and how many connections to open; `listenUrl` reaches the same database for LISTEN
+   * when `url` goes through a pooler that cannot keep one.
+   */
+  | { url: string; poolSize: number; listenUrl?: string }
   /** The embedded PGlite: its data directory, or "memory://" for a throwaway database. */
   | { dataDir: string };
 
@@ -48,15 +51,15 @@ const migrationsFolder = path.join(process.cwd(), "drizzle");
 const migrationLockKey = 727_001;
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return "url" in options ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir);
+  return "url" in options ? openPostgres(options.url, options.poolSize, options.listenUrl ?? options.url) : openPglite(options.dataDir);
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
+async function openPostgres(url: string, poolSize: number, listenUrl: string): Promise<DatabaseHandle> {
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const client = postgres(url, { max: poolSize, onnotice: () => {} });
   const db = drizzle({ client: preparingStatements(client), schema });
-  const listeners = postgresListeners(postgres, url);
+  const listeners = postgresListeners(postgres, listenUrl);
   return {
     db,
     driver: "postgres",

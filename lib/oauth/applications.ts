@@ -152,6 +152,7 @@ export async function renewApplicationSecret(ctx: Ctx, id: number): Promise<Appl
     .where(eq(oauthApplications.id, application.id))
     .returning();
   if (!renewed) throw new NotFoundError("Application");
+  forgetTokenChecks(ctx.db, `application:${application.id}`);
   return { application: renewed, secret };
 }
 
@@ -172,6 +173,7 @@ export async function updateApplicationSettings(
     .where(eq(oauthApplications.id, application.id))
     .returning();
   if (!updated) throw new NotFoundError("Application");
+  forgetTokenChecks(ctx.db, `application:${application.id}`);
   return updated;
 }
 

@@ -1,8 +1,9 @@
 import "server-only";
 import { constantTimeEqual, sha256Hex } from "@/lib/crypto";
-import type { Executor } from "@/lib/db";
+import { preparedQuery, type Database } from "@/lib/db";
 import { oauthApplications, type OAuthApplicationRow } from "@/lib/db/schema";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { tokenCheck } from "@/lib/token-checks/checks";
 import { invalidClient, invalidRequest } from "./errors";
 import { refuseUnstorable } from "./http";
 
@@ -43,6 +44,23 @@ function safeDecode(value: string): string {
   }
 }
 
+const applicationByUid = preparedQuery((db) =>
+  db
+    .select()
+    .from(oauthApplications)
+    .where(eq(oauthApplications.uid, sql.placeholder("uid")))
+    .prepare("oauth_application_by_uid"),
+);
+
+/** A registered application by client_id, usually from this process's cache (a new secret or a deletion drops it). */
+async function findClient(db: Database, clientId: string): Promise<OAuthApplicationRow | undefined> {
+  const check = await tokenCheck(db, `client_id:${clientId}`, "client", async () => {
+    const [application] = await applicationByUid(db).execute({ uid: clientId });
+    return application && { kind: "client" as const, application };
+  });
+  return check?.application;
+}
+
 /**
  * The application the credentials prove, or `invalid_client` (401). Public applications identify themselves by
  * client_id alone; confidential ones must present their secret. A wrong secret is refused whatever the type.
@@ -53,14 +71,11 @@ function safeDecode(value: string): string {
  * a preimage), and comparing digests in constant time leaks nothing: no slow password hash on the token endpoint.
  */
 export async function authenticateClient(
-  db: Executor,
+  db: Database,
   credentials: ClientCredentials,
   expected: OAuthApplicationRow | null = null,
 ): Promise<OAuthApplicationRow> {
-  const application =
-    expected?.uid === credentials.clientId
-      ? expected
-      : (await db.select().from(oauthApplications).where(eq(oauthApplications.uid, credentials.clientId)))[0];
+  const application = expected?.uid === credentials.clientId ? expected : await findClient(db, credentials.clientId);
   if (!application) throw invalidClient();
   if (credentials.clientSecret === undefined) {
     if (application.confidential) throw invalidClient();
@@ -75,7 +90,7 @@ export async function authenticateClient(
  * `authenticateClient`.
  */
 export async function authenticateClientIfPresent(
-  db: Executor,
+  db: Database,
   request: Request,
   params: Record<string, string | undefined>,
   { required, expected = null }: { required: boolean; expected?: OAuthApplicationRow | null },

@@ -6,11 +6,11 @@ import { openDatabase, type DatabaseHandle } from "@/lib/db/drivers";
 import * as schema from "@/lib/db/schema";
 import { createPostgresDatabase } from "@/lib/testing/databases";
 import { createTestUser } from "@/lib/testing/fixtures";
-import { authorizeCode, oauthFixture, registerApplication, testRedirectUri, token, type OAuthFixture } from "@/lib/testing/oauth";
+import { authorizeCode, formRequest, oauthFixture, registerApplication, testRedirectUri, token, type OAuthFixture } from "@/lib/testing/oauth";
 import { startTokenCheckCache } from "@/lib/token-checks/checks";
 import { authenticateToken } from "@/lib/api/authenticate";
 import { getSigningKey } from "./keys";
-import { getTokenInfo } from "./token-info";
+import { getTokenInfo, introspectToken } from "./token-info";
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 
@@ -70,7 +70,7 @@ describe.runIf(serverUrl)("statements per OAuth request on PostgreSQL", () => {
     expect(refresh).toEqual(["select", "with"]);
   });
 
-  it("checks a token it has seen without a statement", async () => {
+  it("checks a token and a client it has seen without a statement", async () => {
     const { application, secret } = await registerApplication(fixture);
     const user = await createTestUser(db);
     const { code } = await authorizeCode(db, user, application);
@@ -78,5 +78,10 @@ describe.runIf(serverUrl)("statements per OAuth request on PostgreSQL", () => {
     expect(await statementsOf(() => getTokenInfo(db, issued.access_token, new Date()))).toEqual(["select"]);
     expect(await statementsOf(() => getTokenInfo(db, issued.access_token, new Date()))).toEqual([]);
     expect(await statementsOf(() => authenticateToken(db, { value: issued.access_token, bearer: true }, new Date()))).toEqual([]);
+    const params = { token: issued.access_token };
+    const introspect = () => introspectToken(db, formRequest("/oauth/introspect", params, { basic: [application.uid, secret] }), params, new Date());
+    // The client was authenticated by the exchange's lookup, not through the cache: the first introspection reads it.
+    expect(await statementsOf(introspect)).toEqual(["select"]);
+    expect(await statementsOf(introspect)).toEqual([]);
   });
 });

@@ -6,9 +6,9 @@ import type { Database } from "@/lib/db";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/drivers";
 import { oauthAccessTokens, personalAccessTokens, users, type UserRow } from "@/lib/db/schema";
 import { ApiError } from "@/lib/errors";
-import { deleteApplication, revokeApplicationAuthorization } from "@/lib/oauth/applications";
+import { deleteApplication, renewApplicationSecret, revokeApplicationAuthorization } from "@/lib/oauth/applications";
 import { OAuthError } from "@/lib/oauth/errors";
-import { getTokenInfo, revokeToken } from "@/lib/oauth/token-info";
+import { getTokenInfo, introspectToken, revokeToken } from "@/lib/oauth/token-info";
 import { createPostgresDatabase, testDatabases } from "@/lib/testing/databases";
 import { createTestUser, userContext } from "@/lib/testing/fixtures";
 import { authorizeCode, formRequest, oauthFixture, oauthFixtureForSuite, registerApplication, testRedirectUri, token, type OAuthFixture } from "@/lib/testing/oauth";
@@ -178,6 +178,21 @@ describe.each(testDatabases())("token checks on $name", ({ open }) => {
     await expectActor(fixture.db, deleted.accessToken, deleted.user);
     await deleteApplication(adminContext(), deleted.application.id);
     await expectRefused(fixture.db, deleted.accessToken, unknownAnswer);
+  });
+
+  it("refuses an application's old secret at once when it is renewed", async () => {
+    const { application, secret, accessToken } = await issueOAuthTokens(fixture);
+    const introspect = (clientSecret: string) =>
+      introspectToken(
+        fixture.db,
+        formRequest("/oauth/introspect", { token: accessToken }, { basic: [application.uid, clientSecret] }),
+        { token: accessToken },
+        new Date(),
+      );
+    expect(await introspect(secret)).toMatchObject({ active: true, client_id: application.uid });
+    const renewed = await renewApplicationSecret(adminContext(), application.id);
+    await expect(introspect(secret)).rejects.toMatchObject({ error: "invalid_client", status: 401 });
+    expect(await introspect(renewed.secret)).toMatchObject({ active: true, client_id: application.uid });
   });
 
   it("hears of a change any statement makes through the database's notification", async () => {

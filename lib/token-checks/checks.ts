@@ -1,7 +1,7 @@
 import "server-only";
 import type { Database } from "@/lib/db";
 import type { DatabaseHandle } from "@/lib/db/drivers";
-import type { UserRow } from "@/lib/db/schema";
+import type { OAuthApplicationRow, UserRow } from "@/lib/db/schema";
 import { TokenCheckCache } from "./cache";
 
 /**
@@ -34,7 +34,13 @@ export interface PersonalAccessTokenCheck {
   user: UserRow;
 }
 
-export type TokenCheck = OAuthAccessTokenCheck | PersonalAccessTokenCheck;
+/** A registered OAuth client by its client_id, for client authentication (introspection, revocation, grants). */
+export interface ClientCheck {
+  kind: "client";
+  application: OAuthApplicationRow;
+}
+
+export type TokenCheck = OAuthAccessTokenCheck | PersonalAccessTokenCheck | ClientCheck;
 
 /** What a change touched, as the database's triggers name it (drizzle/0011_token_check_notifications.sql). */
 export type TokenCheckTag = `${"user" | "application" | "grant" | "oauth_access_token" | "personal_access_token"}:${number}`;
@@ -74,31 +80,35 @@ export function forgetTokenChecks(db: Database, ...tags: TokenCheckTag[]): void 
 }
 
 function tagsOf(check: TokenCheck): TokenCheckTag[] {
-  const tags: TokenCheckTag[] = [`user:${check.user.id}`];
-  if (check.kind === "personal") tags.push(`personal_access_token:${check.tokenId}`);
-  else {
-    tags.push(`oauth_access_token:${check.tokenId}`, `grant:${check.grantId}`);
-    if (check.applicationId !== null) tags.push(`application:${check.applicationId}`);
+  switch (check.kind) {
+    case "client":
+      return [`application:${check.application.id}`];
+    case "personal":
+      return [`user:${check.user.id}`, `personal_access_token:${check.tokenId}`];
+    case "oauth": {
+      const tags: TokenCheckTag[] = [`user:${check.user.id}`, `oauth_access_token:${check.tokenId}`, `grant:${check.grantId}`];
+      if (check.applicationId !== null) tags.push(`application:${check.applicationId}`);
+      return tags;
+    }
   }
-  return tags;
 }
 
 /**
- * The check of `kind` for the token whose digest is `digest`, from the cache or from `load`. Undefined when no such
- * token exists, or when the digest is known as a token of another kind (token values are random, so a digest is one
- * token's). Unknown digests are never cached: anyone can present random values, and they must not fill the cache.
+ * The check of `kind` for `key` (a token's digest, or `client_id:<uid>`), from the cache or from `load`. Undefined
+ * when nothing matches, or when the key is known as another kind (token values are random, so a digest is one
+ * token's). What does not exist is never cached: anyone can present random values, and they must not fill the cache.
  */
 export async function tokenCheck<Kind extends TokenCheck["kind"]>(
   db: Database,
-  digest: string,
+  key: string,
   kind: Kind,
-  load: (db: Database, digest: string) => Promise<Extract<TokenCheck, { kind: Kind }> | undefined>,
+  load: (db: Database, key: string) => Promise<Extract<TokenCheck, { kind: Kind }> | undefined>,
 ): Promise<Extract<TokenCheck, { kind: Kind }> | undefined> {
   const cache = caches.get(db);
-  const cached = cache?.get(digest);
+  const cached = cache?.get(key);
   if (cached) return cached.kind === kind ? (cached as Extract<TokenCheck, { kind: Kind }>) : undefined;
   const ticket = cache?.ticket() ?? 0;
-  const loaded = await load(db, digest);
-  if (loaded && cache) cache.fill(digest, loaded, tagsOf(loaded), ticket);
+  const loaded = await load(db, key);
+  if (loaded && cache) cache.fill(key, loaded, tagsOf(loaded), ticket);
   return loaded;
 }
