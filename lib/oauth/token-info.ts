@@ -26,7 +26,10 @@ function isUsable(found: OAuthAccessTokenCheck, now: Date): boolean {
   return accessTokenState(found, now) === "active" && found.user.state === "active";
 }
 
-/** `GET /oauth/token/info`: GitLab's body, with its deprecated aliases `scopes` and `expires_in_seconds`. */
+/**
+ * `GET /oauth/token/info`: GitLab's body, with its deprecated aliases `scopes` and `expires_in_seconds`. A hot path for
+ * resource servers: a token seen before is answered from the token-check cache, without a query.
+ */
 export async function getTokenInfo(db: Database, token: string | null, now: Date) {
   const found = await findActiveToken(db, token, now);
   const expiresIn = Math.max(0, Math.floor((found.expiresAt.getTime() - now.getTime()) / 1000));
