@@ -13,6 +13,14 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
   /**
+   * Where each process LISTENs for the notifications that invalidate its cached token checks, when DATABASE_URL goes
+   * through a pooler that cannot keep a LISTEN (PgBouncer in transaction mode): the same database, reached directly.
+   */
+  DATABASE_LISTEN_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  /**
    * Few connections on purpose: when every connection is busy the driver pipelines the next queries on them, and one
    * socket write and read then carry several queries, which costs the server less CPU than a round trip of their own.
    * Each connection is also a PostgreSQL process competing for the same cores: on two cores, 3 connections answered

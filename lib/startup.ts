@@ -3,6 +3,7 @@ import { getDatabaseHandle } from "@/lib/db";
 import { env } from "@/lib/env";
 import { scheduleHousekeeping } from "@/lib/housekeeping";
 import { logger } from "@/lib/log";
+import { startTokenCheckCache } from "@/lib/token-checks/checks";
 import { bootstrapRoot } from "@/lib/users/bootstrap";
 
 export async function startService(): Promise<void> {
@@ -17,6 +18,7 @@ export async function startService(): Promise<void> {
 async function prepare(): Promise<void> {
   const handle = await getDatabaseHandle();
   await handle.migrate();
+  await startTokenCheckCache(handle);
   await bootstrapRoot(handle.db, new Date());
   logger.info(
     { database: handle.driver === "pglite" ? `embedded PGlite in ${env.DATA_DIR}` : "PostgreSQL" },

@@ -6,7 +6,7 @@ import { personalAccessTokens } from "@/lib/db/schema";
 import { ForbiddenError, InvalidTokenError, UnauthorizedError } from "@/lib/errors";
 import { logger } from "@/lib/log";
 import { resolveOAuthAccessToken } from "@/lib/oauth/api-token";
-import { findPersonalAccessTokenByValue, isTokenExpired } from "@/lib/users/personal-access-tokens";
+import { findPersonalAccessTokenCheck, isTokenExpired } from "@/lib/users/personal-access-tokens";
 
 /** Where a request carried its token (CONTRACT §2). */
 interface PresentedToken {
@@ -33,28 +33,30 @@ export type TokenResolver = (db: Database, token: string, now: Date) => Promise<
 const lastUsedResolutionMs = 10 * 60 * 1000;
 
 export const resolvePersonalAccessToken: TokenResolver = async (db, value, now) => {
-  const found = await findPersonalAccessTokenByValue(db, value);
-  if (!found) return undefined;
-  const { token, user } = found;
+  const token = await findPersonalAccessTokenCheck(db, value);
+  if (!token) return undefined;
+  const { user } = token;
   if (token.revoked) throw new InvalidTokenError("Token was revoked. You have to re-authorize from the user.");
   if (isTokenExpired(token, now)) {
     throw new InvalidTokenError("Token is expired. You can either do re-authorization or token refresh.");
   }
   if (user.state === "blocked") throw new ForbiddenError("Your account has been blocked.");
-  // Bookkeeping only, so it is written at most every ten minutes per token and never delays the request.
+  // Bookkeeping only, so it is written at most every ten minutes per token and never delays the request. The cached
+  // check keeps the time this process wrote, so its requests in the next ten minutes do not try again.
   if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > lastUsedResolutionMs) {
     const staleBefore = new Date(now.getTime() - lastUsedResolutionMs);
+    token.lastUsedAt = now;
     db.update(personalAccessTokens)
       .set({ lastUsedAt: now })
       .where(
         and(
-          eq(personalAccessTokens.id, token.id),
+          eq(personalAccessTokens.id, token.tokenId),
           or(isNull(personalAccessTokens.lastUsedAt), lt(personalAccessTokens.lastUsedAt, staleBefore)),
         ),
       )
       .catch((error: unknown) => logger.warn({ err: error }, "could not record token use"));
   }
-  return { kind: "user", user, scopes: new Set(token.scopes), personalAccessTokenId: token.id };
+  return { kind: "user", user, scopes: new Set(token.scopes), personalAccessTokenId: token.tokenId };
 };
 
 /** Bearer values are tried as OAuth access tokens first, then as personal access tokens (CONTRACT §2). */

@@ -2,6 +2,7 @@ import "server-only";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type PostgresClient from "postgres";
 import * as schema from "./schema";
 
 /** The one database type every domain verb takes; both drivers produce it. */
@@ -21,11 +22,27 @@ export interface DatabaseHandle {
    * there the job always runs.
    */
   runExclusive<T>(key: number, job: () => Promise<T>): Promise<T | undefined>;
+  /**
+   * Hands `listener` every NOTIFY on `channel`, this process's own included; resolves once listening. A notification
+   * sent while the listening connection is down is lost, so `interrupted` says when that starts and `listening` when
+   * notifications flow again (first after start-up, then after each reconnection). On PGlite, where this process is
+   * the only one, notifications are delivered before the notifying statement (or its transaction's COMMIT) resolves.
+   */
+  listen(channel: string, listener: NotificationListener): Promise<void>;
+}
+
+export interface NotificationListener {
+  notify(payload: string): void;
+  listening(): void;
+  interrupted(): void;
 }
 
 export type DatabaseOptions =
-  /** PostgreSQL: a postgres:// URL and how many connections to open. */
-  | { url: string; poolSize: number }
+  /**
+   * PostgreSQL: a postgres:// URL and how many connections to open; `listenUrl` reaches the same database for LISTEN
+   * when `url` goes through a pooler that cannot keep one.
+   */
+  | { url: string; poolSize: number; listenUrl?: string }
   /** The embedded PGlite: its data directory, or "memory://" for a throwaway database. */
   | { dataDir: string };
 
@@ -34,14 +51,15 @@ const migrationsFolder = path.join(process.cwd(), "drizzle");
 const migrationLockKey = 727_001;
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return "url" in options ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir);
+  return "url" in options ? openPostgres(options.url, options.poolSize, options.listenUrl ?? options.url) : openPglite(options.dataDir);
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
+async function openPostgres(url: string, poolSize: number, listenUrl: string): Promise<DatabaseHandle> {
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const client = postgres(url, { max: poolSize, onnotice: () => {} });
   const db = drizzle({ client: preparingStatements(client), schema });
+  const listeners = postgresListeners(postgres, listenUrl);
   return {
     db,
     driver: "postgres",
@@ -57,7 +75,11 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
         await migrationClient.end();
       }
     },
-    close: () => client.end(),
+    listen: listeners.listen,
+    async close() {
+      await listeners.close();
+      await client.end();
+    },
     async runExclusive<T>(key: number, job: () => Promise<T>): Promise<T | undefined> {
       const reserved = await client.reserve();
       try {
@@ -91,6 +113,61 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     },
     close: () => client.close(),
     runExclusive: (_key, job) => job(),
+    async listen(channel, listener) {
+      await client.listen(channel, (payload) => listener.notify(payload));
+      listener.listening();
+    },
+  };
+}
+
+const relistenDelayMs = 1000;
+
+/**
+ * LISTEN on a connection of its own that is never recycled. postgres.js reconnects on the next query after a
+ * connection drops, so a dropped connection tells each listener it was interrupted and then LISTENs again (retrying
+ * every second while the server is unreachable) before telling them they are listening again.
+ */
+function postgresListeners(postgres: typeof PostgresClient, url: string) {
+  const byChannel = new Map<string, NotificationListener[]>();
+  let closing = false;
+  let relistening: Promise<void> | null = null;
+  // `onnotify` is the connection option postgres.js builds its own `listen()` on (which cannot report a dropped
+  // connection, nor retry while the server is away); its types leave it out.
+  const options: PostgresClient.Options<Record<string, never>> & { onnotify(channel: string, payload: string): void } = {
+    max: 1,
+    max_lifetime: null,
+    fetch_types: false,
+    onnotice: () => {},
+    onnotify: (channel, payload) => byChannel.get(channel)?.forEach((listener) => listener.notify(payload)),
+    onclose: () => {
+      if (closing || byChannel.size === 0) return;
+      byChannel.forEach((listeners) => listeners.forEach((listener) => listener.interrupted()));
+      relistening ??= relistenAll().finally(() => (relistening = null));
+    },
+  };
+  const connection = postgres(url, options);
+  const listenOn = (channel: string) => connection.unsafe(`listen "${channel.replaceAll('"', '""')}"`);
+  async function relistenAll(): Promise<void> {
+    while (!closing) {
+      try {
+        for (const channel of byChannel.keys()) await listenOn(channel);
+        byChannel.forEach((listeners) => listeners.forEach((listener) => listener.listening()));
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, relistenDelayMs));
+      }
+    }
+  }
+  return {
+    async listen(channel: string, listener: NotificationListener): Promise<void> {
+      if (!byChannel.has(channel)) await listenOn(channel);
+      byChannel.set(channel, [...(byChannel.get(channel) ?? []), listener]);
+      listener.listening();
+    },
+    async close(): Promise<void> {
+      closing = true;
+      await connection.end();
+    },
   };
 }
 

@@ -11,7 +11,9 @@ const globalForDatabase = globalThis as unknown as { databaseHandle?: Promise<Da
 
 export function getDatabaseHandle(): Promise<DatabaseHandle> {
   globalForDatabase.databaseHandle ??= openDatabase(
-    env.DATABASE_URL ? { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE } : { dataDir: env.DATA_DIR },
+    env.DATABASE_URL
+      ? { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE, listenUrl: env.DATABASE_LISTEN_URL }
+      : { dataDir: env.DATA_DIR },
   );
   return globalForDatabase.databaseHandle;
 }

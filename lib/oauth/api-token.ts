@@ -7,11 +7,11 @@ import { accessTokenState, findAccessToken } from "./tokens";
 export const resolveOAuthAccessToken: TokenResolver = async (db, value, now) => {
   const found = await findAccessToken(db, value);
   if (!found) return undefined;
-  const state = accessTokenState(found.token, found.grant, now);
+  const state = accessTokenState(found, now);
   if (state === "revoked") throw new InvalidTokenError("Token was revoked. You have to re-authorize from the user.");
   if (state === "expired") {
     throw new InvalidTokenError("Token is expired. You can either do re-authorization or token refresh.");
   }
   if (found.user.state === "blocked") throw new ForbiddenError("Your account has been blocked.");
-  return { kind: "user", user: found.user, scopes: new Set(found.token.scopes) };
+  return { kind: "user", user: found.user, scopes: new Set(found.scopes) };
 };

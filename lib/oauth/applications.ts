@@ -9,6 +9,7 @@ import { oauthAccessTokens, oauthApplications, oauthConsents, oauthGrants, type 
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { isKnownScope } from "@/lib/api/scopes";
 import { requireAdmin } from "@/lib/users/users";
+import { forgetTokenChecks } from "@/lib/token-checks/checks";
 
 export const clientSecretPrefix = "gloas-";
 
@@ -126,6 +127,7 @@ export async function getManageableApplication(ctx: Ctx, id: number): Promise<OA
 export async function deleteApplication(ctx: Ctx, id: number): Promise<void> {
   const application = await getManageableApplication(ctx, id);
   await ctx.db.delete(oauthApplications).where(eq(oauthApplications.id, application.id));
+  forgetTokenChecks(ctx.db, `application:${application.id}`);
 }
 
 /** `DELETE /api/v4/applications/:id` (admin). */
@@ -150,6 +152,7 @@ export async function renewApplicationSecret(ctx: Ctx, id: number): Promise<Appl
     .where(eq(oauthApplications.id, application.id))
     .returning();
   if (!renewed) throw new NotFoundError("Application");
+  forgetTokenChecks(ctx.db, `application:${application.id}`);
   return { application: renewed, secret };
 }
 
@@ -170,6 +173,7 @@ export async function updateApplicationSettings(
     .where(eq(oauthApplications.id, application.id))
     .returning();
   if (!updated) throw new NotFoundError("Application");
+  forgetTokenChecks(ctx.db, `application:${application.id}`);
   return updated;
 }
 
@@ -231,4 +235,5 @@ export async function revokeApplicationAuthorization(ctx: Ctx, applicationId: nu
       );
     await tx.delete(oauthConsents).where(and(eq(oauthConsents.userId, user.id), eq(oauthConsents.applicationId, applicationId)));
   });
+  forgetTokenChecks(ctx.db, `user:${user.id}`);
 }

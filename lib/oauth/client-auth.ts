@@ -1,8 +1,9 @@
 import "server-only";
 import { constantTimeEqual, sha256Hex } from "@/lib/crypto";
-import type { Executor } from "@/lib/db";
+import { preparedQuery, type Database } from "@/lib/db";
 import { oauthApplications, type OAuthApplicationRow } from "@/lib/db/schema";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { tokenCheck } from "@/lib/token-checks/checks";
 import { invalidClient, invalidRequest } from "./errors";
 import { refuseUnstorable } from "./http";
 
@@ -43,12 +44,38 @@ function safeDecode(value: string): string {
   }
 }
 
+const applicationByUid = preparedQuery((db) =>
+  db
+    .select()
+    .from(oauthApplications)
+    .where(eq(oauthApplications.uid, sql.placeholder("uid")))
+    .prepare("oauth_application_by_uid"),
+);
+
+/** A registered application by client_id, usually from this process's cache (a new secret or a deletion drops it). */
+async function findClient(db: Database, clientId: string): Promise<OAuthApplicationRow | undefined> {
+  const check = await tokenCheck(db, `client_id:${clientId}`, "client", async () => {
+    const [application] = await applicationByUid(db).execute({ uid: clientId });
+    return application && { kind: "client" as const, application };
+  });
+  return check?.application;
+}
+
 /**
  * The application the credentials prove, or `invalid_client` (401). Public applications identify themselves by
  * client_id alone; confidential ones must present their secret. A wrong secret is refused whatever the type.
+ * `expected` is the application the caller already read with what the request presented (the code's or the refresh
+ * token's); when the credentials name it, it is checked without reading it again.
+ *
+ * Secrets are 32 random bytes, so their SHA-256 digest is all the protection a stored secret needs (nobody can guess
+ * a preimage), and comparing digests in constant time leaks nothing: no slow password hash on the token endpoint.
  */
-export async function authenticateClient(db: Executor, credentials: ClientCredentials): Promise<OAuthApplicationRow> {
-  const [application] = await db.select().from(oauthApplications).where(eq(oauthApplications.uid, credentials.clientId));
+export async function authenticateClient(
+  db: Database,
+  credentials: ClientCredentials,
+  expected: OAuthApplicationRow | null = null,
+): Promise<OAuthApplicationRow> {
+  const application = expected?.uid === credentials.clientId ? expected : await findClient(db, credentials.clientId);
   if (!application) throw invalidClient();
   if (credentials.clientSecret === undefined) {
     if (application.confidential) throw invalidClient();
@@ -58,17 +85,20 @@ export async function authenticateClient(db: Executor, credentials: ClientCreden
   return application;
 }
 
-/** Authenticates the client when the request names one; `required` makes its absence an error too. */
+/**
+ * Authenticates the client when the request names one; `required` makes its absence an error too. `expected` as for
+ * `authenticateClient`.
+ */
 export async function authenticateClientIfPresent(
-  db: Executor,
+  db: Database,
   request: Request,
   params: Record<string, string | undefined>,
-  { required }: { required: boolean },
+  { required, expected = null }: { required: boolean; expected?: OAuthApplicationRow | null },
 ): Promise<OAuthApplicationRow | null> {
   const credentials = readClientCredentials(request, params);
   if (!credentials) {
     if (required) throw invalidClient();
     return null;
   }
-  return authenticateClient(db, credentials);
+  return authenticateClient(db, credentials, expected);
 }

@@ -1,11 +1,12 @@
 import "server-only";
 import { and, eq, isNull, or } from "drizzle-orm";
 import type { Database } from "@/lib/db";
-import { oauthAccessTokens, oauthApplications, oauthGrants, users, type OAuthApplicationRow } from "@/lib/db/schema";
+import { oauthAccessTokens, oauthApplications } from "@/lib/db/schema";
+import { forgetTokenChecks, type OAuthAccessTokenCheck } from "@/lib/token-checks/checks";
 import { formatScopes } from "./scopes";
 import { authenticateClientIfPresent, readClientCredentials } from "./client-auth";
 import { invalidRequest, OAuthError } from "./errors";
-import { accessTokenState, findAccessToken, tokenDigest, type FoundAccessToken } from "./tokens";
+import { accessTokenState, findAccessToken, tokenDigest } from "./tokens";
 import { issuer, userClaims } from "./id-token";
 
 const invalidTokenDescription = "The access token is invalid";
@@ -15,44 +16,28 @@ export function invalidTokenError(): OAuthError {
   return new OAuthError("invalid_token", invalidTokenDescription, 401, { state: "unauthorized" });
 }
 
-async function findActiveToken(db: Database, token: string | null, now: Date): Promise<FoundAccessToken> {
+async function findActiveToken(db: Database, token: string | null, now: Date): Promise<OAuthAccessTokenCheck> {
   const found = token ? await findAccessToken(db, token) : undefined;
-  if (!found || accessTokenState(found.token, found.grant, now) !== "active" || found.user.state !== "active") {
-    throw invalidTokenError();
-  }
+  if (!found || !isUsable(found, now)) throw invalidTokenError();
   return found;
 }
 
-/** `GET /oauth/token/info`: GitLab's body, with its deprecated aliases `scopes` and `expires_in_seconds`. */
+function isUsable(found: OAuthAccessTokenCheck, now: Date): boolean {
+  return accessTokenState(found, now) === "active" && found.user.state === "active";
+}
+
+/**
+ * `GET /oauth/token/info`: GitLab's body, with its deprecated aliases `scopes` and `expires_in_seconds`. A hot path for
+ * resource servers: a token seen before is answered from the token-check cache, without a query.
+ */
 export async function getTokenInfo(db: Database, token: string | null, now: Date) {
-  // A hot path for resource servers: one indexed lookup that reads only the columns the answer needs.
-  const [found] = token
-    ? await db
-        .select({
-          userId: oauthAccessTokens.userId,
-          scopes: oauthAccessTokens.scopes,
-          expiresAt: oauthAccessTokens.expiresAt,
-          createdAt: oauthAccessTokens.createdAt,
-          revokedAt: oauthAccessTokens.revokedAt,
-          grantRevokedAt: oauthGrants.revokedAt,
-          userState: users.state,
-          applicationUid: oauthApplications.uid,
-        })
-        .from(oauthAccessTokens)
-        .innerJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId))
-        .innerJoin(users, eq(users.id, oauthAccessTokens.userId))
-        .leftJoin(oauthApplications, eq(oauthApplications.id, oauthAccessTokens.applicationId))
-        .where(eq(oauthAccessTokens.tokenDigest, tokenDigest(token)))
-    : [];
-  const usable =
-    found && accessTokenState(found, { revokedAt: found.grantRevokedAt }, now) === "active" && found.userState === "active";
-  if (!found || !usable) throw invalidTokenError();
+  const found = await findActiveToken(db, token, now);
   const expiresIn = Math.max(0, Math.floor((found.expiresAt.getTime() - now.getTime()) / 1000));
   return {
-    resource_owner_id: found.userId,
+    resource_owner_id: found.user.id,
     scope: found.scopes,
     expires_in: expiresIn,
-    application: { uid: found.applicationUid ?? null },
+    application: { uid: found.applicationUid },
     created_at: Math.floor(found.createdAt.getTime() / 1000),
     scopes: found.scopes,
     expires_in_seconds: expiresIn,
@@ -65,10 +50,10 @@ export async function getTokenInfo(db: Database, token: string | null, now: Date
  */
 export async function getUserInfo(db: Database, token: string | null, now: Date) {
   const found = await findActiveToken(db, token, now);
-  if (!found.token.scopes.includes("openid")) {
+  if (!found.scopes.includes("openid")) {
     throw new OAuthError("invalid_scope", 'Access to this resource requires scope "openid".', 403, { state: "forbidden" });
   }
-  return userClaims(found.user, found.token.scopes);
+  return userClaims(found.user, found.scopes);
 }
 
 /**
@@ -83,11 +68,14 @@ export async function revokeToken(db: Database, request: Request, params: Record
   const byAccess = eq(oauthAccessTokens.tokenDigest, digest);
   const byRefresh = eq(oauthAccessTokens.refreshTokenDigest, digest);
   const lookup = params.token_type_hint === "refresh_token" ? or(byRefresh, byAccess) : or(byAccess, byRefresh);
-  const [row] = await db.select().from(oauthAccessTokens).where(lookup);
+  const [row] = await db
+    .select({ id: oauthAccessTokens.id, applicationId: oauthAccessTokens.applicationId, confidential: oauthApplications.confidential })
+    .from(oauthAccessTokens)
+    .leftJoin(oauthApplications, eq(oauthApplications.id, oauthAccessTokens.applicationId))
+    .where(lookup);
   if (!row) return;
   if (row.applicationId !== null) {
-    const [application] = await db.select().from(oauthApplications).where(eq(oauthApplications.id, row.applicationId));
-    const mustBeThatClient = application?.confidential || client !== null;
+    const mustBeThatClient = row.confidential || client !== null;
     if (mustBeThatClient && client?.id !== row.applicationId) {
       throw new OAuthError("unauthorized_client", "You are not authorized to revoke this token", 403);
     }
@@ -96,6 +84,7 @@ export async function revokeToken(db: Database, request: Request, params: Record
     .update(oauthAccessTokens)
     .set({ revokedAt: now })
     .where(and(eq(oauthAccessTokens.id, row.id), isNull(oauthAccessTokens.revokedAt)));
+  forgetTokenChecks(db, `oauth_access_token:${row.id}`);
 }
 
 /**
@@ -103,29 +92,27 @@ export async function revokeToken(db: Database, request: Request, params: Record
  * a client learns only about tokens issued to it. Anything else is `{"active":false}`.
  */
 export async function introspectToken(db: Database, request: Request, params: Record<string, string | undefined>, now: Date) {
-  let caller: OAuthApplicationRow | null = null;
+  let callerId: number | null;
   if (readClientCredentials(request, params)) {
-    caller = await authenticateClientIfPresent(db, request, params, { required: true });
+    callerId = (await authenticateClientIfPresent(db, request, params, { required: true }))!.id;
   } else {
     const bearer = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
     if (!bearer) throw invalidRequest("Request needs to be authorized. Required parameter for authorizing the request is missing or invalid.");
     if (bearer === params.token) throw invalidTokenError();
-    caller = (await findActiveToken(db, bearer, now)).application;
+    callerId = (await findActiveToken(db, bearer, now)).applicationId;
   }
   if (!params.token) throw invalidRequest("Missing required parameter: token.");
   const found = await findAccessToken(db, params.token);
-  if (!found || accessTokenState(found.token, found.grant, now) !== "active" || found.user.state !== "active") {
-    return { active: false };
-  }
-  if (found.token.applicationId !== null && found.token.applicationId !== caller?.id) return { active: false };
+  if (!found || !isUsable(found, now)) return { active: false };
+  if (found.applicationId !== null && found.applicationId !== callerId) return { active: false };
   return {
     active: true,
-    scope: formatScopes(found.token.scopes),
-    client_id: found.application?.uid ?? null,
+    scope: formatScopes(found.scopes),
+    client_id: found.applicationUid,
     username: found.user.username,
     token_type: "Bearer",
-    exp: Math.floor(found.token.expiresAt.getTime() / 1000),
-    iat: Math.floor(found.token.createdAt.getTime() / 1000),
+    exp: Math.floor(found.expiresAt.getTime() / 1000),
+    iat: Math.floor(found.createdAt.getTime() / 1000),
     sub: String(found.user.id),
     iss: issuer(),
   };

@@ -1,19 +1,19 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { and, eq, isNull } from "drizzle-orm";
+import { eq, sql, type SQL } from "drizzle-orm";
 import { sha256Hex } from "@/lib/crypto";
-import type { Database, Executor } from "@/lib/db";
+import { placeholder, preparedQuery, preparedStatement, type Database, type Executor } from "@/lib/db";
 import {
   oauthAccessTokens,
   oauthApplications,
   oauthAuthorizationCodes,
   oauthGrants,
   users,
-  type OAuthAccessTokenRow,
   type OAuthApplicationRow,
   type OAuthGrantRow,
   type UserRow,
 } from "@/lib/db/schema";
+import { forgetTokenChecks, tokenCheck, type OAuthAccessTokenCheck } from "@/lib/token-checks/checks";
 import { signIdToken } from "./id-token";
 import { formatScopes } from "./scopes";
 
@@ -47,9 +47,27 @@ export async function createGrant(
 }
 
 export interface IssuedTokens {
-  row: OAuthAccessTokenRow;
   accessToken: string;
   refreshToken: string | null;
+  scopes: string[];
+  createdAt: Date;
+}
+
+function newTokenValues(grant: Pick<OAuthGrantRow, "id" | "applicationId" | "userId">, options: { scopes: string[]; now: Date; withRefreshToken: boolean }) {
+  const accessToken = generateOpaqueToken();
+  const refreshToken = options.withRefreshToken ? generateOpaqueToken() : null;
+  const issued: IssuedTokens = { accessToken, refreshToken, scopes: options.scopes, createdAt: options.now };
+  const row = {
+    tokenDigest: tokenDigest(accessToken),
+    refreshTokenDigest: refreshToken ? tokenDigest(refreshToken) : null,
+    grantId: grant.id,
+    applicationId: grant.applicationId,
+    userId: grant.userId,
+    scopes: options.scopes,
+    expiresAt: new Date(options.now.getTime() + accessTokenLifetimeSeconds * 1000),
+    createdAt: options.now,
+  };
+  return { issued, row };
 }
 
 /** Issues an access token (and a refresh token unless told otherwise) within a grant. */
@@ -58,39 +76,75 @@ export async function issueTokens(
   grant: OAuthGrantRow,
   options: { scopes: string[]; now: Date; withRefreshToken: boolean },
 ): Promise<IssuedTokens> {
-  const accessToken = generateOpaqueToken();
-  const refreshToken = options.withRefreshToken ? generateOpaqueToken() : null;
-  const [row] = await tx
-    .insert(oauthAccessTokens)
-    .values({
-      tokenDigest: tokenDigest(accessToken),
-      refreshTokenDigest: refreshToken ? tokenDigest(refreshToken) : null,
-      grantId: grant.id,
-      applicationId: grant.applicationId,
-      userId: grant.userId,
-      scopes: options.scopes,
-      expiresAt: new Date(options.now.getTime() + accessTokenLifetimeSeconds * 1000),
-      createdAt: options.now,
-    })
-    .returning();
-  if (!row) throw new Error("insert into oauth_access_tokens returned no row");
-  return { row, accessToken, refreshToken };
+  const { issued, row } = newTokenValues(grant, options);
+  await tx.insert(oauthAccessTokens).values(row);
+  return issued;
 }
 
 /**
- * Revokes a whole grant: the grant itself and every token issued in it. Used when a spent code or refresh token is
- * presented again (RFC 9700 §2.2.2, §4.14): someone other than the client may hold it.
+ * Spends what an exchange presented and issues the new pair in one statement, so the exchange is one round trip and
+ * atomic without a transaction: `spend` is an UPDATE that answers one row when it spent what it was given, and none
+ * when a concurrent request spent it first.
  */
-export async function revokeGrant(tx: Executor, grantId: number, now: Date): Promise<void> {
-  await tx.update(oauthGrants).set({ revokedAt: now }).where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)));
-  await tx
-    .update(oauthAccessTokens)
-    .set({ revokedAt: now })
-    .where(and(eq(oauthAccessTokens.grantId, grantId), isNull(oauthAccessTokens.revokedAt)));
-  await tx
-    .update(oauthAuthorizationCodes)
-    .set({ usedAt: now })
-    .where(and(eq(oauthAuthorizationCodes.grantId, grantId), isNull(oauthAuthorizationCodes.usedAt)));
+function spendingStatement(spend: SQL) {
+  return preparedStatement<{ id: number }>(
+    () => sql`with spent as (${spend})
+      insert into ${oauthAccessTokens} (token_digest, refresh_token_digest, grant_id, application_id, user_id, scopes, expires_at, created_at)
+      select ${placeholder("tokenDigest")}, ${placeholder("refreshTokenDigest")}, ${placeholder("grantId")}, ${placeholder("applicationId")},
+        ${placeholder("userId")}, ${placeholder("scopes", oauthAccessTokens.scopes)}::text[], ${placeholder("expiresAt", oauthAccessTokens.expiresAt)},
+        ${placeholder("now", oauthAccessTokens.createdAt)}
+      from spent
+      returning id`,
+  );
+}
+
+const redeemCodeStatement = spendingStatement(
+  sql`update ${oauthAuthorizationCodes} set used_at = ${placeholder("now", oauthAuthorizationCodes.usedAt)}
+    where id = ${placeholder("spentId")} and used_at is null returning id`,
+);
+
+const rotateRefreshTokenStatement = spendingStatement(
+  sql`update ${oauthAccessTokens} set refreshed_at = ${placeholder("now", oauthAccessTokens.refreshedAt)}, revoked_at = ${placeholder("now", oauthAccessTokens.revokedAt)}
+    where id = ${placeholder("spentId")} and refreshed_at is null and revoked_at is null returning id`,
+);
+
+/**
+ * Redeems an authorization code (`spent.code`) or rotates a refresh token (`spent.refreshTokenOf`, the row it was
+ * issued with) and issues a new pair in `grant`. Null when the code or refresh token was spent already.
+ */
+export async function exchangeForTokens(
+  db: Database,
+  spent: { code: number } | { refreshTokenOf: number },
+  grant: Pick<OAuthGrantRow, "id" | "applicationId" | "userId">,
+  options: { scopes: string[]; now: Date },
+): Promise<IssuedTokens | null> {
+  const { issued, row } = newTokenValues(grant, { ...options, withRefreshToken: true });
+  const run = "code" in spent ? redeemCodeStatement : rotateRefreshTokenStatement;
+  const inserted = await run(db, { ...row, spentId: "code" in spent ? spent.code : spent.refreshTokenOf, now: options.now });
+  if (inserted.length === 0) return null;
+  // The rotated access token stops working at once.
+  if ("refreshTokenOf" in spent) forgetTokenChecks(db, `oauth_access_token:${spent.refreshTokenOf}`);
+  return issued;
+}
+
+const revokeGrantStatement = preparedStatement(
+  () => sql`with revoked_grant as (
+      update ${oauthGrants} set revoked_at = ${placeholder("now", oauthGrants.revokedAt)} where id = ${placeholder("grantId")} and revoked_at is null
+    ), revoked_tokens as (
+      update ${oauthAccessTokens} set revoked_at = ${placeholder("now", oauthAccessTokens.revokedAt)}
+      where grant_id = ${placeholder("grantId")} and revoked_at is null
+    )
+    update ${oauthAuthorizationCodes} set used_at = ${placeholder("now", oauthAuthorizationCodes.usedAt)}
+    where grant_id = ${placeholder("grantId")} and used_at is null`,
+);
+
+/**
+ * Revokes a whole grant, in one statement: the grant itself, every token issued in it and its unused codes. Used when
+ * a spent code or refresh token is presented again (RFC 9700 §2.2.2, §4.14): someone other than the client may hold it.
+ */
+export async function revokeGrant(db: Database, grantId: number, now: Date): Promise<void> {
+  await revokeGrantStatement(db, { grantId, now });
+  forgetTokenChecks(db, `grant:${grantId}`);
 }
 
 export interface TokenResponseContext {
@@ -110,13 +164,14 @@ export async function tokenResponseBody(issued: IssuedTokens, context: TokenResp
     expires_in: accessTokenLifetimeSeconds,
   };
   if (issued.refreshToken) body.refresh_token = issued.refreshToken;
-  body.scope = formatScopes(issued.row.scopes);
-  body.created_at = Math.floor(issued.row.createdAt.getTime() / 1000);
-  if (issued.row.scopes.includes("openid") && context.application) {
+  body.scope = formatScopes(issued.scopes);
+  body.created_at = Math.floor(issued.createdAt.getTime() / 1000);
+  // Signing costs more than the rest of the exchange: only when an ID token was asked for.
+  if (issued.scopes.includes("openid") && context.application) {
     body.id_token = await signIdToken(context.db, {
       user: context.user,
       clientId: context.application.uid,
-      scopes: issued.row.scopes,
+      scopes: issued.scopes,
       authTime: context.grant.authTime,
       nonce: context.nonce,
       now: context.now,
@@ -127,27 +182,50 @@ export async function tokenResponseBody(issued: IssuedTokens, context: TokenResp
 
 export type AccessTokenState = "active" | "expired" | "revoked";
 
-export function accessTokenState(token: Pick<OAuthAccessTokenRow, "revokedAt" | "expiresAt">, grant: Pick<OAuthGrantRow, "revokedAt">, now: Date): AccessTokenState {
-  if (token.revokedAt || grant.revokedAt) return "revoked";
+export function accessTokenState(token: Pick<OAuthAccessTokenCheck, "revoked" | "expiresAt">, now: Date): AccessTokenState {
+  if (token.revoked) return "revoked";
   if (token.expiresAt <= now) return "expired";
   return "active";
 }
 
-/** An access token by its value, with its grant and user: one indexed lookup. */
-export async function findAccessToken(db: Executor, token: string): Promise<FoundAccessToken | undefined> {
-  const [row] = await db
-    .select({ token: oauthAccessTokens, grant: oauthGrants, user: users, application: oauthApplications })
-    .from(oauthAccessTokens)
-    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId))
-    .innerJoin(users, eq(users.id, oauthAccessTokens.userId))
-    .leftJoin(oauthApplications, eq(oauthApplications.id, oauthAccessTokens.applicationId))
-    .where(eq(oauthAccessTokens.tokenDigest, tokenDigest(token)));
-  return row;
+/** An access token's row with its grant, user and application, by the digest of the access or of the refresh token. */
+function accessTokenWithOwners(by: "access" | "refresh") {
+  const digest = by === "access" ? oauthAccessTokens.tokenDigest : oauthAccessTokens.refreshTokenDigest;
+  return preparedQuery((db) =>
+    db
+      .select({ token: oauthAccessTokens, grant: oauthGrants, user: users, application: oauthApplications })
+      .from(oauthAccessTokens)
+      .innerJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId))
+      .innerJoin(users, eq(users.id, oauthAccessTokens.userId))
+      .leftJoin(oauthApplications, eq(oauthApplications.id, oauthAccessTokens.applicationId))
+      .where(eq(digest, sql.placeholder("digest")))
+      .prepare(`oauth_access_token_by_${by}_digest`),
+  );
 }
 
-export interface FoundAccessToken {
-  token: OAuthAccessTokenRow;
-  grant: OAuthGrantRow;
-  user: UserRow;
-  application: OAuthApplicationRow | null;
+const accessTokenByDigest = accessTokenWithOwners("access");
+/** For the refresh grant: one lookup finds the token, and the application that authenticates the client. */
+export const accessTokenByRefreshDigest = accessTokenWithOwners("refresh");
+
+async function loadAccessTokenCheck(db: Database, digest: string): Promise<OAuthAccessTokenCheck | undefined> {
+  const [row] = await accessTokenByDigest(db).execute({ digest });
+  if (!row) return undefined;
+  const { token, grant, user, application } = row;
+  return {
+    kind: "oauth",
+    tokenId: token.id,
+    grantId: token.grantId,
+    applicationId: token.applicationId,
+    applicationUid: application?.uid ?? null,
+    scopes: token.scopes,
+    expiresAt: token.expiresAt,
+    createdAt: token.createdAt,
+    revoked: token.revokedAt !== null || grant.revokedAt !== null,
+    user,
+  };
+}
+
+/** What checking an access token needs, usually from this process's cache of token checks. */
+export function findAccessToken(db: Database, token: string): Promise<OAuthAccessTokenCheck | undefined> {
+  return tokenCheck(db, tokenDigest(token), "oauth", loadAccessTokenCheck);
 }

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import { afterAll, beforeAll } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/drivers";
+import { startTokenCheckCache } from "@/lib/token-checks/checks";
 
 export interface TestDatabase {
   name: "pglite" | "postgres";
@@ -10,7 +11,8 @@ export interface TestDatabase {
 
 /**
  * The databases integration tests run against: PGlite always, and PostgreSQL as well when TEST_DATABASE_URL is set.
- * Each `open()` gives a fresh, migrated database that nothing else uses.
+ * Each `open()` gives a fresh, migrated database that nothing else uses, with token checks cached as the server caches
+ * them.
  */
 export function testDatabases(): TestDatabase[] {
   const databases: TestDatabase[] = [{ name: "pglite", open: openFreshPglite }];
@@ -45,28 +47,42 @@ export function databaseForSuite(open: () => Promise<DatabaseHandle>): DatabaseH
     migrate: () => current().migrate(),
     close: () => current().close(),
     runExclusive: (key, job) => current().runExclusive(key, job),
+    listen: (channel, listener) => current().listen(channel, listener),
   };
 }
 
 async function openFreshPglite(): Promise<DatabaseHandle> {
   const handle = await openDatabase({ dataDir: "memory://" });
   await handle.migrate();
+  await startTokenCheckCache(handle);
   return handle;
 }
 
 /** Creates a new database on the server named by `serverUrl`, migrates it, and drops it again on close. */
 async function openFreshPostgres(serverUrl: string): Promise<DatabaseHandle> {
+  const database = await createPostgresDatabase(serverUrl);
+  const handle = await openDatabase({ url: database.url, poolSize: 4 });
+  await handle.migrate();
+  await startTokenCheckCache(handle);
+  return {
+    ...handle,
+    async close() {
+      await handle.close();
+      await database.drop();
+    },
+  };
+}
+
+/** A new, empty database on the server named by `serverUrl`, for tests that open several handles on one database. */
+export async function createPostgresDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const databaseName = `test_${Date.now()}_${randomBytes(4).toString("hex")}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${databaseName}"`);
   const url = new URL(serverUrl);
   url.pathname = `/${databaseName}`;
-  const handle = await openDatabase({ url: url.toString(), poolSize: 4 });
-  await handle.migrate();
   return {
-    ...handle,
-    async close() {
-      await handle.close();
+    url: url.toString(),
+    async drop() {
       await admin.unsafe(`drop database if exists "${databaseName}" with (force)`);
       await admin.end();
     },

@@ -7,6 +7,7 @@ import { hashPassword } from "@/lib/auth/password";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { namespaces, users, type UserRow } from "@/lib/db/schema";
 import { ConflictError, ForbiddenError, NotFoundError, RefusedError, ValidationError } from "@/lib/errors";
+import { forgetTokenChecks } from "@/lib/token-checks/checks";
 import { mailConfirmationInstructions, startConfirmation } from "./confirmation";
 import { emailProblem, passwordProblem, profileFieldProblems, usernameProblem, type ProfileFields } from "./username-rules";
 import { getUser, getUserByUsername, listUsers, requireAdmin } from "./users";
@@ -32,6 +33,7 @@ export async function confirmUserAsAdmin(ctx: Ctx, userId: number): Promise<User
     .set({ confirmedAt: ctx.now })
     .where(and(eq(users.id, user.id), isNull(users.confirmedAt)))
     .returning();
+  forgetTokenChecks(ctx.db, `user:${user.id}`);
   return confirmed ?? user;
 }
 
@@ -50,6 +52,7 @@ export async function blockUser(ctx: Ctx, userId: number): Promise<boolean> {
     .set({ state: "blocked", ...raisedSessionVersion })
     .where(and(eq(users.id, user.id), ne(users.state, "blocked")))
     .returning({ id: users.id });
+  forgetTokenChecks(ctx.db, `user:${user.id}`);
   return blocked.length === 1;
 }
 
@@ -62,6 +65,7 @@ export async function unblockUser(ctx: Ctx, userId: number): Promise<boolean> {
     .set({ state: "active" })
     .where(and(eq(users.id, user.id), eq(users.state, "blocked")))
     .returning({ id: users.id });
+  forgetTokenChecks(ctx.db, `user:${user.id}`);
   return unblocked.length === 1;
 }
 
@@ -139,6 +143,7 @@ export async function updateUserAsAdmin(ctx: Ctx, userId: number, changes: UserC
     if (constraint === "users_username_lower_key" || constraint === "namespaces_path_lower_key") throw new ConflictError("Username has already been taken");
     throw error;
   }
+  forgetTokenChecks(ctx.db, `user:${user.id}`);
   if (confirmation?.token) await mailConfirmationInstructions(updated, confirmation.token);
   return updated;
 }

@@ -6,6 +6,7 @@ import { users, type UserRow } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { queueMail, type MailRequest } from "@/lib/mail/mailer";
 import { throttleProtectedPath } from "@/lib/rate-limits/rate-limits";
+import { forgetTokenChecks } from "@/lib/token-checks/checks";
 import { confirmationLinkLifetimeMs } from "./confirmation-rules";
 
 /** The columns a new account starts with, and the link to mail when it must confirm its address. */
@@ -98,7 +99,11 @@ export async function confirmEmail(ctx: Ctx, token: string): Promise<Confirmatio
     .set({ confirmedAt: ctx.now })
     .where(and(eq(users.confirmationTokenDigest, digest), isNull(users.confirmedAt), gte(users.confirmationSentAt, validSince)))
     .returning({ id: users.id });
-  if (confirmed) return "confirmed";
+  if (confirmed) {
+    // `email_verified` in userinfo and ID tokens follows at once.
+    forgetTokenChecks(ctx.db, `user:${confirmed.id}`);
+    return "confirmed";
+  }
   const [found] = await ctx.db.select({ confirmedAt: users.confirmedAt }).from(users).where(eq(users.confirmationTokenDigest, digest));
   if (!found) return "invalid";
   return found.confirmedAt ? "already_confirmed" : "expired";

@@ -8,6 +8,7 @@ import { personalAccessTokens, users, type PersonalAccessTokenRow, type UserRow 
 import { BadRequestError, MethodNotAllowedError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { containsPattern } from "@/lib/db/like";
 import { isKnownScope, type Scope } from "@/lib/api/scopes";
+import { forgetTokenChecks, tokenCheck, type PersonalAccessTokenCheck } from "@/lib/token-checks/checks";
 import { getUser, requireAdmin } from "./users";
 
 export const personalAccessTokenPrefix = "glpat-";
@@ -93,6 +94,7 @@ export async function revokeOwnPersonalAccessToken(ctx: Ctx, tokenId: number): P
     .where(and(eq(personalAccessTokens.id, tokenId), eq(personalAccessTokens.userId, user.id)))
     .returning({ id: personalAccessTokens.id });
   if (revoked.length === 0) throw new NotFoundError("Personal Access Token");
+  forgetTokenChecks(ctx.db, `personal_access_token:${tokenId}`);
 }
 
 function requireSessionUser(ctx: Ctx): UserRow {
@@ -117,6 +119,19 @@ export async function findPersonalAccessTokenByValue(
 ): Promise<{ token: PersonalAccessTokenRow; user: UserRow } | undefined> {
   const [row] = await tokenWithUserByDigest(db).execute({ digest: sha256Hex(token) });
   return row;
+}
+
+async function loadPersonalAccessTokenCheck(db: Database, digest: string): Promise<PersonalAccessTokenCheck | undefined> {
+  const [row] = await tokenWithUserByDigest(db).execute({ digest });
+  if (!row) return undefined;
+  const { token, user } = row;
+  const { id: tokenId, scopes, expiresAt, revoked, lastUsedAt } = token;
+  return { kind: "personal", tokenId, scopes, expiresAt, revoked, lastUsedAt, user };
+}
+
+/** What checking a presented personal access token needs, usually from this process's cache of token checks. */
+export function findPersonalAccessTokenCheck(db: Database, token: string): Promise<PersonalAccessTokenCheck | undefined> {
+  return tokenCheck(db, sha256Hex(token), "personal", loadPersonalAccessTokenCheck);
 }
 
 export function isTokenExpired(token: Pick<PersonalAccessTokenRow, "expiresAt">, now: Date): boolean {
@@ -190,7 +205,12 @@ export async function getManageablePersonalAccessToken(ctx: Ctx, tokenId: number
 /** `DELETE /personal_access_tokens/:id`: the owner or an admin revokes a token; it stops working at once. */
 export async function revokePersonalAccessToken(ctx: Ctx, tokenId: number): Promise<void> {
   const token = await getManageablePersonalAccessToken(ctx, tokenId);
-  await ctx.db.update(personalAccessTokens).set({ revoked: true }).where(eq(personalAccessTokens.id, token.id));
+  await markRevoked(ctx.db, token.id);
+}
+
+async function markRevoked(db: Database, tokenId: number): Promise<void> {
+  await db.update(personalAccessTokens).set({ revoked: true }).where(eq(personalAccessTokens.id, tokenId));
+  forgetTokenChecks(db, `personal_access_token:${tokenId}`);
 }
 
 /** The personal access token the request came with; other credentials are refused with GitLab's words. */
@@ -214,7 +234,7 @@ export async function getCurrentPersonalAccessToken(ctx: Ctx): Promise<PersonalA
 /** `DELETE /personal_access_tokens/self`: the token revokes itself. */
 export async function revokeCurrentPersonalAccessToken(ctx: Ctx): Promise<void> {
   const token = await getCurrentPersonalAccessToken(ctx);
-  await ctx.db.update(personalAccessTokens).set({ revoked: true }).where(eq(personalAccessTokens.id, token.id));
+  await markRevoked(ctx.db, token.id);
 }
 
 /**
@@ -235,7 +255,7 @@ async function rotate(ctx: Ctx, token: PersonalAccessTokenRow, expiresAt: string
   if (token.revoked) throw new BadRequestError("400 Bad request - Token already revoked");
   const successor = { name: token.name, scopes: token.scopes.filter(isKnownScope), expiresAt: expiresAt ?? daysAfter(ctx.now, rotatedTokenDays) };
   try {
-    return await ctx.db.transaction(async (tx) => {
+    const issued = await ctx.db.transaction(async (tx) => {
       const revoked = await tx
         .update(personalAccessTokens)
         .set({ revoked: true })
@@ -244,6 +264,8 @@ async function rotate(ctx: Ctx, token: PersonalAccessTokenRow, expiresAt: string
       if (revoked.length === 0) throw new BadRequestError("400 Bad request - Token already revoked");
       return insertPersonalAccessToken(tx, token.userId, successor, ctx.now);
     });
+    forgetTokenChecks(ctx.db, `personal_access_token:${token.id}`);
+    return issued;
   } catch (error) {
     // GitLab answers a rotation its model refuses with the model's words in a 400's message.
     if (error instanceof ValidationError) throw new BadRequestError(`400 Bad request - ${error.message}`);

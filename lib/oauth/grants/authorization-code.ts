@@ -1,11 +1,24 @@
 import "server-only";
-import { and, eq, isNull } from "drizzle-orm";
-import { oauthAuthorizationCodes, oauthGrants, users } from "@/lib/db/schema";
+import { eq, sql } from "drizzle-orm";
+import { preparedQuery } from "@/lib/db";
+import { oauthApplications, oauthAuthorizationCodes, oauthGrants, users } from "@/lib/db/schema";
 import { authenticateClientIfPresent } from "../client-auth";
 import { invalidGrant, missingParameter } from "../errors";
 import { verifierMatches } from "../pkce";
-import { issueTokens, revokeGrant, tokenDigest, tokenResponseBody } from "../tokens";
+import { exchangeForTokens, revokeGrant, tokenDigest, tokenResponseBody } from "../tokens";
 import type { GrantHandler } from "./types";
+
+/** The code with its grant, user and application (which authenticates the client): one lookup. */
+const codeByDigest = preparedQuery((db) =>
+  db
+    .select({ code: oauthAuthorizationCodes, grant: oauthGrants, user: users, application: oauthApplications })
+    .from(oauthAuthorizationCodes)
+    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthAuthorizationCodes.grantId))
+    .innerJoin(users, eq(users.id, oauthGrants.userId))
+    .innerJoin(oauthApplications, eq(oauthApplications.id, oauthAuthorizationCodes.applicationId))
+    .where(eq(oauthAuthorizationCodes.codeDigest, sql.placeholder("digest")))
+    .prepare("oauth_authorization_code_by_digest"),
+);
 
 /**
  * `grant_type=authorization_code` (RFC 6749 §4.1.3, RFC 7636):
@@ -13,25 +26,22 @@ import type { GrantHandler } from "./types";
  * - the code must exist, be unexpired, unused, issued to this client and for this exact redirect_uri;
  * - a code issued with a PKCE challenge needs the matching verifier; a verifier for a code without one is refused;
  * - a code presented a second time is refused and everything issued from it is revoked.
+ *
+ * Two statements when it succeeds: the lookup, and one statement that spends the code and issues the tokens. The code
+ * is only spent after every check passed, so a request that fails them cannot burn the legitimate client's code.
  */
 export const authorizationCodeGrant: GrantHandler = {
   parameters: new Set(["code", "redirect_uri", "code_verifier", "client_id", "client_secret"]),
   async handle({ db, request, params, now }) {
-    const application = (await authenticateClientIfPresent(db, request, params, { required: true }))!;
+    const [found] = params.code ? await codeByDigest(db).execute({ digest: tokenDigest(params.code) }) : [];
+    const application = (await authenticateClientIfPresent(db, request, params, { required: true, expected: found?.application }))!;
     if (!params.code) throw missingParameter("code");
     if (!params.redirect_uri) throw missingParameter("redirect_uri");
-
-    const [found] = await db
-      .select({ code: oauthAuthorizationCodes, grant: oauthGrants, user: users })
-      .from(oauthAuthorizationCodes)
-      .innerJoin(oauthGrants, eq(oauthGrants.id, oauthAuthorizationCodes.grantId))
-      .innerJoin(users, eq(users.id, oauthGrants.userId))
-      .where(eq(oauthAuthorizationCodes.codeDigest, tokenDigest(params.code)));
     if (!found) throw invalidGrant();
     const { code, grant, user } = found;
 
     if (code.usedAt) {
-      await db.transaction((tx) => revokeGrant(tx, grant.id, now));
+      await revokeGrant(db, grant.id, now);
       throw invalidGrant();
     }
     if (code.applicationId !== application.id) throw invalidGrant();
@@ -45,18 +55,10 @@ export const authorizationCodeGrant: GrantHandler = {
       throw invalidGrant();
     }
 
-    const issued = await db.transaction(async (tx) => {
-      const claimed = await tx
-        .update(oauthAuthorizationCodes)
-        .set({ usedAt: now })
-        .where(and(eq(oauthAuthorizationCodes.id, code.id), isNull(oauthAuthorizationCodes.usedAt)))
-        .returning({ id: oauthAuthorizationCodes.id });
-      // Another request redeemed it between our read and this update: that is a replay too.
-      if (claimed.length === 0) return null;
-      return issueTokens(tx, grant, { scopes: grant.scopes, now, withRefreshToken: true });
-    });
+    // Another request may have redeemed it since the lookup: that is a replay too.
+    const issued = await exchangeForTokens(db, { code: code.id }, grant, { scopes: grant.scopes, now });
     if (!issued) {
-      await db.transaction((tx) => revokeGrant(tx, grant.id, now));
+      await revokeGrant(db, grant.id, now);
       throw invalidGrant();
     }
     return tokenResponseBody(issued, { db, user, application, grant, nonce: code.nonce, now });

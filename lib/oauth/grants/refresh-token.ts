@@ -1,10 +1,8 @@
 import "server-only";
-import { and, eq, isNull } from "drizzle-orm";
-import { oauthAccessTokens, oauthApplications, oauthGrants, users } from "@/lib/db/schema";
 import { authenticateClientIfPresent } from "../client-auth";
 import { invalidGrant, missingParameter, oauthError } from "../errors";
 import { parseScopeString } from "../scopes";
-import { issueTokens, revokeGrant, tokenDigest, tokenResponseBody } from "../tokens";
+import { accessTokenByRefreshDigest, exchangeForTokens, revokeGrant, tokenDigest, tokenResponseBody } from "../tokens";
 import type { GrantHandler } from "./types";
 
 /**
@@ -13,25 +11,20 @@ import type { GrantHandler } from "./types";
  * - every refresh issues a new pair and revokes the old one at once;
  * - presenting an already-rotated refresh token revokes every token of the grant (RFC 9700 reuse detection);
  * - `scope` may narrow the grant's scopes, never widen them.
+ *
+ * Two statements when it succeeds: the lookup, and one statement that rotates and issues.
  */
 export const refreshTokenGrant: GrantHandler = {
   parameters: new Set(["refresh_token", "scope", "client_id", "client_secret"]),
   async handle({ db, request, params, now }) {
     if (!params.refresh_token) throw missingParameter("refresh_token");
-    const client = await authenticateClientIfPresent(db, request, params, { required: false });
-
-    const [found] = await db
-      .select({ token: oauthAccessTokens, grant: oauthGrants, user: users, application: oauthApplications })
-      .from(oauthAccessTokens)
-      .innerJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId))
-      .innerJoin(users, eq(users.id, oauthAccessTokens.userId))
-      .leftJoin(oauthApplications, eq(oauthApplications.id, oauthAccessTokens.applicationId))
-      .where(eq(oauthAccessTokens.refreshTokenDigest, tokenDigest(params.refresh_token)));
+    const [found] = await accessTokenByRefreshDigest(db).execute({ digest: tokenDigest(params.refresh_token) });
+    const client = await authenticateClientIfPresent(db, request, params, { required: false, expected: found?.application });
     if (!found) throw invalidGrant();
     const { token, grant, user, application } = found;
 
     if (token.refreshedAt) {
-      await db.transaction((tx) => revokeGrant(tx, grant.id, now));
+      await revokeGrant(db, grant.id, now);
       throw invalidGrant();
     }
     if ((token.applicationId ?? null) !== (client?.id ?? null)) throw invalidGrant();
@@ -46,18 +39,10 @@ export const refreshTokenGrant: GrantHandler = {
       scopes = requested;
     }
 
-    const issued = await db.transaction(async (tx) => {
-      const rotated = await tx
-        .update(oauthAccessTokens)
-        .set({ refreshedAt: now, revokedAt: now })
-        .where(and(eq(oauthAccessTokens.id, token.id), isNull(oauthAccessTokens.refreshedAt), isNull(oauthAccessTokens.revokedAt)))
-        .returning({ id: oauthAccessTokens.id });
-      if (rotated.length === 0) return null;
-      return issueTokens(tx, grant, { scopes, now, withRefreshToken: true });
-    });
+    const issued = await exchangeForTokens(db, { refreshTokenOf: token.id }, grant, { scopes, now });
     if (!issued) {
       // A concurrent request rotated this refresh token first: this presentation is a reuse.
-      await db.transaction((tx) => revokeGrant(tx, grant.id, now));
+      await revokeGrant(db, grant.id, now);
       throw invalidGrant();
     }
     return tokenResponseBody(issued, { db, user, application, grant, now });
