@@ -9,6 +9,7 @@ import { Notice } from "@/components/ui/notice";
 import { TableHead } from "@/components/ui/table-head";
 import { Tabs } from "@/components/ui/tabs";
 import { alertSettingsFormSchema, integrationTypeOptions, type AlertSettingsForm } from "@/lib/alerts/form-schemas";
+import { payloadFormatLabels } from "@/lib/alerts/formats/types";
 import type { ActionResult } from "@/lib/forms/action-result";
 import { IntegrationForm, type IntegrationActions, type IntegrationItem } from "./integration-form";
 
@@ -69,12 +70,17 @@ function CurrentIntegrations({
   return (
     <div className="stack">
       {message ? <Notice tone={message.tone}>{message.text}</Notice> : null}
+      {integrations.map((integration) =>
+        integration.sns_subscription_confirmation ? (
+          <SubscriptionConfirmationNotice key={integration.id} integration={integration} confirmation={integration.sns_subscription_confirmation} />
+        ) : null,
+      )}
       {integrations.length === 0 ? (
         <p className="empty">No integrations have been added yet.</p>
       ) : (
         <table className="table">
           <caption className="visually-hidden">Current integrations</caption>
-          <TableHead columns={["Status", "Integration Name", "Type", "Actions"]} />
+          <TableHead columns={["Status", "Integration Name", "Type", "Last alert format", "Actions"]} />
           <tbody>
             {integrations.map((integration) => (
               <tr key={integration.id}>
@@ -91,6 +97,7 @@ function CurrentIntegrations({
                 </td>
                 <td>{integration.name}</td>
                 <td>{integrationTypeOptions.find((option) => option.value === integration.type)?.short ?? integration.type}</td>
+                <td>{integration.last_payload_format ? payloadFormatLabels[integration.last_payload_format] : <span className="muted">No alerts yet</span>}</td>
                 <td className="actions">
                   <button
                     type="button"
@@ -136,6 +143,31 @@ function CurrentIntegrations({
         />
       )}
     </div>
+  );
+}
+
+/**
+ * Amazon SNS waits for its subscription to be confirmed by opening a URL it sent. The service never opens URLs from
+ * payloads, so a Maintainer confirms it here by hand; the notice goes when the topic's first notification arrives.
+ */
+function SubscriptionConfirmationNotice({
+  integration,
+  confirmation,
+}: {
+  integration: IntegrationItem;
+  confirmation: NonNullable<IntegrationItem["sns_subscription_confirmation"]>;
+}) {
+  return (
+    <Notice tone="warning" title={`Confirm the Amazon SNS subscription of ${integration.name}`}>
+      <p>
+        Amazon SNS asks to confirm that topic <code>{confirmation.topic_arn}</code> may send alerts to this integration. If you set up
+        this subscription, open the confirmation URL to confirm it:{" "}
+        <a href={confirmation.subscribe_url} target="_blank" rel="noopener noreferrer">
+          Confirm the subscription in Amazon SNS
+        </a>
+        . Otherwise, ignore it.
+      </p>
+    </Notice>
   );
 }
 

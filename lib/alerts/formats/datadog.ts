@@ -57,7 +57,7 @@ function readDatadog(body: Record<string, unknown>, now: Date): FormatReading {
 }
 
 /** Markdown links in the notification's text (`[Monitor Status](https://app.datadoghq.com/monitors/…)`). */
-const markdownLink = /\[([^\]\n]{1,100})\]\((https?:\/\/[^)\s]+)\)/g;
+const markdownLink = /\[([^[\]\n]{1,100})\]\((https?:\/\/[^)\s]+)\)/g;
 
 /**
  * Datadog's default webhook payload: the monitor's transition in the title (`[Triggered]`, `[Recovered]`), grouped by
