@@ -254,11 +254,11 @@ function CredentialsTab({
       <p className="muted">Use the webhook URL and authorization key to send alerts to this integration.</p>
       <CopyField label="Webhook URL" value={integration.url} />
       {integration.token !== null ? <CopyField label="Authorization key" value={integration.token} /> : null}
-      <CopyField label="PagerDuty Events API v2 URL" value={integration.pagerduty_events_url} />
-      <p className="field-hint">
-        For tools that send to PagerDuty and let you set its URL: use this URL, and the authorization key as the routing (integration)
-        key.
-      </p>
+      <CopyField
+        label="PagerDuty Events API v2 URL"
+        value={integration.pagerduty_events_url}
+        hint="For tools that send to PagerDuty and let you set its URL: use this URL, with the authorization key as the routing (integration) key."
+      />
       {message ? <Notice tone={message.tone}>{message.text}</Notice> : null}
       <div className="form-actions">
         <button type="button" className="button button-danger" disabled={pending} onClick={() => setConfirming(true)}>
