@@ -80,7 +80,7 @@ function CurrentIntegrations({
       ) : (
         <table className="table">
           <caption className="visually-hidden">Current integrations</caption>
-          <TableHead columns={["Status", "Integration Name", "Type", "Last alert format", "Actions"]} />
+          <TableHead columns={["Status", "Integration Name", "Type", "Actions"]} />
           <tbody>
             {integrations.map((integration) => (
               <tr key={integration.id}>
@@ -96,8 +96,13 @@ function CurrentIntegrations({
                   )}
                 </td>
                 <td>{integration.name}</td>
-                <td>{integrationTypeOptions.find((option) => option.value === integration.type)?.short ?? integration.type}</td>
-                <td>{integration.last_payload_format ? payloadFormatLabels[integration.last_payload_format] : <span className="muted">No alerts yet</span>}</td>
+                <td>
+                  {integrationTypeOptions.find((option) => option.value === integration.type)?.short ?? integration.type}
+                  {/* Which of the formats the receiver recognizes the latest payload was read in. */}
+                  {integration.last_payload_format ? (
+                    <span className="muted integration-last-format">Last alert: {payloadFormatLabels[integration.last_payload_format]}</span>
+                  ) : null}
+                </td>
                 <td className="actions">
                   <button
                     type="button"

@@ -97,7 +97,7 @@ test("a Maintainer maps a nested payload, sends a test alert, finds the mapped a
   expect(webhookUrl).toMatch(new RegExp(`^${baseURL}/${project.path_with_namespace}/alerts/notify/disk-monitor/[0-9a-f]{16}\\.json$`));
   await expect(page.getByLabel("Authorization key")).toHaveValue(/^[0-9a-f]{32}$/);
   const row = page.getByRole("row").filter({ hasText: "Disk monitor" });
-  await expect(row.getByRole("cell")).toHaveText(["Enabled", "Disk monitor", "HTTP", "No alerts yet", /Edit/]);
+  await expect(row.getByRole("cell")).toHaveText(["Enabled", "Disk monitor", "HTTP", /Edit/]);
 
   // The mapping is stored in GitLab's format.
   await withFreshApi(playwright, baseURL, async (api) => {
@@ -250,8 +250,8 @@ test("deleting an integration asks first; the alert settings are saved", async (
 
   await signIn(page, owner.username, owner.password);
   await page.goto(`/${project.path_with_namespace}/-/settings/operations`);
-  await expect(page.getByRole("row").filter({ hasText: "Old monitor" }).getByRole("cell")).toHaveText(["Disabled", "Old monitor", "HTTP", "No alerts yet", /Edit/]);
-  await expect(page.getByRole("row").filter({ hasText: "Prometheus" }).getByRole("cell")).toHaveText(["Enabled", "Prometheus", "Prometheus", "No alerts yet", /Edit/]);
+  await expect(page.getByRole("row").filter({ hasText: "Old monitor" }).getByRole("cell")).toHaveText(["Disabled", "Old monitor", "HTTP", /Edit/]);
+  await expect(page.getByRole("row").filter({ hasText: "Prometheus" }).getByRole("cell")).toHaveText(["Enabled", "Prometheus", "Prometheus", /Edit/]);
 
   await page.getByRole("button", { name: "Delete integration Old monitor" }).click();
   const dialog = page.getByRole("dialog", { name: "Delete integration" });
