@@ -9,7 +9,7 @@ import { Notice } from "@/components/ui/notice";
 import { TableHead } from "@/components/ui/table-head";
 import { Tabs } from "@/components/ui/tabs";
 import { alertSettingsFormSchema, integrationTypeOptions, type AlertSettingsForm } from "@/lib/alerts/form-schemas";
-import { payloadFormatLabels } from "@/lib/alerts/formats/types";
+import { payloadFormatLabels, payloadFormatShortLabels } from "@/lib/alerts/formats/types";
 import type { ActionResult } from "@/lib/forms/action-result";
 import { IntegrationForm, type IntegrationActions, type IntegrationItem } from "./integration-form";
 
@@ -95,14 +95,16 @@ function CurrentIntegrations({
                     </span>
                   )}
                 </td>
-                <td>{integration.name}</td>
                 <td>
-                  {integrationTypeOptions.find((option) => option.value === integration.type)?.short ?? integration.type}
+                  {integration.name}
                   {/* Which of the formats the receiver recognizes the latest payload was read in. */}
                   {integration.last_payload_format ? (
-                    <span className="muted integration-last-format">Last alert: {payloadFormatLabels[integration.last_payload_format]}</span>
+                    <span className="muted integration-last-format" title={payloadFormatLabels[integration.last_payload_format]}>
+                      Last alert: {payloadFormatShortLabels[integration.last_payload_format]}
+                    </span>
                   ) : null}
                 </td>
+                <td>{integrationTypeOptions.find((option) => option.value === integration.type)?.short ?? integration.type}</td>
                 <td className="actions">
                   <button
                     type="button"

@@ -196,7 +196,7 @@ test.describe("alert payload formats", () => {
     await expect(notice).toBeVisible();
     await expect(notice.getByRole("link", { name: "Confirm the subscription in Amazon SNS" })).toHaveAttribute("href", snsSubscriptionConfirmation().SubscribeURL);
     const row = page.getByRole("row").filter({ hasText: integration.name });
-    await expect(row.getByRole("cell").nth(2)).toHaveText("HTTPLast alert: Amazon CloudWatch via SNS");
+    await expect(row.getByRole("cell").nth(1)).toHaveText(`${integration.name}Last alert: CloudWatch`);
 
     // The topic's first alarm confirms the subscription worked: the notice goes, and the alert carries its links.
     await expectJson(await postAlert(request, path, grafanaWebhook("firing"), bearer(integration.token)), 201, [
@@ -205,7 +205,7 @@ test.describe("alert payload formats", () => {
     await postAlert(request, path, cloudWatchAlarmNotification("ALARM"), bearer(integration.token));
     await page.reload();
     await expect(page.getByText(`Confirm the Amazon SNS subscription of ${integration.name}`)).toHaveCount(0);
-    await expect(row.getByRole("cell").nth(2)).toHaveText("HTTPLast alert: Amazon CloudWatch via SNS");
+    await expect(row.getByRole("cell").nth(1)).toHaveText(`${integration.name}Last alert: CloudWatch`);
     await row.getByRole("button", { name: `Edit integration ${integration.name}` }).click();
     await expect(page.getByLabel("4. Payload format")).toHaveValue("auto");
     await page.getByRole("tab", { name: "View credentials" }).click();

@@ -23,6 +23,18 @@ export const payloadFormatLabels: Record<PayloadFormat, string> = {
   generic: "Generic (HTTP endpoint)",
 };
 
+/** The tool's name alone, where space is short (the integration list). */
+export const payloadFormatShortLabels: Record<PayloadFormat, string> = {
+  alertmanager: "Alertmanager",
+  grafana: "Grafana",
+  pagerduty: "PagerDuty",
+  azure: "Azure Monitor",
+  cloudwatch: "CloudWatch",
+  sentry: "Sentry",
+  datadog: "Datadog",
+  generic: "Generic",
+};
+
 export const payloadFormatSettingLabels: Record<PayloadFormatSetting, string> = { auto: "Detect automatically", ...payloadFormatLabels };
 
 /** A link the source put in its payload (a dashboard, the rule, the event in the tool), shown on the alert's page. */
