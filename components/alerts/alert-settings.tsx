@@ -9,6 +9,7 @@ import { Notice } from "@/components/ui/notice";
 import { TableHead } from "@/components/ui/table-head";
 import { Tabs } from "@/components/ui/tabs";
 import { alertSettingsFormSchema, integrationTypeOptions, type AlertSettingsForm } from "@/lib/alerts/form-schemas";
+import { payloadFormatLabels, payloadFormatShortLabels } from "@/lib/alerts/formats/types";
 import type { ActionResult } from "@/lib/forms/action-result";
 import { IntegrationForm, type IntegrationActions, type IntegrationItem } from "./integration-form";
 
@@ -69,6 +70,11 @@ function CurrentIntegrations({
   return (
     <div className="stack">
       {message ? <Notice tone={message.tone}>{message.text}</Notice> : null}
+      {integrations.map((integration) =>
+        integration.sns_subscription_confirmation ? (
+          <SubscriptionConfirmationNotice key={integration.id} integration={integration} confirmation={integration.sns_subscription_confirmation} />
+        ) : null,
+      )}
       {integrations.length === 0 ? (
         <p className="empty">No integrations have been added yet.</p>
       ) : (
@@ -89,7 +95,15 @@ function CurrentIntegrations({
                     </span>
                   )}
                 </td>
-                <td>{integration.name}</td>
+                <td>
+                  {integration.name}
+                  {/* Which of the formats the receiver recognizes the latest payload was read in. */}
+                  {integration.last_payload_format ? (
+                    <span className="muted integration-last-format" title={payloadFormatLabels[integration.last_payload_format]}>
+                      Last alert: {payloadFormatShortLabels[integration.last_payload_format]}
+                    </span>
+                  ) : null}
+                </td>
                 <td>{integrationTypeOptions.find((option) => option.value === integration.type)?.short ?? integration.type}</td>
                 <td className="actions">
                   <button
@@ -136,6 +150,31 @@ function CurrentIntegrations({
         />
       )}
     </div>
+  );
+}
+
+/**
+ * Amazon SNS waits for its subscription to be confirmed by opening a URL it sent. The service never opens URLs from
+ * payloads, so a Maintainer confirms it here by hand; the notice goes when the topic's first notification arrives.
+ */
+function SubscriptionConfirmationNotice({
+  integration,
+  confirmation,
+}: {
+  integration: IntegrationItem;
+  confirmation: NonNullable<IntegrationItem["sns_subscription_confirmation"]>;
+}) {
+  return (
+    <Notice tone="warning" title={`Confirm the Amazon SNS subscription of ${integration.name}`}>
+      <p>
+        Amazon SNS asks to confirm that topic <code>{confirmation.topic_arn}</code> may send alerts to this integration. If you set up
+        this subscription, open the confirmation URL to confirm it:{" "}
+        <a href={confirmation.subscribe_url} target="_blank" rel="noopener noreferrer">
+          Confirm the subscription in Amazon SNS
+        </a>
+        . Otherwise, ignore it.
+      </p>
+    </Notice>
   );
 }
 

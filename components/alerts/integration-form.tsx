@@ -12,6 +12,13 @@ import { Notice } from "@/components/ui/notice";
 import { Tabs } from "@/components/ui/tabs";
 import { FieldError, TextField } from "@/components/ui/text-field";
 import type { PayloadAttributeMapping } from "@/lib/alerts/fields";
+import {
+  payloadFormatLabels,
+  payloadFormatSettingLabels,
+  payloadFormatSettings,
+  type PayloadFormat,
+  type PayloadFormatSetting,
+} from "@/lib/alerts/formats/types";
 import { integrationDetailsSchema, integrationTypeOptions, type IntegrationDetails, type IntegrationSave } from "@/lib/alerts/form-schemas";
 import type { PayloadField } from "@/lib/alerts/payload-fields";
 import type { ActionResult } from "@/lib/forms/action-result";
@@ -28,6 +35,10 @@ export interface IntegrationItem {
   token: string | null;
   payload_example: string;
   payload_attribute_mapping: PayloadAttributeMapping;
+  payload_format: PayloadFormatSetting;
+  last_payload_format: PayloadFormat | null;
+  pagerduty_events_url: string;
+  sns_subscription_confirmation: { topic_arn: string; subscribe_url: string; received_at: string } | null;
 }
 
 export interface IntegrationActions {
@@ -109,16 +120,22 @@ function DetailsTab({
   onClose: () => void;
 }) {
   const typeId = useId();
+  const formatId = useId();
   const activeId = useId();
   const activeHintId = `${activeId}-hint`;
   const { register, handleSubmit, formState, setError, setFocus, control } = useForm<IntegrationDetails>({
     resolver: zodResolver(integrationDetailsSchema),
-    defaultValues: { type: integration?.type ?? "http", name: integration?.name ?? "", active: integration?.active ?? false },
+    defaultValues: {
+      type: integration?.type ?? "http",
+      name: integration?.name ?? "",
+      active: integration?.active ?? false,
+      payloadFormat: integration?.payload_format ?? "auto",
+    },
   });
   const [mapper, setMapper] = useState<MapperState>(() =>
     initialMapperState(integration?.payload_example ?? null, integration?.payload_attribute_mapping ?? {}),
   );
-  const { failure, report, clear } = useServerErrors({ setError, setFocus }, ["type", "name", "active"]);
+  const { failure, report, clear } = useServerErrors({ setError, setFocus }, ["type", "name", "active", "payloadFormat"]);
   const type = useWatch({ control, name: "type" });
 
   async function onSubmit(values: IntegrationDetails) {
@@ -132,7 +149,7 @@ function DetailsTab({
           }
         : {};
     const result = integration
-      ? await actions.update(integration.id, { name: values.name, active: values.active, ...mapping })
+      ? await actions.update(integration.id, { name: values.name, active: values.active, payloadFormat: values.payloadFormat, ...mapping })
       : await actions.create({ ...values, ...mapping });
     if (!result.ok) {
       report(result);
@@ -172,6 +189,22 @@ function DetailsTab({
         <p className="field-hint" id={activeHintId}>
           A webhook URL and authorization key is generated for the integration. After you save the integration, both are visible under
           the &quot;View credentials&quot; tab.
+        </p>
+      </div>
+      <div className="field">
+        <label htmlFor={formatId}>4. Payload format</label>
+        <select id={formatId} aria-describedby={`${formatId}-hint`} {...register("payloadFormat")}>
+          {payloadFormatSettings.map((setting) => (
+            <option key={setting} value={setting}>
+              {payloadFormatSettingLabels[setting]}
+            </option>
+          ))}
+        </select>
+        <p className="field-hint" id={`${formatId}-hint`}>
+          Alerts from Prometheus Alertmanager, Grafana, PagerDuty Events API v2 senders, Azure Monitor, Amazon CloudWatch (through SNS),
+          Sentry and Datadog are recognized automatically. Choose a format to read every payload in it. A custom mapping, when there is
+          one, is used instead.
+          {integration?.last_payload_format ? ` The last alert was recognized as ${payloadFormatLabels[integration.last_payload_format]}.` : null}
         </p>
       </div>
       {type === "http" ? <PayloadMapper state={mapper} onChange={setMapper} parseFields={actions.parseFields} /> : null}
@@ -221,6 +254,11 @@ function CredentialsTab({
       <p className="muted">Use the webhook URL and authorization key to send alerts to this integration.</p>
       <CopyField label="Webhook URL" value={integration.url} />
       {integration.token !== null ? <CopyField label="Authorization key" value={integration.token} /> : null}
+      <CopyField
+        label="PagerDuty Events API v2 URL"
+        value={integration.pagerduty_events_url}
+        hint="For tools that send to PagerDuty and let you set its URL: use this URL, with the authorization key as the routing (integration) key."
+      />
       {message ? <Notice tone={message.tone}>{message.text}</Notice> : null}
       <div className="form-actions">
         <button type="button" className="button button-danger" disabled={pending} onClick={() => setConfirming(true)}>

@@ -62,6 +62,10 @@ test.describe("alert management API", () => {
       token: expect.stringMatching(/^[0-9a-f]{32}$/),
       payload_example: example,
       payload_attribute_mapping: mapping,
+      payload_format: "auto",
+      last_payload_format: null,
+      pagerduty_events_url: `${baseURL}/${project.path_with_namespace}/alerts/notify/nagios-prod/${created.endpoint_identifier}/v2/enqueue`,
+      sns_subscription_confirmation: null,
       created_at: isoTimestamp,
       updated_at: isoTimestamp,
     };
@@ -81,7 +85,7 @@ test.describe("alert management API", () => {
 
     // Renaming keeps the mapping; a new example without a mapping clears it; a new example with a mapping keeps that.
     const renamed = await request.put(`${path}/${created.id}`, { headers: asToken(maintainer.token), data: { name: "Nagios", active: false } });
-    await expectJson(renamed, 200, { ...expected, name: "Nagios", active: false, token: created.token, url: expect.stringContaining("/alerts/notify/nagios/") });
+    await expectJson(renamed, 200, { ...expected, name: "Nagios", active: false, token: created.token, url: expect.stringContaining("/alerts/notify/nagios/"), pagerduty_events_url: expect.stringContaining("/alerts/notify/nagios/") });
     const newExample = JSON.stringify({ alert: { summary: "Disk" } });
     const cleared = await request.put(`${path}/${created.id}`, { headers: asToken(maintainer.token), data: { payload_example: newExample } });
     expect(await cleared.json()).toMatchObject({ payload_example: newExample, payload_attribute_mapping: {} });
@@ -222,7 +226,8 @@ test.describe("alert management API", () => {
     await expectJson(await bad({ title: { path: ["n"], type: "number" } }), 400, {
       message: { payload_attribute_mapping: ["title cannot take a value of type number"] },
     });
-    await expectJson(await request.get(`${path}/${integration.id}`, { headers }), 200, { ...integration });
+    // The receiver notes the format it read the alert in; nothing else changed.
+    await expectJson(await request.get(`${path}/${integration.id}`, { headers }), 200, { ...integration, last_payload_format: "generic" });
   });
 
   test("payload_fields lists the fields of a sample a mapping can use", async ({ request }) => {
@@ -259,7 +264,8 @@ test.describe("alert management API", () => {
     await expectJson(await request.post(path, { headers: asToken(team.developer.token), data: { payload } }), 200, [{ iid: 1, title: "Disk full" }]);
     const [alert] = await listAlerts(request, team.reporter.token, team.project.id);
     expect(alert).toMatchObject({ iid: 1, title: "Disk full", hosts: ["db-1"], integration_id: integration.id });
-    // An Alertmanager-shaped test alert answers as the receiver does.
+    // An Alertmanager-shaped test alert answers as the receiver does: as Alertmanager's where no custom mapping wins.
+    const unmapped = await createIntegration(request, team.owner.token, team.project.id);
     const webhook = {
       version: "4",
       groupKey: "g",
@@ -271,7 +277,12 @@ test.describe("alert management API", () => {
       externalURL: "",
       alerts: [{ labels: { alertname: "From AM" }, annotations: {}, startsAt: "2026-01-01T00:00:00Z", status: "firing" }],
     };
-    await expectJson(await request.post(path, { headers: asToken(team.maintainer.token), data: { payload: webhook } }), 201, [{ iid: 2, title: "From AM" }]);
+    await expectJson(await request.post(path, { headers: asToken(team.maintainer.token), data: { payload: webhook } }), 200, [{ iid: 2, title: "New: Alert" }]);
+    await expectJson(
+      await request.post(`${integrationsPath(team.project.id)}/${unmapped.id}/test_alert`, { headers: asToken(team.maintainer.token), data: { payload: webhook } }),
+      201,
+      [{ iid: 3, title: "From AM" }],
+    );
 
     await expectJson(await request.post(path, { headers: asToken(team.reporter.token), data: { payload } }), 403, forbidden);
     await expectJson(await request.post(path, { headers: asToken(team.developer.token), data: { payload: "text" } }), 400, {
@@ -324,6 +335,8 @@ test.describe("alert management API", () => {
       fingerprint: sha1("testing"),
       event_count: 3,
       payload: { title: "Disk full", severity: "low", start_time: "2026-01-01T10:00:00Z", service: "db", monitoring_tool: "Zabbix", hosts: ["db-1", "db-2"], description: "sda1 at 99%", fingerprint: "testing" },
+      payload_format: "generic",
+      source_links: [],
       issue_iid: null,
       details_url: `${baseURL}/${team.project.path_with_namespace}/-/alert_management/1/details`,
       created_at: isoTimestamp,

@@ -9,6 +9,8 @@ import { ConflictError, NotFoundError, UnauthorizedError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
 import { getProjectWithAbility, type ProjectView } from "@/lib/projects/projects";
 import { alertStatuses, type AlertStatus } from "./fields";
+import { sourceLinks } from "./formats/registry";
+import type { SourceLink } from "./formats/types";
 import { incidentIid, openIncident } from "./incidents";
 import { addSystemNote, unresolvedWithFingerprint } from "./process";
 import { alertDetailsUrl } from "./urls";
@@ -99,6 +101,8 @@ export interface AlertWithIncident {
 
 export interface AlertDetails extends AlertWithIncident {
   view: ProjectView;
+  /** The links the source sent with the alert (its rule, dashboard, the event in the tool). */
+  links: SourceLink[];
   notes: (AlertNoteRow & { authorUsername: string | null; authorName: string | null })[];
 }
 
@@ -126,6 +130,7 @@ export async function getAlert(ctx: Ctx, projectReference: string, iid: number):
     view,
     alert,
     issueIid,
+    links: sourceLinks(alert.payloadFormat, alert.payload),
     notes: notes.map((row) => ({ ...row.note, authorUsername: row.authorUsername, authorName: row.authorName })),
   };
 }
@@ -222,6 +227,8 @@ export function serializeAlert(view: ProjectView, { alert, issueIid }: AlertWith
     fingerprint: alert.fingerprint,
     event_count: alert.eventCount,
     payload: alert.payload,
+    payload_format: alert.payloadFormat,
+    source_links: sourceLinks(alert.payloadFormat, alert.payload),
     issue_iid: issueIid,
     details_url: alertDetailsUrl(view, alert),
     created_at: alert.createdAt.toISOString(),

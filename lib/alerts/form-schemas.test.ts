@@ -3,25 +3,26 @@ import { relativeTimeText } from "@/lib/time/relative";
 import { alertListTabs, integrationDetailsSchema, integrationSaveSchema } from "./form-schemas";
 
 describe("integration form schemas", () => {
-  it("needs a name and a known type", () => {
-    expect(integrationDetailsSchema.safeParse({ type: "http", name: " Pager ", active: true })).toEqual({
+  it("needs a name, a known type and a known payload format", () => {
+    expect(integrationDetailsSchema.safeParse({ type: "http", name: " Pager ", active: true, payloadFormat: "pagerduty" })).toEqual({
       success: true,
-      data: { type: "http", name: "Pager", active: true },
+      data: { type: "http", name: "Pager", active: true, payloadFormat: "pagerduty" },
     });
-    const blank = integrationDetailsSchema.safeParse({ type: "http", name: "  ", active: false });
+    const blank = integrationDetailsSchema.safeParse({ type: "http", name: "  ", active: false, payloadFormat: "auto" });
     expect(blank.success ? [] : blank.error.issues.map((issue) => issue.message)).toEqual(["Name can't be blank"]);
-    expect(integrationDetailsSchema.safeParse({ type: "email", name: "x", active: false }).success).toBe(false);
+    expect(integrationDetailsSchema.safeParse({ type: "email", name: "x", active: false, payloadFormat: "auto" }).success).toBe(false);
+    expect(integrationDetailsSchema.safeParse({ type: "http", name: "x", active: false, payloadFormat: "nagios" }).success).toBe(false);
   });
 
   it("accepts a mapping only in GitLab's stored format", () => {
-    const valid = { type: "http", name: "x", active: true, payloadAttributeMapping: { title: { path: ["alert", "name"], type: "string" } } };
+    const valid = { type: "http", name: "x", active: true, payloadFormat: "auto", payloadAttributeMapping: { title: { path: ["alert", "name"], type: "string" } } };
     expect(integrationSaveSchema.safeParse(valid).success).toBe(true);
     expect(integrationSaveSchema.safeParse({ ...valid, payloadAttributeMapping: { colour: { path: ["a"], type: "string" } } }).success).toBe(false);
     expect(integrationSaveSchema.safeParse({ ...valid, payloadAttributeMapping: { title: { path: [], type: "string" } } }).success).toBe(false);
   });
 
   it("accepts the extended mapping: wildcard segments, numbers, value maps and fallbacks", () => {
-    const base = { type: "http", name: "x", active: true };
+    const base = { type: "http", name: "x", active: true, payloadFormat: "auto" };
     const extended = {
       hosts: { path: ["items", { each: true }, "host"], type: "array", label: "items[*]/host" },
       severity: { path: ["level"], type: "string", values: { crit: "critical", P1: "critical" }, fallback: "low" },

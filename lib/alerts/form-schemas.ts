@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { alertStatuses } from "./fields";
+import { payloadFormatSettings } from "./formats/types";
 import { payloadAttributeMappingSchema } from "./schemas";
 
 /** The integration types the form offers (the same as the database's; repeated so this module stays pure). */
@@ -13,6 +14,7 @@ export const integrationDetailsSchema = z.object({
   type: z.enum(["http", "prometheus"]),
   name: z.string().trim().min(1, "Name can't be blank").max(255, "Name is too long (maximum is 255 characters)"),
   active: z.boolean(),
+  payloadFormat: z.enum(payloadFormatSettings),
 });
 export type IntegrationDetails = z.infer<typeof integrationDetailsSchema>;
 

@@ -13,7 +13,8 @@ import { getProjectWithAbility, type ProjectView } from "@/lib/projects/projects
 import { alertFields, alertSeverities, isEachElement, type PayloadAttributeMapping } from "./fields";
 import { isPlainObject, jsonDepth } from "./json-values";
 import { extractPayloadFields, type PayloadField } from "./payload-fields";
-import { integrationUrl } from "./urls";
+import type { PayloadFormatSetting } from "./formats/types";
+import { integrationUrl, pagerDutyEventsUrl } from "./urls";
 
 export { integrationTypes };
 export type IntegrationType = (typeof integrationTypes)[number];
@@ -28,6 +29,7 @@ export interface IntegrationInput {
   payloadExample?: string;
   payloadAttributeMapping?: PayloadAttributeMapping;
   rateLimitPerMinute?: number | null;
+  payloadFormat?: PayloadFormatSetting;
 }
 
 function newToken(): string {
@@ -112,6 +114,7 @@ export async function createIntegration(ctx: Ctx, projectReference: string, inpu
         payloadExample: input.payloadExample ?? "{}",
         payloadAttributeMapping: input.payloadAttributeMapping ?? {},
         rateLimitPerMinute: input.rateLimitPerMinute ?? null,
+        payloadFormat: input.payloadFormat ?? "auto",
       })
       .returning();
     if (!inserted) throw new Error("insert into alert_integrations returned no row");
@@ -171,6 +174,7 @@ export async function updateIntegration(
       payloadExample: input.payloadExample ?? existing.payloadExample,
       payloadAttributeMapping: mapping,
       rateLimitPerMinute: input.rateLimitPerMinute === undefined ? existing.rateLimitPerMinute : input.rateLimitPerMinute,
+      payloadFormat: input.payloadFormat ?? existing.payloadFormat,
     })
     .where(eq(alertIntegrations.id, existing.id))
     .returning();
@@ -219,6 +223,16 @@ export async function serializeIntegration(ctx: Ctx, { view, integration }: Inte
     token: hasFullRights(ctx.actor) ? decryptSecret(integration.tokenCiphertext, await getEncryptionKey(ctx.db)) : null,
     payload_example: integration.payloadExample,
     payload_attribute_mapping: integration.payloadAttributeMapping,
+    payload_format: integration.payloadFormat,
+    last_payload_format: integration.lastPayloadFormat,
+    pagerduty_events_url: pagerDutyEventsUrl(view, integration),
+    sns_subscription_confirmation: integration.snsSubscriptionConfirmation
+      ? {
+          topic_arn: integration.snsSubscriptionConfirmation.topicArn,
+          subscribe_url: integration.snsSubscriptionConfirmation.subscribeUrl,
+          received_at: integration.snsSubscriptionConfirmation.receivedAt,
+        }
+      : null,
     created_at: integration.createdAt.toISOString(),
     updated_at: integration.updatedAt.toISOString(),
   };

@@ -27,7 +27,7 @@ describe("normalizeGenericPayload", () => {
       hosts: [],
       severity: "critical",
       environmentName: null,
-      resolving: false,
+      action: "trigger",
       fingerprintSource: null,
     });
   });
@@ -58,7 +58,7 @@ describe("normalizeGenericPayload", () => {
       hosts: ["db-1"],
       severity: "high",
       environmentName: "production",
-      resolving: false,
+      action: "trigger",
       fingerprintSource: "d19381d4",
     });
   });
@@ -77,15 +77,15 @@ describe("normalizeGenericPayload", () => {
 
   it("resolves with an ISO end_time or 13-digit epoch milliseconds, and ignores an unparsable one", () => {
     expect(normalizeGenericPayload({ end_time: "2026-01-02T00:00:00Z" }, null, now)).toMatchObject({
-      resolving: true,
+      action: "resolve",
       endedAt: new Date("2026-01-02T00:00:00Z"),
     });
     expect(normalizeGenericPayload({ end_time: 1767225600000 }, null, now)).toMatchObject({
-      resolving: true,
+      action: "resolve",
       endedAt: new Date(1767225600000),
     });
-    expect(normalizeGenericPayload({ end_time: 1767225600 }, null, now)).toMatchObject({ resolving: false, endedAt: null });
-    expect(normalizeGenericPayload({ end_time: "not a time" }, null, now)).toMatchObject({ resolving: false });
+    expect(normalizeGenericPayload({ end_time: 1767225600 }, null, now)).toMatchObject({ action: "trigger", endedAt: null });
+    expect(normalizeGenericPayload({ end_time: "not a time" }, null, now)).toMatchObject({ action: "trigger" });
   });
 
   it("falls back to now for an unparsable start_time", () => {
@@ -175,7 +175,7 @@ describe("extended mappings", () => {
     expect(at("not a time")).toEqual(now);
     expect(at(Number.MAX_VALUE)).toEqual(now);
     const ended = normalizeGenericPayload({ stop: "1767261600" }, { end_time: { path: ["stop"], type: "datetime" } }, now);
-    expect(ended).toMatchObject({ endedAt: tenOClock, resolving: true });
+    expect(ended).toMatchObject({ endedAt: tenOClock, action: "resolve" });
   });
 
   it("tells seconds from milliseconds by magnitude: below 1e11 is seconds", () => {
@@ -188,7 +188,7 @@ describe("extended mappings", () => {
 
   it("keeps GitLab's parsing for the standard keys when the mapping finds nothing", () => {
     const mapping = { end_time: { path: ["stop"], type: "number" as const } };
-    expect(normalizeGenericPayload({ end_time: 1767261600 }, mapping, now)).toMatchObject({ endedAt: null, resolving: false });
+    expect(normalizeGenericPayload({ end_time: 1767261600 }, mapping, now)).toMatchObject({ endedAt: null, action: "trigger" });
   });
 });
 
@@ -275,7 +275,7 @@ describe("Alertmanager payloads", () => {
       hosts: [],
       severity: "low",
       environmentName: "prod",
-      resolving: true,
+      action: "resolve",
       fingerprintSource: "2026-01-01T00:00:00Z/Latency is high/rate(x[5m])",
     });
   });

@@ -8,6 +8,8 @@ import {
 import { isBlank, isPlainObject } from "./json-values";
 import { valueAtPath } from "./payload-fields";
 
+export type AlertAction = "trigger" | "acknowledge" | "resolve";
+
 /** An alert as a payload describes it, before it meets the database. */
 export interface NormalizedAlert {
   title: string;
@@ -19,14 +21,17 @@ export interface NormalizedAlert {
   hosts: string[];
   severity: AlertSeverity;
   environmentName: string | null;
-  /** A resolving payload closes the open alert it matches instead of opening one. */
-  resolving: boolean;
+  /**
+   * What the payload says happened: a trigger opens an alert (or counts one more event on the open one it matches);
+   * an acknowledgement or a resolution changes the open alert it matches instead of opening one.
+   */
+  action: AlertAction;
   /** What the fingerprint is the SHA-1 of; null when the alert cannot be grouped. */
   fingerprintSource: unknown;
 }
 
 export const defaultAlertTitle = "New: Alert";
-const limits = { title: 200, description: 1000, service: 100, monitoringTool: 100, hosts: 255 } as const;
+export const limits = { title: 200, description: 1000, service: 100, monitoringTool: 100, hosts: 255 } as const;
 
 /** ActiveSupport's `String#truncate`: at most `limit` characters, ending in "..." when cut. */
 export function truncate(text: string, limit: number, omission = "..."): string {
@@ -34,14 +39,14 @@ export function truncate(text: string, limit: number, omission = "..."): string 
   return text.slice(0, Math.max(0, limit - omission.length)) + omission;
 }
 
-function text(value: unknown): string | null {
+export function text(value: unknown): string | null {
   if (isBlank(value)) return null;
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   return JSON.stringify(value);
 }
 
-function parseTime(value: unknown): Date | null {
+export function parseTime(value: unknown): Date | null {
   if (typeof value !== "string" || value.trim() === "") return null;
   const time = new Date(value);
   return Number.isNaN(time.getTime()) ? null : time;
@@ -66,7 +71,7 @@ export function truncateHosts(hosts: string[]): string[] {
 }
 
 /** Hosts are the list's text and numbers; objects in it (a mapped array of objects) are not hosts. */
-function hostList(value: unknown): string[] {
+export function hostList(value: unknown): string[] {
   if (isBlank(value)) return [];
   const list = (Array.isArray(value) ? value.flat(Infinity) : [value])
     .filter((host) => !isBlank(host) && !isPlainObject(host))
@@ -203,7 +208,7 @@ export function readGenericPayload(
     hosts: hostList(read("hosts")),
     severity: genericSeverity(read("severity")),
     environmentName: text(read("gitlab_environment_name")),
-    resolving: endedAt !== null,
+    action: endedAt !== null ? "resolve" : "trigger",
     fingerprintSource: !isBlank(explicitFingerprint) ? explicitFingerprint : isBlank(automaticSource) ? null : automaticSource,
   };
   return { alert, readings };
@@ -218,7 +223,7 @@ export function normalizeGenericPayload(
   return readGenericPayload(payload, mapping, now).alert;
 }
 
-function nullableTruncate(value: unknown, limit: number): string | null {
+export function nullableTruncate(value: unknown, limit: number): string | null {
   const asText = text(value);
   return asText === null ? null : truncate(asText, limit);
 }
@@ -268,7 +273,7 @@ export function normalizePrometheusAlert(alert: unknown, now: Date): NormalizedA
     hosts: [],
     severity: prometheusSeverity(labels.severity),
     environmentName: text(labels.gitlab_environment_name),
-    resolving,
+    action: resolving ? "resolve" : "trigger",
     fingerprintSource: `${startsAt}/${title}/${prometheusQuery(alert.generatorURL)}`,
   };
 }

@@ -59,6 +59,7 @@ describe.each(testDatabases())("alert processing on $name", ({ open }) => {
         fingerprint: fingerprintOf("disk"),
         eventCount: 2,
         payload,
+        payloadFormat: "generic",
         issueId: null,
         createdAt: now,
         updatedAt: now,

@@ -8,6 +8,7 @@ import { fingerprintOf } from "./fingerprint";
 import { closeIncident, incidentIid, openIncident } from "./incidents";
 import { readAlertSettings, type AlertSettings } from "./settings";
 import { alertDetailsUrl } from "./urls";
+import type { PayloadFormat } from "./formats/types";
 import type { NormalizedAlert } from "./normalize";
 
 export interface IncomingAlert {
@@ -15,6 +16,8 @@ export interface IncomingAlert {
   integration: Pick<AlertIntegrationRow, "id" | "name">;
   normalized: NormalizedAlert;
   payload: unknown;
+  /** The format the payload was read in, kept with the alert to read its links by. */
+  format: PayloadFormat;
   now: Date;
   /** The project's alert settings when the caller already read them; read here otherwise. */
   settings?: AlertSettings;
@@ -44,12 +47,14 @@ export const unresolvedWithFingerprint = (projectId: number, fingerprint: string
  * - a firing payload whose fingerprint matches an unresolved alert counts one more event on it;
  * - otherwise it opens a new alert (a resolved match does not count: the problem is back), and its incident when the
  *   project asks for incidents;
+ * - an acknowledging payload acknowledges the triggered alert it matches, or does nothing (returns null);
  * - a resolving payload resolves the unresolved alert it matches, or does nothing (returns null).
  * The unique index on open fingerprints makes grouping exact under any concurrency.
  */
 export async function processAlert(db: Database, incoming: IncomingAlert): Promise<ProcessedAlert | null> {
   const fingerprint = fingerprintOf(incoming.normalized.fingerprintSource);
-  if (incoming.normalized.resolving) return fingerprint ? resolveMatching(db, incoming, fingerprint) : null;
+  if (incoming.normalized.action === "resolve") return fingerprint ? resolveMatching(db, incoming, fingerprint) : null;
+  if (incoming.normalized.action === "acknowledge") return fingerprint ? acknowledgeMatching(db, incoming, fingerprint) : null;
   const settings = incoming.settings ?? (await readAlertSettings(db, incoming.projectId));
   const bot = await getAlertBot(db);
   if (!settings.createIncident) return (await recordFiring(db, incoming, fingerprint, bot.id)).alert;
@@ -81,12 +86,12 @@ const recordFiringStatement = preparedStatement<ProcessedAlert & { opened: boole
       ${takeInternalIdSql(placeholder("projectId"), sql`'alerts'`, sql`not exists (select 1 from repeat)`)}
     ), fired as (
       insert into ${alerts} (project_id, integration_id, iid, title, description, severity, status, started_at,
-        monitoring_tool, service, hosts, environment, fingerprint, payload, created_at, updated_at)
+        monitoring_tool, service, hosts, environment, fingerprint, payload, payload_format, created_at, updated_at)
       select ${placeholder("projectId")}, ${placeholder("integrationId")}, counter.last_value, ${placeholder("title")},
         ${placeholder("description")}, ${placeholder("severity")}, 'triggered', ${placeholder("startedAt", alerts.startedAt)},
         ${placeholder("monitoringTool")}, ${placeholder("service")}, ${placeholder("hosts", alerts.hosts)}::text[],
         ${placeholder("environment")}, ${placeholder("fingerprint")}, ${placeholder("payload", alerts.payload)}::jsonb,
-        ${placeholder("now", alerts.createdAt)}, ${placeholder("now", alerts.updatedAt)}
+        ${placeholder("format")}, ${placeholder("now", alerts.createdAt)}, ${placeholder("now", alerts.updatedAt)}
       from counter
       on conflict (project_id, fingerprint) where ${unresolved} and fingerprint is not null
       do update set event_count = ${alerts}.event_count + 1
@@ -121,6 +126,7 @@ async function recordFiring(
     hosts: normalized.hosts,
     environment: normalized.environmentName,
     payload: incoming.payload,
+    format: incoming.format,
     now: incoming.now,
     botId,
     note: `logged an alert from **${sourceOf(incoming)}**`,
@@ -147,6 +153,22 @@ async function resolveMatching(db: Database, incoming: IncomingAlert, fingerprin
       await closeIncident(tx, project.project, resolved, bot, incoming.now);
     }
     return resolved;
+  });
+}
+
+/** The source took the problem on: its triggered alert is acknowledged (an acknowledged one stays as it is). */
+async function acknowledgeMatching(db: Database, incoming: IncomingAlert, fingerprint: string): Promise<ProcessedAlert | null> {
+  const bot = await getAlertBot(db);
+  return db.transaction(async (tx) => {
+    const [acknowledged] = await tx
+      .update(alerts)
+      .set({ status: "acknowledged", updatedAt: incoming.now })
+      .where(and(unresolvedWithFingerprint(incoming.projectId, fingerprint), eq(alerts.status, "triggered")))
+      .returning({ id: alerts.id, iid: alerts.iid, title: alerts.title });
+    if (!acknowledged) return null;
+    await addSystemNote(tx, acknowledged.id, `logged an acknowledgement from **${sourceOf(incoming)}**`, incoming.now, bot.id);
+    await addSystemNote(tx, acknowledged.id, "changed the status to **Acknowledged**", incoming.now, bot.id);
+    return acknowledged;
   });
 }
 

@@ -7,13 +7,21 @@ import { alertIntegrations, alertRateWindows, namespaces, projectAlertSettings, 
 import { parseProjectReference, projectNamed } from "@/lib/projects/projects";
 import { isPlainObject, jsonDepth } from "./json-values";
 import { maxPayloadBytes, maxPayloadDepth } from "./integrations";
-import { isAlertmanagerPayload, normalizeGenericPayload, normalizePrometheusAlert, type NormalizedAlert } from "./normalize";
-import { processAlert, type ProcessedAlert } from "./process";
+import { answerForEvents, answerForInvalid, choosePayloadFormat, payloadFormatDefinitions } from "./formats/registry";
+import type { PayloadFormat, RecordedAlert, SubscriptionConfirmation } from "./formats/types";
+import { isAlertmanagerPayload } from "./normalize";
+import { processAlert } from "./process";
 import { defaultAlertSettings, type AlertSettings } from "./settings";
 
 /** Which integration a receiver URL names (CONTRACT §5). */
 export type ReceiverEndpoint =
   | { kind: "identifier"; identifier: string }
+  /**
+   * `/alerts/notify/:name/:endpoint_identifier/v2/enqueue`: the same integration as PagerDuty's Events API v2, for
+   * tools whose PagerDuty integration takes a URL: bodies are read as PagerDuty events, and the key may come as
+   * their `routing_key`.
+   */
+  | { kind: "pagerduty-events"; identifier: string }
   /** `/alerts/notify.json`: the integration whose identifier is `legacy`. */
   | { kind: "legacy" }
   /** `/prometheus/alerts/notify.json`: the project's oldest active Prometheus integration. */
@@ -91,7 +99,16 @@ function parsePayload(text: string): ParsedPayload {
 /** What receiving an alert needs of its integration; the hot path reads nothing else. */
 export type ReceivingIntegration = Pick<
   AlertIntegrationRow,
-  "id" | "projectId" | "name" | "active" | "tokenDigest" | "payloadAttributeMapping" | "rateLimitPerMinute"
+  | "id"
+  | "projectId"
+  | "name"
+  | "active"
+  | "tokenDigest"
+  | "payloadAttributeMapping"
+  | "rateLimitPerMinute"
+  | "payloadFormat"
+  | "lastPayloadFormat"
+  | "snsSubscriptionConfirmation"
 >;
 
 function selectReceivingIntegration(db: Database, which: SQL | undefined) {
@@ -105,6 +122,9 @@ function selectReceivingIntegration(db: Database, which: SQL | undefined) {
         tokenDigest: alertIntegrations.tokenDigest,
         payloadAttributeMapping: alertIntegrations.payloadAttributeMapping,
         rateLimitPerMinute: alertIntegrations.rateLimitPerMinute,
+        payloadFormat: alertIntegrations.payloadFormat,
+        lastPayloadFormat: alertIntegrations.lastPayloadFormat,
+        snsSubscriptionConfirmation: alertIntegrations.snsSubscriptionConfirmation,
       },
       createIncident: projectAlertSettings.createIncident,
       autoCloseIncident: projectAlertSettings.autoCloseIncident,
@@ -187,41 +207,60 @@ export async function receiveAlert(db: Database, target: ReceiverTarget, request
   if (!parsed.ok) return parsed.answer;
   const body = parsed.payload;
   const alertmanager = isAlertmanagerPayload(body);
+  const pagerDutyEvents = target.endpoint.kind === "pagerduty-events";
 
   const found = await findIntegration(db, target);
   if (!found || !found.integration.active) return alertmanager ? unauthorized : forbidden;
   const { integration, settings } = found;
-  const key = presentedKey(request.authorization);
+  // PagerDuty clients send no header: the integration's key is the event's routing key.
+  const key = presentedKey(request.authorization) ?? (pagerDutyEvents && typeof body.routing_key === "string" ? body.routing_key : null);
   if (!key || !constantTimeEqual(sha256Hex(key), integration.tokenDigest)) return unauthorized;
   const limited = await checkRateLimit(db, integration, now);
   if (limited) return limited;
 
-  return applyPayload(db, integration, body, now, settings);
+  return applyPayload(db, integration, body, now, settings, pagerDutyEvents ? "pagerduty" : null);
 }
 
-/** Turns an accepted payload into alerts; shared by the receiver and the integration's test alert. */
+/**
+ * Turns an accepted payload into alerts; shared by the receiver and the integration's test alert. The payload is read
+ * in one format (`choosePayloadFormat`), which decides what it opens, acknowledges or resolves and how it is answered.
+ */
 export async function applyPayload(
   db: Database,
   integration: ReceivingIntegration,
   body: Record<string, unknown>,
   now: Date,
   settings?: AlertSettings,
+  impliedFormat: PayloadFormat | null = null,
 ): Promise<ReceiverAnswer> {
-  if (isAlertmanagerPayload(body)) {
-    const processed: ProcessedAlert[] = [];
-    for (const element of body.alerts as unknown[]) {
-      const normalized = normalizePrometheusAlert(element, now);
-      if (!normalized) continue;
-      const alert = await processAlert(db, { projectId: integration.projectId, integration, normalized, payload: element, now, settings });
-      if (alert) processed.push(alert);
-    }
-    return { status: 201, body: processed.map(summary) };
+  const format = choosePayloadFormat(body, integration, impliedFormat);
+  const reading = payloadFormatDefinitions[format].read(body, now, integration.payloadAttributeMapping);
+  if (reading.kind === "invalid") return answerForInvalid(format, reading.errors);
+  await noteRecognizedFormat(db, integration, format);
+  if (reading.kind === "ignored") return { status: 200, body: [] };
+  if (reading.kind === "subscription") {
+    await keepSubscriptionConfirmation(db, integration.id, reading.confirmation);
+    return { status: 200, body: { message: "The subscription confirmation is kept for a Maintainer to confirm on the integration's settings." } };
   }
-  const normalized: NormalizedAlert = normalizeGenericPayload(body, integration.payloadAttributeMapping, now);
-  const alert = await processAlert(db, { projectId: integration.projectId, integration, normalized, payload: body, now, settings });
-  return { status: 200, body: alert ? [summary(alert)] : [] };
+  const recorded: (RecordedAlert | null)[] = [];
+  for (const { alert: normalized, payload } of reading.events) {
+    const alert = await processAlert(db, { projectId: integration.projectId, integration, normalized, payload, format, now, settings });
+    recorded.push(alert ? { iid: alert.iid, title: alert.title } : null);
+  }
+  // A topic that delivers notifications has been confirmed: the request to confirm it is done with.
+  if (format === "cloudwatch" && integration.snsSubscriptionConfirmation) await keepSubscriptionConfirmation(db, integration.id, null);
+  return answerForEvents(format, recorded, reading.events);
 }
 
-function summary(alert: ProcessedAlert) {
-  return { iid: alert.iid, title: alert.title };
+/** The integration page says which format the latest payload was read in; written only when that changes. */
+async function noteRecognizedFormat(db: Database, integration: ReceivingIntegration, format: PayloadFormat): Promise<void> {
+  if (integration.lastPayloadFormat === format) return;
+  await db.update(alertIntegrations).set({ lastPayloadFormat: format, updatedAt: keptUpdatedAt }).where(eq(alertIntegrations.id, integration.id));
+}
+
+/** What the receiver notes on an integration is no change to its settings, so their `updated_at` stays. */
+const keptUpdatedAt = sql`${alertIntegrations.updatedAt}`;
+
+async function keepSubscriptionConfirmation(db: Database, integrationId: number, confirmation: SubscriptionConfirmation | null): Promise<void> {
+  await db.update(alertIntegrations).set({ snsSubscriptionConfirmation: confirmation, updatedAt: keptUpdatedAt }).where(eq(alertIntegrations.id, integrationId));
 }

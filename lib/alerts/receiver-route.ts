@@ -11,13 +11,17 @@ const clientClosedRequest = 499;
 
 /**
  * The receiver URL's tail after `/:namespace/:project/` → which integration it names, or null for a path that is no
- * receiver URL. `.json` is optional everywhere; the `name` segment is ignored.
+ * receiver URL. `.json` is optional everywhere; the `name` segment is ignored. An integration's URL followed by
+ * `/v2/enqueue` is its PagerDuty events URL.
  */
 export function parseReceiverPath(tail: string[]): ReceiverEndpoint | null {
   const segments = tail.map((segment, index) => (index === tail.length - 1 ? segment.replace(/\.json$/, "") : segment));
   if (segments[0] === "alerts" && segments[1] === "notify") {
     if (segments.length === 2) return { kind: "legacy" };
     if (segments.length === 4 && endpointIdentifierPattern.test(segments[3]!)) return { kind: "identifier", identifier: segments[3]! };
+    if (segments.length === 6 && endpointIdentifierPattern.test(segments[3]!) && segments[4] === "v2" && segments[5] === "enqueue") {
+      return { kind: "pagerduty-events", identifier: segments[3]! };
+    }
   }
   if (segments.length === 3 && segments[0] === "prometheus" && segments[1] === "alerts" && segments[2] === "notify") {
     return { kind: "prometheus" };

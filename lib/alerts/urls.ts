@@ -19,6 +19,18 @@ export function integrationUrl(view: Pick<ProjectView, "project" | "namespace">,
   const project = `${env.EXTERNAL_URL}/${projectFullPath(view)}`;
   if (integration.type === "prometheus") return `${project}/prometheus/alerts/notify.json`;
   if (integration.endpointIdentifier === "legacy") return `${project}/alerts/notify.json`;
-  const slug = integration.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || `${integration.type}-endpoint`;
-  return `${project}/alerts/notify/${slug}/${integration.endpointIdentifier}.json`;
+  return `${project}/alerts/notify/${integrationSlug(integration)}/${integration.endpointIdentifier}.json`;
+}
+
+/** The name segment of an integration's URLs: for people, never checked. */
+function integrationSlug(integration: AlertIntegrationRow): string {
+  return integration.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || `${integration.type}-endpoint`;
+}
+
+/**
+ * The URL that takes PagerDuty Events API v2 bodies for an integration (`…/v2/enqueue`, as PagerDuty's own), for tools
+ * whose PagerDuty integration lets the URL be set; the integration's key goes in the event's `routing_key`.
+ */
+export function pagerDutyEventsUrl(view: Pick<ProjectView, "project" | "namespace">, integration: AlertIntegrationRow): string {
+  return `${env.EXTERNAL_URL}/${projectFullPath(view)}/alerts/notify/${integrationSlug(integration)}/${integration.endpointIdentifier}/v2/enqueue`;
 }

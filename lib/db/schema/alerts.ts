@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { PayloadAttributeMapping } from "@/lib/alerts/fields";
+import { payloadFormatSettings, payloadFormats, type SubscriptionConfirmation } from "@/lib/alerts/formats/types";
 import { createdAt, instant, updatedAt } from "./columns";
 import { projects } from "./projects";
 import { users } from "./users";
@@ -26,6 +27,12 @@ export const alertIntegrations = pgTable(
     payloadAttributeMapping: jsonb("payload_attribute_mapping").$type<PayloadAttributeMapping>().notNull().default({}),
     /** Requests per minute this integration accepts; null means no limit (the default). */
     rateLimitPerMinute: integer("rate_limit_per_minute"),
+    /** The format payloads are read in: `auto` detects it from each payload. */
+    payloadFormat: text("payload_format", { enum: payloadFormatSettings }).notNull().default("auto"),
+    /** The format the latest payload was read in; written only when it changes. */
+    lastPayloadFormat: text("last_payload_format", { enum: payloadFormats }),
+    /** An SNS subscription waiting for a Maintainer to confirm it by hand; cleared by the topic's first notification. */
+    snsSubscriptionConfirmation: jsonb("sns_subscription_confirmation").$type<SubscriptionConfirmation>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -54,6 +61,8 @@ export const alerts = pgTable(
     fingerprint: text("fingerprint"),
     eventCount: integer("event_count").notNull().default(1),
     payload: jsonb("payload").notNull(),
+    /** The format the alert's payload was read in, which says how to read its links; null for alerts older than formats. */
+    payloadFormat: text("payload_format", { enum: payloadFormats }),
     issueId: integer("issue_id"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -32,12 +32,13 @@ export async function createIntegrationAction(projectPath: unknown, input: unkno
   const ctx = await requireSessionContext(settingsPage(projectPath));
   const parsed = parseActionInput(z.object({ projectPath: projectPathSchema, input: integrationSaveSchema }), { projectPath, input });
   if (!parsed.ok) return parsed.failure;
-  const { type, name, active, payloadExample, payloadAttributeMapping } = parsed.data.input;
+  const { type, name, active, payloadFormat, payloadExample, payloadAttributeMapping } = parsed.data.input;
   try {
     const created = await createIntegration(ctx, parsed.data.projectPath, {
       type,
       name,
       active,
+      payloadFormat,
       payloadExample,
       payloadAttributeMapping: payloadAttributeMapping as PayloadAttributeMapping | undefined,
     });
@@ -58,11 +59,12 @@ export async function updateIntegrationAction(
     { projectPath, integrationId, input },
   );
   if (!parsed.ok) return parsed.failure;
-  const { name, active, payloadExample, payloadAttributeMapping } = parsed.data.input;
+  const { name, active, payloadFormat, payloadExample, payloadAttributeMapping } = parsed.data.input;
   try {
     const updated = await updateIntegration(ctx, parsed.data.projectPath, parsed.data.integrationId, {
       name,
       active,
+      payloadFormat,
       payloadExample,
       payloadAttributeMapping: payloadAttributeMapping as PayloadAttributeMapping | undefined,
     });

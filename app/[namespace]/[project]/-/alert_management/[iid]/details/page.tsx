@@ -8,6 +8,7 @@ import { DetailsList } from "@/components/ui/details-list";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { getAlert, type AlertDetails } from "@/lib/alerts/alerts";
 import { alertSeverityLabels, alertStatusLabels } from "@/lib/alerts/form-schemas";
+import { payloadFormatLabels } from "@/lib/alerts/formats/types";
 import { requireSessionContext } from "@/lib/auth/session";
 import { ForbiddenError, NotFoundError } from "@/lib/errors";
 import { can } from "@/lib/projects/policy";
@@ -40,7 +41,7 @@ export default async function AlertDetailsPage({ params }: { params: Promise<{ n
     if (error instanceof NotFoundError || error instanceof ForbiddenError) notFound();
     throw error;
   }
-  const { view, alert, issueIid, notes } = details;
+  const { view, alert, issueIid, notes, links } = details;
   const fullPath = projectFullPath(view);
   const canTriage = can(view, "triageAlerts");
   const overview: [string, ReactNode][] = [
@@ -57,6 +58,7 @@ export default async function AlertDetailsPage({ params }: { params: Promise<{ n
     ["End time", alert.endedAt ? <time key="end" dateTime={alert.endedAt.toISOString()}>{exactTime(alert.endedAt)}</time> : "—"],
     ["Events", alert.eventCount],
     ["Monitoring tool", alert.monitoringTool ?? "—"],
+    ["Payload format", alert.payloadFormat ? payloadFormatLabels[alert.payloadFormat] : "—"],
     ["Service", alert.service ?? "—"],
     ["Hosts", alert.hosts.length > 0 ? alert.hosts.join(", ") : "—"],
     ["Environment", alert.environment ?? "—"],
@@ -87,6 +89,21 @@ export default async function AlertDetailsPage({ params }: { params: Promise<{ n
           <DetailsList rows={overview} labelledBy="alert-overview-heading" />
         </AlertTriage>
       </section>
+      {links.length > 0 ? (
+        <section aria-labelledby="alert-links-heading" className="section">
+          <h3 id="alert-links-heading">Links from the source</h3>
+          <ul aria-labelledby="alert-links-heading">
+            {links.map((link, index) => (
+              <li key={index}>
+                <a href={link.url} rel="noopener noreferrer nofollow" target="_blank">
+                  {link.label}
+                </a>{" "}
+                <span className="muted">{new URL(link.url).host}</span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
       <section aria-labelledby="alert-payload-heading" className="section">
         <h3 id="alert-payload-heading">Full payload</h3>
         <pre className="payload" aria-labelledby="alert-payload-heading" tabIndex={0}>

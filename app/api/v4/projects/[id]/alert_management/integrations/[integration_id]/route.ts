@@ -6,6 +6,7 @@ import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { deleteIntegration, getIntegration, serializeIntegration, updateIntegration } from "@/lib/alerts/integrations";
 import { payloadAttributeMappingSchema } from "@/lib/alerts/schemas";
 import type { PayloadAttributeMapping } from "@/lib/alerts/fields";
+import { payloadFormatSettings } from "@/lib/alerts/formats/types";
 
 const path = { ...projectPath, integration_id: positiveIntegerParam };
 
@@ -24,6 +25,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/aler
       payload_example: z.string().optional(),
       payload_attribute_mapping: payloadAttributeMappingSchema.optional(),
       rate_limit_per_minute: integerParam.pipe(z.number().int().min(1)).nullable().optional(),
+      payload_format: z.enum(payloadFormatSettings).optional(),
     },
     handle: async ({ ctx, path, params }) => {
       const integration = await updateIntegration(ctx, path.id, path.integration_id, {
@@ -32,6 +34,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/aler
         payloadExample: params.payload_example,
         payloadAttributeMapping: params.payload_attribute_mapping as PayloadAttributeMapping | undefined,
         rateLimitPerMinute: params.rate_limit_per_minute,
+        payloadFormat: params.payload_format,
       });
       return json(await serializeIntegration(ctx, integration));
     },

@@ -1,0 +1,323 @@
+import { describe, expect, it } from "vitest";
+import {
+  azureCommonAlert,
+  cloudWatchAlarmNotification,
+  datadogWebhook,
+  grafanaWebhook,
+  pagerDutyFollowUp,
+  pagerDutyTrigger,
+  sentryIssueAlert,
+  sentryIssueWebhook,
+  snsSubscriptionConfirmation,
+} from "@/lib/testing/alert-format-fixtures";
+import { azureSeverity } from "./azure";
+import { parseDatadogTitle } from "./datadog";
+import { answerForEvents, answerForInvalid, choosePayloadFormat, detectPayloadFormat, payloadFormatDefinitions, sourceLinks } from "./registry";
+import type { AlertEvent, FormatReading, PayloadFormat } from "./types";
+
+const now = new Date("2026-03-01T12:00:00Z");
+
+function read(format: PayloadFormat, body: Record<string, unknown>): FormatReading {
+  return payloadFormatDefinitions[format].read(body, now, null);
+}
+
+function events(format: PayloadFormat, body: Record<string, unknown>): AlertEvent[] {
+  const reading = read(format, body);
+  if (reading.kind !== "events") throw new Error(`expected events, got ${JSON.stringify(reading)}`);
+  return reading.events;
+}
+
+const alertmanagerWebhook = {
+  version: "4",
+  groupKey: "{}:{}",
+  status: "firing",
+  receiver: "gitlab",
+  groupLabels: {},
+  commonLabels: {},
+  commonAnnotations: {},
+  externalURL: "http://alertmanager:9093",
+  alerts: [{ status: "firing", labels: { alertname: "Up" }, annotations: {}, startsAt: "2026-01-01T00:00:00Z", generatorURL: "http://prom/graph?g0.expr=up" }],
+};
+
+describe("format detection", () => {
+  it("recognizes each tool's documented payload, and takes anything else as generic", () => {
+    expect(detectPayloadFormat(alertmanagerWebhook)).toBe("alertmanager");
+    expect(detectPayloadFormat(grafanaWebhook("firing"))).toBe("grafana");
+    expect(detectPayloadFormat(pagerDutyTrigger("key"))).toBe("pagerduty");
+    expect(detectPayloadFormat(pagerDutyFollowUp("key", "resolve"))).toBe("pagerduty");
+    expect(detectPayloadFormat(azureCommonAlert("Fired"))).toBe("azure");
+    expect(detectPayloadFormat(cloudWatchAlarmNotification("ALARM"))).toBe("cloudwatch");
+    expect(detectPayloadFormat(snsSubscriptionConfirmation())).toBe("cloudwatch");
+    expect(detectPayloadFormat(sentryIssueAlert())).toBe("sentry");
+    expect(detectPayloadFormat(sentryIssueWebhook("resolved"))).toBe("sentry");
+    expect(detectPayloadFormat(datadogWebhook("Triggered"))).toBe("datadog");
+    expect(detectPayloadFormat({ title: "Disk full", severity: "high" })).toBe("generic");
+    // Near misses stay generic: Alertmanager's shape without Grafana's orgId, an SNS notification that is no alarm.
+    const { orgId: _orgId, ...withoutOrg } = grafanaWebhook("firing");
+    expect(detectPayloadFormat(withoutOrg)).toBe("generic");
+    expect(detectPayloadFormat({ ...cloudWatchAlarmNotification("ALARM"), Message: "plain text" })).toBe("generic");
+  });
+
+  it("reads a payload in the URL's format, else generic under a custom mapping, else the setting, else the detected one", () => {
+    const body = grafanaWebhook("firing");
+    const mapping = { title: { path: ["title"], type: "string" as const } };
+    expect(choosePayloadFormat(body, { payloadFormat: "auto", payloadAttributeMapping: {} })).toBe("grafana");
+    expect(choosePayloadFormat(body, { payloadFormat: "generic", payloadAttributeMapping: {} })).toBe("generic");
+    expect(choosePayloadFormat(body, { payloadFormat: "auto", payloadAttributeMapping: mapping })).toBe("generic");
+    expect(choosePayloadFormat(body, { payloadFormat: "azure", payloadAttributeMapping: mapping })).toBe("generic");
+    expect(choosePayloadFormat(body, { payloadFormat: "auto", payloadAttributeMapping: mapping }, "pagerduty")).toBe("pagerduty");
+  });
+
+  it("refuses a payload that is not in an explicitly chosen format, in the format's own error shape", () => {
+    expect(read("azure", { title: "x" })).toEqual({
+      kind: "invalid",
+      errors: ['The payload is not an Azure Monitor alert in the common alert schema ("schemaId": "azureMonitorCommonAlertSchema").'],
+    });
+    expect(answerForInvalid("azure", ["bad"])).toEqual({ status: 400, body: { message: "bad" } });
+    expect(answerForInvalid("pagerduty", ["bad"])).toEqual({ status: 400, body: { status: "invalid event", message: "Event object is invalid", errors: ["bad"] } });
+  });
+});
+
+describe("Grafana", () => {
+  it("reads each alert with its severity label, groups by Grafana's fingerprint and resolves by status", () => {
+    const [firing] = events("grafana", grafanaWebhook("firing"));
+    expect(firing!.alert).toEqual({
+      title: "This alert was triggered for zone us-1",
+      description: "The system has high memory usage",
+      startedAt: new Date("2021-10-12T07:51:03.157Z"),
+      endedAt: null,
+      service: null,
+      monitoringTool: "Grafana",
+      hosts: [],
+      severity: "low",
+      environmentName: null,
+      action: "trigger",
+      fingerprintSource: "grafana:1/c6eadffa33fcdf37",
+    });
+    const [resolved] = events("grafana", grafanaWebhook("resolved"));
+    expect(resolved!.alert).toMatchObject({ action: "resolve", endedAt: new Date("2021-10-12T08:21:03.157Z"), fingerprintSource: "grafana:1/c6eadffa33fcdf37" });
+    expect(answerForEvents("grafana", [{ iid: 1, title: "t" }, null], [firing!, firing!])).toEqual({ status: 201, body: [{ iid: 1, title: "t" }] });
+  });
+
+  it("links to the rule, runbook, dashboard, panel and silence", () => {
+    const [firing] = events("grafana", grafanaWebhook("firing"));
+    expect(sourceLinks("grafana", firing!.payload).map((link) => link.label)).toEqual(["Alert rule", "Runbook", "Dashboard", "Panel", "Silence"]);
+  });
+});
+
+describe("PagerDuty Events API v2", () => {
+  it("reads a trigger: dedup_key is the identity, severities through GitLab's table, the routing key is not stored", () => {
+    const [event] = events("pagerduty", pagerDutyTrigger("secret-key"));
+    expect(event!.alert).toEqual({
+      title: "Example alert on host1.example.com",
+      description: '{"ping time":"1500ms","load avg":0.75}',
+      startedAt: new Date("2015-07-17T08:42:58.315Z"),
+      endedAt: null,
+      service: "postgres",
+      monitoringTool: "Example Monitoring Service",
+      hosts: ["monitoringtool:cloudvendor:central-region-dc-01:852559987:cluster/api-stats-prod-003"],
+      severity: "info",
+      environmentName: null,
+      action: "trigger",
+      fingerprintSource: "pagerduty:samplekeyhere",
+    });
+    expect(event!.payload).not.toHaveProperty("routing_key");
+    const severity = (value: string) => events("pagerduty", { ...pagerDutyTrigger("k"), payload: { ...pagerDutyTrigger("k").payload, severity: value } })[0]!.alert.severity;
+    expect(["critical", "error", "warning", "info"].map(severity)).toEqual(["critical", "medium", "low", "info"]);
+    expect(answerForEvents("pagerduty", [{ iid: 3, title: "x" }], [event!])).toEqual({
+      status: 202,
+      body: { status: "success", message: "Event processed", dedup_key: "samplekeyhere" },
+    });
+  });
+
+  it("acknowledges and resolves by dedup_key, and gives a trigger without one a new key each time", () => {
+    expect(events("pagerduty", pagerDutyFollowUp("k", "acknowledge"))[0]!.alert).toMatchObject({ action: "acknowledge", fingerprintSource: "pagerduty:samplekeyhere" });
+    expect(events("pagerduty", pagerDutyFollowUp("k", "resolve"))[0]!.alert).toMatchObject({ action: "resolve", endedAt: now });
+    const { dedup_key: _key, ...keyless } = pagerDutyTrigger("k");
+    const [first] = events("pagerduty", keyless);
+    const [second] = events("pagerduty", keyless);
+    expect((first!.payload as { dedup_key: string }).dedup_key).toMatch(/^[0-9a-f]{32}$/);
+    expect(first!.alert.fingerprintSource).not.toEqual(second!.alert.fingerprintSource);
+  });
+
+  it("refuses invalid events with PagerDuty's reasons", () => {
+    expect(read("pagerduty", { event_action: "explode" })).toEqual({
+      kind: "invalid",
+      errors: ["'event_action' is missing or invalid (must be one of trigger, acknowledge, resolve)"],
+    });
+    expect(read("pagerduty", { event_action: "resolve" })).toEqual({ kind: "invalid", errors: ["'dedup_key' is required to resolve an alert"] });
+    expect(read("pagerduty", { event_action: "trigger", payload: { summary: " ", severity: "fatal" } })).toEqual({
+      kind: "invalid",
+      errors: [
+        "'payload.summary' is missing or blank",
+        "'payload.source' is missing or blank",
+        "'payload.severity' is missing or invalid (must be one of critical, error, warning, info)",
+      ],
+    });
+  });
+
+  it("links to the client and the event's links and images, never to anything but http(s)", () => {
+    const [event] = events("pagerduty", { ...pagerDutyTrigger("k"), links: [{ href: "javascript:alert(1)", text: "x" }, { href: "https://example.com/", text: "Link text" }] });
+    expect(sourceLinks("pagerduty", event!.payload)).toEqual([
+      { label: "Example Monitoring Service", url: "https://example.com/" },
+      { label: "Link text", url: "https://example.com/" },
+      { label: "Example text", url: "https://example.com/" },
+    ]);
+  });
+});
+
+describe("Azure Monitor common alert schema", () => {
+  it("maps Sev0…Sev4 to critical…info", () => {
+    expect(["Sev0", "Sev1", "Sev2", "Sev3", "Sev4"].map(azureSeverity)).toEqual(["critical", "high", "medium", "low", "info"]);
+  });
+
+  it("fires and resolves by monitorCondition, grouped by originAlertId", () => {
+    const [fired] = events("azure", azureCommonAlert("Fired"));
+    const identity = "azure:3f2d4487-b0fc-4125-8bd5-7ad17384221e_PipeLineAlertRG_microsoft.insights_metricAlerts_WCUS-R2-Gen2_-117781227";
+    expect(fired!.alert).toEqual({
+      title: "WCUS-R2-Gen2",
+      description: null,
+      startedAt: new Date("2019-03-22T13:58:24.371Z"),
+      endedAt: null,
+      service: "Platform",
+      monitoringTool: "Azure Monitor",
+      hosts: ["wcus-r2-gen2"],
+      severity: "low",
+      environmentName: null,
+      action: "trigger",
+      fingerprintSource: identity,
+    });
+    expect(events("azure", azureCommonAlert("Resolved"))[0]!.alert).toMatchObject({
+      action: "resolve",
+      endedAt: new Date("2019-03-22T14:03:16.224Z"),
+      fingerprintSource: identity,
+    });
+    expect(read("azure", { ...azureCommonAlert("Fired"), data: { essentials: { monitorCondition: "Sleeping" } } })).toEqual({
+      kind: "invalid",
+      errors: ["'data.essentials.monitorCondition' must be Fired or Resolved"],
+    });
+  });
+
+  it("links to the alert and the affected resource in the Azure portal", () => {
+    expect(sourceLinks("azure", azureCommonAlert("Fired")).map((link) => link.label)).toEqual(["Alert in the Azure portal", "Affected resource"]);
+  });
+});
+
+describe("Amazon CloudWatch via SNS", () => {
+  it("fires on ALARM and resolves on OK, grouped by the alarm's ARN; INSUFFICIENT_DATA changes nothing", () => {
+    const [alarm] = events("cloudwatch", cloudWatchAlarmNotification("ALARM"));
+    expect(alarm!.alert).toEqual({
+      title: "HighCPUUtilization",
+      description:
+        "CPU above 80% on the web tier\n\nThreshold Crossed: 1 out of the last 1 datapoints [91.2 (30/05/23 11:07:00)] was greater than the threshold (80.0).",
+      startedAt: new Date("2023-05-30T11:08:27.123Z"),
+      endedAt: null,
+      service: "AWS/EC2",
+      monitoringTool: "Amazon CloudWatch",
+      hosts: ["i-0123456789abcdef0"],
+      severity: "critical",
+      environmentName: null,
+      action: "trigger",
+      fingerprintSource: "cloudwatch:arn:aws:cloudwatch:us-east-1:123456789012:alarm:HighCPUUtilization",
+    });
+    expect((alarm!.payload as { Message: unknown }).Message).toMatchObject({ AlarmName: "HighCPUUtilization" });
+    expect(events("cloudwatch", cloudWatchAlarmNotification("OK"))[0]!.alert).toMatchObject({
+      action: "resolve",
+      endedAt: new Date("2023-05-30T11:20:27.123Z"),
+      fingerprintSource: alarm!.alert.fingerprintSource,
+    });
+    expect(read("cloudwatch", cloudWatchAlarmNotification("INSUFFICIENT_DATA"))).toEqual({ kind: "ignored", reason: "CloudWatch alarm state INSUFFICIENT_DATA" });
+  });
+
+  it("keeps a subscription confirmation for a person to open, and only Amazon SNS's own URLs", () => {
+    expect(read("cloudwatch", snsSubscriptionConfirmation())).toEqual({
+      kind: "subscription",
+      confirmation: {
+        topicArn: "arn:aws:sns:us-west-2:123456789012:MyTopic",
+        subscribeUrl: "https://sns.us-west-2.amazonaws.com/?Action=ConfirmSubscription&TopicArn=arn:aws:sns:us-west-2:123456789012:MyTopic&Token=2336412f37",
+        receivedAt: now.toISOString(),
+      },
+    });
+    expect(read("cloudwatch", snsSubscriptionConfirmation("https://sns.evil.example/confirm"))).toEqual({ kind: "invalid", errors: ["'SubscribeURL' is not an Amazon SNS URL"] });
+    expect(read("cloudwatch", snsSubscriptionConfirmation("http://sns.us-west-2.amazonaws.com/?Action=ConfirmSubscription"))).toMatchObject({ kind: "invalid" });
+  });
+
+  it("links to the alarm in the CloudWatch console", () => {
+    const [alarm] = events("cloudwatch", cloudWatchAlarmNotification("ALARM"));
+    expect(sourceLinks("cloudwatch", alarm!.payload)).toEqual([
+      { label: "Alarm in the CloudWatch console", url: "https://console.aws.amazon.com/cloudwatch/home?region=us-east-1#alarmsV2:alarm/HighCPUUtilization" },
+    ]);
+  });
+});
+
+describe("Sentry", () => {
+  it("fires an issue alert, grouped by the issue, with the event's level as severity", () => {
+    const [event] = events("sentry", sentryIssueAlert());
+    expect(event!.alert).toEqual({
+      title: "ReferenceError: blooopy is not defined",
+      description: "?(<anonymous>)",
+      startedAt: new Date("2019-08-19T21:06:17.846Z"),
+      endedAt: null,
+      service: null,
+      monitoringTool: "Sentry",
+      hosts: [],
+      severity: "medium",
+      environmentName: null,
+      action: "trigger",
+      fingerprintSource: "sentry:1117540176",
+    });
+    expect(sourceLinks("sentry", event!.payload).map((link) => link.label)).toEqual(["Event in Sentry"]);
+  });
+
+  it("resolves the issue's alert with the issue webhook, and leaves it be for other issue actions", () => {
+    expect(events("sentry", sentryIssueWebhook("resolved"))[0]!.alert).toMatchObject({ action: "resolve", fingerprintSource: "sentry:1117540176", service: "front-end" });
+    expect(read("sentry", sentryIssueWebhook("assigned"))).toEqual({ kind: "ignored", reason: "Sentry issue assigned" });
+  });
+});
+
+describe("Datadog", () => {
+  it("parses monitor titles: priority, transition, scope and monitor", () => {
+    expect(parseDatadogTitle("[P1] [Triggered on {host:web-1}] CPU load is high")).toEqual({ priority: "P1", transition: "triggered", scope: "{host:web-1}", monitor: "CPU load is high" });
+    expect(parseDatadogTitle("[Recovered] Disk")).toEqual({ priority: null, transition: "recovered", scope: null, monitor: "Disk" });
+    expect(parseDatadogTitle("Deployment finished")).toBeNull();
+  });
+
+  it("fires on Triggered and resolves on Recovered, grouped by monitor and scope, severity by priority", () => {
+    const [triggered] = events("datadog", datadogWebhook("Triggered"));
+    expect(triggered!.alert).toEqual({
+      title: "CPU load is high on {host:web-1}",
+      description: expect.stringContaining("CPU load is above 4"),
+      startedAt: new Date(1567692820000),
+      endedAt: null,
+      service: null,
+      monitoringTool: "Datadog",
+      hosts: [],
+      severity: "high",
+      environmentName: null,
+      action: "trigger",
+      fingerprintSource: "datadog:11287/{host:web-1}/CPU load is high",
+    });
+    expect(events("datadog", datadogWebhook("Recovered"))[0]!.alert).toMatchObject({
+      action: "resolve",
+      endedAt: new Date(1567693720000),
+      fingerprintSource: triggered!.alert.fingerprintSource,
+    });
+    const warned = { ...datadogWebhook("Triggered"), title: "[Warn on {host:web-1}] CPU load is high" };
+    expect(events("datadog", warned)[0]!.alert.severity).toBe("low");
+  });
+
+  it("links to what the notification's text links to", () => {
+    expect(sourceLinks("datadog", datadogWebhook("Triggered"))).toEqual([
+      { label: "Monitor Status", url: "https://app.datadoghq.com/monitors/1234?to_ts=1567692820000" },
+      { label: "Edit Monitor", url: "https://app.datadoghq.com/monitors#1234/edit" },
+    ]);
+  });
+});
+
+describe("source links", () => {
+  it("are none for alerts stored before formats, or in an unknown format", () => {
+    expect(sourceLinks(null, { generatorURL: "https://x" })).toEqual([]);
+    expect(sourceLinks("nagios", { generatorURL: "https://x" })).toEqual([]);
+    expect(sourceLinks("alertmanager", alertmanagerWebhook.alerts[0])).toEqual([{ label: "Alert rule", url: "http://prom/graph?g0.expr=up" }]);
+  });
+});

@@ -1,0 +1,250 @@
+/**
+ * Alert payloads as each tool documents them, for the unit, integration and end-to-end tests of the receiver's formats.
+ * Each builder takes what a test varies (the state, and an identity so tests do not share alerts) and keeps the rest
+ * as the documentation shows it. No imports: the end-to-end suite loads this file too.
+ */
+
+// https://grafana.com/docs/grafana/latest/alerting/configure-notifications/manage-contact-points/integrations/webhook-notifier/
+export function grafanaWebhook(status: "firing" | "resolved", fingerprint = "c6eadffa33fcdf37") {
+  const endsAt = status === "resolved" ? "2021-10-12T10:21:03.157076+02:00" : "0001-01-01T00:00:00Z";
+  return {
+    receiver: "My Super Webhook",
+    status,
+    orgId: 1,
+    alerts: [
+      {
+        status,
+        // The documented labels, with a severity label as rules commonly carry.
+        labels: { alertname: "High memory usage", team: "blue", zone: "us-1", severity: "warning" },
+        annotations: {
+          description: "The system has high memory usage",
+          runbook_url: "https://myrunbook.com/runbook/1234",
+          summary: "This alert was triggered for zone us-1",
+        },
+        startsAt: "2021-10-12T09:51:03.157076+02:00",
+        endsAt,
+        generatorURL: "https://play.grafana.org/alerting/1afz29v7z/edit",
+        fingerprint,
+        silenceURL: "https://play.grafana.org/alerting/silence/new?alertmanager=grafana&matchers=alertname%3DT2%2Cteam%3Dblue%2Czone%3Dus-1",
+        dashboardURL: "https://play.grafana.org/d/000000012",
+        panelURL: "https://play.grafana.org/d/000000012?viewPanel=2",
+        values: { B: 44.23943737541908, C: 1 },
+      },
+    ],
+    groupLabels: {},
+    commonLabels: { team: "blue" },
+    commonAnnotations: {},
+    externalURL: "https://play.grafana.org/",
+    version: "1",
+    groupKey: '{}:{alertname="High memory usage"}',
+    truncatedAlerts: 0,
+    title: `[${status.toUpperCase()}:1]  (blue)`,
+    state: status === "firing" ? "alerting" : "ok",
+    message: "**Firing**\n\nLabels:\n - alertname = High memory usage\n - team = blue\n - zone = us-1\n",
+  };
+}
+
+// https://developer.pagerduty.com/docs/events-API-v2/trigger-events/
+export function pagerDutyTrigger(routingKey: string, dedupKey = "samplekeyhere") {
+  return {
+    payload: {
+      summary: "Example alert on host1.example.com",
+      timestamp: "2015-07-17T08:42:58.315+0000",
+      source: "monitoringtool:cloudvendor:central-region-dc-01:852559987:cluster/api-stats-prod-003",
+      severity: "info",
+      component: "postgres",
+      group: "prod-datapipe",
+      class: "deploy",
+      custom_details: { "ping time": "1500ms", "load avg": 0.75 },
+    },
+    routing_key: routingKey,
+    dedup_key: dedupKey,
+    images: [{ src: "https://www.pagerduty.com/wp-content/uploads/2016/05/pagerduty-logo-green.png", href: "https://example.com/", alt: "Example text" }],
+    links: [{ href: "https://example.com/", text: "Link text" }],
+    event_action: "trigger",
+    client: "Example Monitoring Service",
+    client_url: "https://example.com",
+  };
+}
+
+// https://developer.pagerduty.com/docs/events-API-v2/acknowledge-events/ and …/resolve-events/
+export function pagerDutyFollowUp(routingKey: string, action: "acknowledge" | "resolve", dedupKey = "samplekeyhere") {
+  return { routing_key: routingKey, dedup_key: dedupKey, event_action: action };
+}
+
+// https://learn.microsoft.com/en-us/azure/azure-monitor/alerts/alerts-payload-samples
+export function azureCommonAlert(condition: "Fired" | "Resolved", originAlertId = "3f2d4487-b0fc-4125-8bd5-7ad17384221e_PipeLineAlertRG_microsoft.insights_metricAlerts_WCUS-R2-Gen2_-117781227") {
+  return {
+    schemaId: "azureMonitorCommonAlertSchema",
+    data: {
+      essentials: {
+        alertId: "/subscriptions/11111111-1111-1111-1111-111111111111/providers/Microsoft.AlertsManagement/alerts/aaaa0a0a-bb1b-cc2c-dd3d-eeeeee4e4e4e",
+        alertRule: "WCUS-R2-Gen2",
+        severity: "Sev3",
+        signalType: "Metric",
+        monitorCondition: condition,
+        monitoringService: "Platform",
+        alertTargetIDs: [
+          "/subscriptions/11111111-1111-1111-1111-111111111111/resourcegroups/pipelinealertrg/providers/microsoft.compute/virtualmachines/wcus-r2-gen2",
+        ],
+        configurationItems: ["wcus-r2-gen2"],
+        originAlertId,
+        firedDateTime: "2019-03-22T13:58:24.3713213Z",
+        ...(condition === "Resolved" ? { resolvedDateTime: "2019-03-22T14:03:16.2246313Z" } : {}),
+        description: "",
+        essentialsVersion: "1.0",
+        alertContextVersion: "1.0",
+      },
+      alertContext: {
+        properties: null,
+        conditionType: "SingleResourceMultipleMetricCriteria",
+        condition: {
+          windowSize: "PT5M",
+          allOf: [
+            {
+              metricName: "Percentage CPU",
+              metricNamespace: "Microsoft.Compute/virtualMachines",
+              operator: "GreaterThan",
+              threshold: "25",
+              timeAggregation: "Average",
+              dimensions: [{ name: "ResourceId", value: "3efad9dc-3d50-4eac-9c87-8b3fd6f97e4e" }],
+              metricValue: 7.727,
+            },
+          ],
+        },
+      },
+      customProperties: { Key1: "Value1", Key2: "Value2" },
+    },
+  };
+}
+
+// https://docs.aws.amazon.com/sns/latest/dg/http-notification-json.html (the envelope) with the alarm message of
+// https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/AlarmThatSendsEmail.html (Amazon SNS notifications)
+export function cloudWatchAlarmNotification(state: "ALARM" | "OK" | "INSUFFICIENT_DATA", alarmName = "HighCPUUtilization") {
+  const alarm = {
+    AlarmName: alarmName,
+    AlarmDescription: "CPU above 80% on the web tier",
+    AWSAccountId: "123456789012",
+    AlarmConfigurationUpdatedTimestamp: "2023-05-30T11:05:13.546+0000",
+    NewStateValue: state,
+    NewStateReason: "Threshold Crossed: 1 out of the last 1 datapoints [91.2 (30/05/23 11:07:00)] was greater than the threshold (80.0).",
+    StateChangeTime: state === "OK" ? "2023-05-30T11:20:27.123+0000" : "2023-05-30T11:08:27.123+0000",
+    Region: "US East (N. Virginia)",
+    AlarmArn: `arn:aws:cloudwatch:us-east-1:123456789012:alarm:${alarmName}`,
+    OldStateValue: state === "OK" ? "ALARM" : "OK",
+    OKActions: [],
+    AlarmActions: ["arn:aws:sns:us-east-1:123456789012:MyTopic"],
+    InsufficientDataActions: [],
+    Trigger: {
+      MetricName: "CPUUtilization",
+      Namespace: "AWS/EC2",
+      StatisticType: "Statistic",
+      Statistic: "AVERAGE",
+      Unit: null,
+      Dimensions: [{ value: "i-0123456789abcdef0", name: "InstanceId" }],
+      Period: 60,
+      EvaluationPeriods: 1,
+      ComparisonOperator: "GreaterThanThreshold",
+      Threshold: 80.0,
+      TreatMissingData: "missing",
+      EvaluateLowSampleCountPercentile: "",
+    },
+  };
+  return {
+    Type: "Notification",
+    MessageId: "22b80b92-fdea-4c2c-8f9d-bdfb0c7bf324",
+    TopicArn: "arn:aws:sns:us-east-1:123456789012:MyTopic",
+    Subject: `${state}: "${alarmName}" in US East (N. Virginia)`,
+    Message: JSON.stringify(alarm),
+    Timestamp: "2023-05-30T11:08:27.163Z",
+    SignatureVersion: "1",
+    Signature: "EXAMPLEpH+DcEwjAPg8O9mY8dReBSwksfg2S7WKQcikcNKWLQjwu6A4VbeS0QHVCkhRS7fUQvi2egU3N858fiTDN6bkkOxYDVrY0Ad8L10Hs3zH81mtnPk5uvvolIC1CXGu43obcgFxeL3khZl8IKvO61GWB6jI9b5+gLPoBc1Q=",
+    SigningCertURL: "https://sns.us-east-1.amazonaws.com/SimpleNotificationService-f3ecfb7224c7233fe7bb5f59f96de52f.pem",
+    UnsubscribeURL: "https://sns.us-east-1.amazonaws.com/?Action=Unsubscribe&SubscriptionArn=arn:aws:sns:us-east-1:123456789012:MyTopic:c9135db0-26c4-47ec-8998-413945fb5a96",
+  };
+}
+
+// https://docs.aws.amazon.com/sns/latest/dg/http-subscription-confirmation-json.html
+export function snsSubscriptionConfirmation(subscribeUrl = "https://sns.us-west-2.amazonaws.com/?Action=ConfirmSubscription&TopicArn=arn:aws:sns:us-west-2:123456789012:MyTopic&Token=2336412f37") {
+  return {
+    Type: "SubscriptionConfirmation",
+    MessageId: "165545c9-2a5c-472c-8df2-7ff2be2b3b1b",
+    Token: "2336412f37",
+    TopicArn: "arn:aws:sns:us-west-2:123456789012:MyTopic",
+    Message: "You have chosen to subscribe to the topic arn:aws:sns:us-west-2:123456789012:MyTopic.\nTo confirm the subscription, visit the SubscribeURL included in this message.",
+    SubscribeURL: subscribeUrl,
+    Timestamp: "2012-04-26T20:45:04.751Z",
+    SignatureVersion: "1",
+    Signature: "EXAMPLEpH+DcEwjAPg8O9mY8dReBSwksfg2S7WKQcikcNKWLQjwu6A4VbeS0QHVCkhRS7fUQvi2egU3N858fiTDN6bkkOxYDVrY0Ad8L10Hs3zH81mtnPk5uvvolIC1CXGu43obcgFxeL3khZl8IKvO61GWB6jI9b5+gLPoBc1Q=",
+    SigningCertURL: "https://sns.us-west-2.amazonaws.com/SimpleNotificationService-f3ecfb7224c7233fe7bb5f59f96de52f.pem",
+  };
+}
+
+// https://docs.sentry.io/organization/integrations/integration-platform/webhooks/issue-alerts/
+export function sentryIssueAlert(issueId = "1117540176") {
+  return {
+    action: "triggered",
+    actor: { id: "sentry", name: "Sentry", type: "application" },
+    data: {
+      event: {
+        event_id: "e4874d664c3540c1a32eab185f12c5ab",
+        issue_id: issueId,
+        issue_url: `https://sentry.io/api/0/issues/${issueId}/`,
+        url: "https://sentry.io/api/0/projects/test-org/front-end/events/e4874d664c3540c1a32eab185f12c5ab/",
+        web_url: "https://sentry.io/organizations/test-org/issues/1117540176/events/e4874d664c3540c1a32eab185f12c5ab/",
+        title: "ReferenceError: blooopy is not defined",
+        culprit: "?(<anonymous>)",
+        level: "error",
+        platform: "javascript",
+        datetime: "2019-08-19T21:06:17.846000Z",
+        timestamp: 1566248777.846,
+        environment: "prod",
+        message: "",
+        project: 1,
+        tags: [
+          ["browser", "Chrome 75.0.3770"],
+          ["level", "error"],
+        ],
+      },
+      triggered_rule: "Very Important Alert Rule!",
+      issue_alert: { title: "Very Important Alert Rule!", settings: [{ name: "channel", value: "#general" }] },
+    },
+    installation: { uuid: "a8e5d37a-696c-4c54-adb5-b3f28d64c7de" },
+  };
+}
+
+// https://docs.sentry.io/organization/integrations/integration-platform/webhooks/issues/
+export function sentryIssueWebhook(action: "created" | "resolved" | "assigned", issueId = "1117540176") {
+  return {
+    action,
+    actor: { id: "sentry", name: "Sentry", type: "application" },
+    data: {
+      issue: {
+        id: issueId,
+        shortId: "FRONT-END-1",
+        title: "ReferenceError: blooopy is not defined",
+        culprit: "?(<anonymous>)",
+        level: "error",
+        status: action === "resolved" ? "resolved" : "unresolved",
+        firstSeen: "2019-08-19T21:06:17.846000Z",
+        lastSeen: "2019-08-19T21:06:17.846000Z",
+        project: { id: "1", name: "front-end", slug: "front-end", platform: "javascript" },
+        web_url: `https://sentry.io/organizations/test-org/issues/${issueId}/`,
+      },
+    },
+    installation: { uuid: "a8e5d37a-696c-4c54-adb5-b3f28d64c7de" },
+  };
+}
+
+// https://docs.datadoghq.com/integrations/webhooks/ (the default payload, its variables filled in as Datadog does)
+export function datadogWebhook(transition: "Triggered" | "Recovered", monitor = "CPU load is high", priority = "P2") {
+  return {
+    body: `%%%\nCPU load is above 4 on host:web-1\n\n[[Monitor Status](https://app.datadoghq.com/monitors/1234?to_ts=1567692820000)] · [[Edit Monitor](https://app.datadoghq.com/monitors#1234/edit)]\n%%%`,
+    last_updated: transition === "Recovered" ? "1567693720000" : "1567692820000",
+    event_type: "query_alert_monitor",
+    title: `[${priority}] [${transition} on {host:web-1}] ${monitor}`,
+    date: "1567692820000",
+    org: { id: "11287", name: "Example Org" },
+    id: transition === "Recovered" ? "5212957451218446587" : "5212957451218446585",
+  };
+}
