@@ -26,15 +26,19 @@ export interface DatabaseHandle {
 export type DatabaseOptions =
   /** PostgreSQL: a postgres:// URL and how many connections to open. */
   | { url: string; poolSize: number }
-  /** The embedded PGlite: its data directory, or "memory://" for a throwaway database. */
-  | { dataDir: string };
+  /**
+   * The embedded PGlite: its data directory, or "memory://" for a throwaway database. It runs in a thread of its own;
+   * should that thread stop, its queries fail and `onFailure` (by default: throw, which ends the process) is told why.
+   */
+  | { dataDir: string; onFailure?: (error: Error) => void };
 
 const migrationsFolder = path.join(process.cwd(), "drizzle");
 // Any fixed number works; it only has to be the same for every replica so migrations run one at a time.
 const migrationLockKey = 727_001;
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return "url" in options ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir);
+  if ("url" in options) return openPostgres(options.url, options.poolSize);
+  return openPglite(options.dataDir, options.onFailure ?? throwFailure);
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
@@ -75,23 +79,37 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   };
 }
 
-async function openPglite(dataDir: string): Promise<DatabaseHandle> {
-  const { PGlite } = await import("@electric-sql/pglite");
-  const { drizzle } = await import("drizzle-orm/pglite");
+/**
+ * PGlite runs in a worker thread (lib/db/pglite-thread.ts) and the server reaches it as it reaches PostgreSQL: postgres.js
+ * over the wire protocol, with prepared statements, so its query work leaves the thread that answers requests. One
+ * connection, because PGlite has one session: postgres.js pipelines queries on it, and a transaction has it to itself
+ * while the queries of other requests wait.
+ */
+async function openPglite(dataDir: string, onFailure: (error: Error) => void): Promise<DatabaseHandle> {
+  const { drizzle } = await import("drizzle-orm/postgres-js");
+  const { pgliteClient, startPgliteThread } = await import("./pglite-thread");
   const inMemory = dataDir.startsWith("memory://");
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
-  const client = new PGlite(inMemory ? undefined : path.resolve(dataDir));
-  const db = drizzle({ client, schema });
+  const thread = await startPgliteThread(inMemory ? undefined : path.resolve(dataDir), onFailure);
+  const client = pgliteClient(thread);
+  const db = drizzle({ client: preparingStatements(client), schema });
   return {
     db,
     driver: "pglite",
     async migrate() {
-      const { migrate } = await import("drizzle-orm/pglite/migrator");
-      await migrate(db, { migrationsFolder });
+      const { migrate } = await import("drizzle-orm/postgres-js/migrator");
+      await migrate(drizzle({ client }), { migrationsFolder });
     },
-    close: () => client.close(),
+    async close() {
+      await client.end();
+      await thread.close();
+    },
     runExclusive: (_key, job) => job(),
   };
+}
+
+function throwFailure(error: Error): never {
+  throw error;
 }
 
 /**

@@ -11,9 +11,17 @@ const globalForDatabase = globalThis as unknown as { databaseHandle?: Promise<Da
 
 export function getDatabaseHandle(): Promise<DatabaseHandle> {
   globalForDatabase.databaseHandle ??= openDatabase(
-    env.DATABASE_URL ? { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE } : { dataDir: env.DATA_DIR },
+    env.DATABASE_URL
+      ? { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }
+      : { dataDir: env.DATA_DIR, onFailure: stopServer },
   );
   return globalForDatabase.databaseHandle;
+}
+
+/** Without its embedded database the server can answer nothing but errors, so it stops, saying why. */
+function stopServer(error: Error): never {
+  console.error(`${error.message}. The server stops.`);
+  process.exit(1);
 }
 
 export async function getDatabase(): Promise<Database> {
