@@ -43,15 +43,19 @@ export type DatabaseOptions =
    * when `url` goes through a pooler that cannot keep one.
    */
   | { url: string; poolSize: number; listenUrl?: string }
-  /** The embedded PGlite: its data directory, or "memory://" for a throwaway database. */
-  | { dataDir: string };
+  /**
+   * The embedded PGlite: its data directory, or "memory://" for a throwaway database. It runs in a thread of its own;
+   * should that thread stop, its queries fail and `onFailure` (by default: throw, which ends the process) is told why.
+   */
+  | { dataDir: string; onFailure?: (error: Error) => void };
 
 const migrationsFolder = path.join(process.cwd(), "drizzle");
 // Any fixed number works; it only has to be the same for every replica so migrations run one at a time.
 const migrationLockKey = 727_001;
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return "url" in options ? openPostgres(options.url, options.poolSize, options.listenUrl ?? options.url) : openPglite(options.dataDir);
+  if ("url" in options) return openPostgres(options.url, options.poolSize, options.listenUrl ?? options.url);
+  return openPglite(options.dataDir, options.onFailure ?? throwFailure);
 }
 
 async function openPostgres(url: string, poolSize: number, listenUrl: string): Promise<DatabaseHandle> {
@@ -97,24 +101,37 @@ async function openPostgres(url: string, poolSize: number, listenUrl: string): P
   };
 }
 
-async function openPglite(dataDir: string): Promise<DatabaseHandle> {
-  const { PGlite } = await import("@electric-sql/pglite");
-  const { drizzle } = await import("drizzle-orm/pglite");
+/**
+ * PGlite runs in a worker thread (lib/db/pglite-thread.ts) and the server reaches it as it reaches PostgreSQL: postgres.js
+ * over the wire protocol, with prepared statements, so its query work leaves the thread that answers requests. One
+ * connection, because PGlite has one session: postgres.js pipelines queries on it, and a transaction has it to itself
+ * while the queries of other requests wait.
+ */
+async function openPglite(dataDir: string, onFailure: (error: Error) => void): Promise<DatabaseHandle> {
+  const { drizzle } = await import("drizzle-orm/postgres-js");
+  const { pgliteClient, startPgliteThread } = await import("./pglite-thread");
   const inMemory = dataDir.startsWith("memory://");
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
-  const client = new PGlite(inMemory ? undefined : path.resolve(dataDir));
-  const db = drizzle({ client, schema });
+  const thread = await startPgliteThread(inMemory ? undefined : path.resolve(dataDir), onFailure);
+  // PGlite has one session, so a NOTIFY reaches the listener on the server's one connection, as it commits.
+  const listeners = new Map<string, NotificationListener[]>();
+  const client = pgliteClient(thread, (channel, payload) => listeners.get(channel)?.forEach((listener) => listener.notify(payload)));
+  const db = drizzle({ client: preparingStatements(client), schema });
   return {
     db,
     driver: "pglite",
     async migrate() {
-      const { migrate } = await import("drizzle-orm/pglite/migrator");
-      await migrate(db, { migrationsFolder });
+      const { migrate } = await import("drizzle-orm/postgres-js/migrator");
+      await migrate(drizzle({ client }), { migrationsFolder });
     },
-    close: () => client.close(),
+    async close() {
+      await client.end();
+      await thread.close();
+    },
     runExclusive: (_key, job) => job(),
     async listen(channel, listener) {
-      await client.listen(channel, (payload) => listener.notify(payload));
+      if (!listeners.has(channel)) await client.unsafe(`listen "${channel.replaceAll('"', '""')}"`);
+      listeners.set(channel, [...(listeners.get(channel) ?? []), listener]);
       listener.listening();
     },
   };
@@ -169,6 +186,10 @@ function postgresListeners(postgres: typeof PostgresClient, url: string) {
       await connection.end();
     },
   };
+}
+
+function throwFailure(error: Error): never {
+  throw error;
 }
 
 /**

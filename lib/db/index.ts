@@ -13,9 +13,15 @@ export function getDatabaseHandle(): Promise<DatabaseHandle> {
   globalForDatabase.databaseHandle ??= openDatabase(
     env.DATABASE_URL
       ? { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE, listenUrl: env.DATABASE_LISTEN_URL }
-      : { dataDir: env.DATA_DIR },
+      : { dataDir: env.DATA_DIR, onFailure: stopServer },
   );
   return globalForDatabase.databaseHandle;
+}
+
+/** Without its embedded database the server can answer nothing but errors, so it stops, saying why. */
+function stopServer(error: Error): never {
+  console.error(`${error.message}. The server stops.`);
+  process.exit(1);
 }
 
 export async function getDatabase(): Promise<Database> {
