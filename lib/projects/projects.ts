@@ -269,37 +269,42 @@ export interface ProjectDetails {
  * Adds to each view what the project entity shows beyond it: one query for the open issues, one for the caller's
  * memberships, git for statistics.
  */
+/**
+ * What a project's entity shows besides the project itself (open issues, the caller's own role), as columns of a
+ * query over `projects`, so a project and its details come in one round trip.
+ */
+function detailColumns(ctx: Ctx) {
+  const user = actingUser(ctx);
+  const openIssues = sql`${issues.projectId} = ${projects.id} and ${issues.state} = 'opened'`;
+  return {
+    openIssues: sql<number>`(select count(*) from ${issues} where ${openIssues})`.mapWith(Number),
+    openPublicIssues: sql<number>`(select count(*) from ${issues} where ${openIssues} and not ${issues.confidential})`.mapWith(Number),
+    membershipAccessLevel: user
+      ? sql<number | null>`(select ${projectMembers.accessLevel} from ${projectMembers} where ${projectMembers.projectId} = ${projects.id} and ${projectMembers.userId} = ${user.id} and ${membershipActive(utcDay(ctx.now))})`
+      : sql<number | null>`null::integer`,
+  };
+}
+
+type DetailColumns = { openIssues: number; openPublicIssues: number; membershipAccessLevel: number | null };
+
+async function describeProject(view: ProjectView, columns: DetailColumns, options: { statistics?: boolean }): Promise<ProjectDetails> {
+  return {
+    view,
+    openIssuesCount: can(view, "readConfidentialIssues") ? columns.openIssues : columns.openPublicIssues,
+    statistics: options.statistics && can(view, "readStatistics") ? await readProjectStatistics(view.project) : null,
+    membershipAccessLevel: columns.membershipAccessLevel,
+  };
+}
+
 async function withDetails(ctx: Ctx, views: ProjectView[], options: { statistics?: boolean } = {}): Promise<ProjectDetails[]> {
   const ids = views.map((view) => view.project.id);
-  const counts =
-    ids.length === 0
-      ? []
-      : await ctx.db
-          .select({
-            projectId: issues.projectId,
-            all: count(),
-            notConfidential: sql<number>`count(*) filter (where not ${issues.confidential})`.mapWith(Number),
-          })
-          .from(issues)
-          .where(and(inArray(issues.projectId, ids), eq(issues.state, "opened")))
-          .groupBy(issues.projectId);
-  const countsById = new Map(counts.map((row) => [row.projectId, row]));
-  const user = actingUser(ctx);
-  const memberships =
-    ids.length === 0 || !user
-      ? []
-      : await ctx.db
-          .select({ projectId: projectMembers.projectId, accessLevel: projectMembers.accessLevel })
-          .from(projectMembers)
-          .where(and(inArray(projectMembers.projectId, ids), eq(projectMembers.userId, user.id), membershipActive(utcDay(ctx.now))));
-  const levelsById = new Map(memberships.map((row) => [row.projectId, row.accessLevel]));
+  const rows = ids.length === 0 ? [] : await ctx.db.select({ id: projects.id, ...detailColumns(ctx) }).from(projects).where(inArray(projects.id, ids));
+  const columnsById = new Map(rows.map((row) => [row.id, row]));
   const details: ProjectDetails[] = [];
   // One project's statistics at a time: each runs git a few times, and a page of a hundred must not start hundreds.
   for (const view of views) {
-    const counted = countsById.get(view.project.id);
-    const openIssuesCount = (can(view, "readConfidentialIssues") ? counted?.all : counted?.notConfidential) ?? 0;
-    const statistics = options.statistics && can(view, "readStatistics") ? await readProjectStatistics(view.project) : null;
-    details.push({ view, openIssuesCount, statistics, membershipAccessLevel: levelsById.get(view.project.id) ?? null });
+    const columns = columnsById.get(view.project.id) ?? { openIssues: 0, openPublicIssues: 0, membershipAccessLevel: null };
+    details.push(await describeProject(view, columns, options));
   }
   return details;
 }
@@ -329,8 +334,16 @@ export async function listUserProjectDetails(
 
 /** `GET /projects/:id`: the project if the caller may see it, with its statistics when asked for. */
 export async function getProjectDetails(ctx: Ctx, reference: string, options: { statistics?: boolean } = {}): Promise<ProjectDetails> {
-  const [details] = await withDetails(ctx, [await getVisibleProject(ctx, reference)], options);
-  return details!;
+  const named = parseProjectReference(reference);
+  if (!named) throw new NotFoundError("Project");
+  const [row] = await ctx.db
+    .select({ project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewerOf(ctx)), ...detailColumns(ctx) })
+    .from(projects)
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(and(projectNamed(named), projectVisibleTo(viewerOf(ctx))));
+  if (!row) throw new NotFoundError("Project");
+  const { project, namespace, accessLevel, ...columns } = row;
+  return describeProject({ project, namespace, accessLevel }, columns, options);
 }
 
 /** The entity of a project a verb has just changed (no statistics, which GitLab shows only on reads). */
