@@ -1,8 +1,9 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { createContext, useContext, useId, useRef, useState, useSyncExternalStore, useTransition, type ReactNode } from "react";
+import { createContext, useContext, useId, useRef, useState, useTransition, type ReactNode } from "react";
 import { Notice } from "@/components/ui/notice";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { alertStatusLabels, triageStatuses } from "@/lib/alerts/form-schemas";
 import type { ActionResult } from "@/lib/forms/action-result";
 
@@ -29,16 +30,6 @@ interface Triage {
 }
 
 const TriageContext = createContext<Triage | null>(null);
-
-const noSubscription = () => () => {};
-
-/**
- * False in the server's HTML and while React takes it over, true after: a status chosen before then would be reset
- * by React and could not be saved, so the select waits.
- */
-function useHydrated(): boolean {
-  return useSyncExternalStore(noSubscription, () => true, () => false);
-}
 
 /**
  * Status changes of the alerts inside it, and their notice: what changed (and, where the alert left the statuses
