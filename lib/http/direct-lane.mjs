@@ -51,14 +51,16 @@ export function directLane({ distDir, commonHeaders }) {
     const aborted = new AbortController();
     const body = methodsWithoutBody.has(request.method) ? null : nodeBody(request, aborted);
     try {
-      webRequest = new Request(`http://${request.headers.host ?? "localhost"}${request.url}`, {
+      // Not the Host header: a client's `Host: x/?a=1` would otherwise rewrite the path and query the handler reads.
+      // Handlers build absolute URLs from EXTERNAL_URL, never from the request.
+      webRequest = new Request(`http://localhost${request.url}`, {
         method: request.method,
         headers: headerPairs(request.rawHeaders),
         signal: aborted.signal,
         ...(body ? { body: body.stream, duplex: "half" } : {}),
       });
     } catch {
-      // A Host or header the web Request refuses: the framework gives its own answer.
+      // A header the web Request refuses: the framework gives its own answer.
       body?.abandon();
       return false;
     }

@@ -82,8 +82,15 @@ describe("the production server's direct lane", () => {
     expect(await response.json()).toEqual({ id: "a/b", agent: "lane-test" });
     expect(response.headers.get("x-frame-options")).toBe("DENY");
     expect(response.headers.get("content-type")).toBe("application/json");
-    expect(response.headers.get("x-seen-url")).toBe(`${base}/api/v4/things/a%2Fb?x=1`);
+    expect(response.headers.get("x-seen-url")).toBe("http://localhost/api/v4/things/a%2Fb?x=1");
     expect(response.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
+  });
+
+  it("reads the path and query from the request line, never from a Host header that would rewrite them", async () => {
+    const response = await rawGet(base, "/api/v4/things/7?x=1", "evil.example/?x=2#");
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toEqual({ id: "7", agent: null });
+    expect(response.headers["x-seen-url"]).toBe("http://localhost/api/v4/things/7?x=1");
   });
 
   it("leaves to the framework: unmarked handlers, methods the route does not export, pages, unknown paths and requests with cookies", async () => {
@@ -127,5 +134,17 @@ function rawPost(base: string, body: string): Promise<{ status: number; headers:
     });
     request.on("error", reject);
     request.end(body);
+  });
+}
+
+function rawGet(base: string, path: string, host: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${base}${path}`, { headers: { Host: host } }, (response) => {
+      let text = "";
+      response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
+    });
+    request.on("error", reject);
+    request.end();
   });
 }
