@@ -20,5 +20,20 @@ export default defineConfig([
       ],
     },
   },
+  {
+    // Request bodies are read through lib/http/body.ts only: it holds the size limits, and on the production server's
+    // direct lane the body is read from the socket there (a web Request's own body is empty on that lane).
+    files: ["app/**/*.{ts,tsx}", "lib/**/*.ts"],
+    ignores: ["lib/http/body.ts", "**/*.test.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[object.name='request'][property.name=/^(body|text|json|formData|arrayBuffer|blob|bytes|clone)$/]",
+          message: "Read request bodies with lib/http/body.ts (readBodyBytes, readBodyText, bodyAsNodeStream).",
+        },
+      ],
+    },
+  },
   globalIgnores([".next/**", "node_modules/**", ".data/**", ".e2e-data/**", "test-results/**", "playwright-report/**", "next-env.d.ts"]),
 ]);

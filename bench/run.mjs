@@ -8,6 +8,7 @@
 //   npm run bench                 full run (≈ 10–13 minutes on 2 cores)
 //   npm run bench -- --quick      seconds per scenario and small data, to prove the harness works
 //   options: --skip-build  --only=<part of a scenario's name,...>  --port=<n> (uses ports n to n+4)
+//            --cpu-prof=<dir>  a CPU profile of the service per measured scenario (bench/cpu-profile.mjs)
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -32,6 +33,8 @@ const quick = args.has("quick");
 const onlyParts = typeof args.get("only") === "string" ? args.get("only").split(",") : null;
 const selected = (name) => !onlyParts || onlyParts.some((part) => name.includes(part));
 const port = Number(args.get("port") ?? 3900);
+const cpuProfileDir = typeof args.get("cpu-prof") === "string" ? path.resolve(args.get("cpu-prof")) : null;
+if (cpuProfileDir) mkdirSync(cpuProfileDir, { recursive: true });
 const ports = { postgres: port, oidcPeer: port + 1, alertmanager: port + 2, nodeHttp: port + 3, embedded: port + 4 };
 
 const profile = quick
@@ -203,6 +206,9 @@ async function startService(label, servicePort, database) {
     ...serviceEnvironment,
     EXTERNAL_URL: base,
     ...database,
+    ...(cpuProfileDir
+      ? { NODE_OPTIONS: `--import=${path.join(root, "bench", "cpu-profile.mjs")}`, BENCH_CPU_PROFILE_DIR: cpuProfileDir }
+      : {}),
   });
   await waitFor(async () => (await fetch(`${base}/-/readiness`)).ok, label).catch((error) => {
     console.error(started.output());
@@ -216,7 +222,7 @@ async function startService(label, servicePort, database) {
     }
   });
   if (!pid) throw new Error(`${label}: no node process running server.mjs under npm start`);
-  return { label, base, pid, stop: () => stopProcess(started, pid) };
+  return { label, base, pid, service: true, stop: () => stopProcess(started, pid) };
 }
 
 /** Stops a process group and waits until `pid` (the process that holds files, such as a database) has ended. */
@@ -433,6 +439,7 @@ function alertPayload(fingerprint) {
  * One autocannon run. With a measured process (`measured.pid`, and `measured.databasePids` for the database's own
  * processes), it reports that process tree's peak RSS and its CPU time over the run per request answered.
  */
+let profilesTaken = 0;
 async function run(options, measured) {
   const pids = measured ? processTree(measured.pid) : [];
   const databasePids = measured?.databasePids ? await measured.databasePids() : [];
@@ -443,8 +450,14 @@ async function run(options, measured) {
   if (settings.amount !== undefined || settings.duration === undefined) delete settings.duration;
   const cpuBefore = cpuSeconds(pids);
   const databaseCpuBefore = cpuSeconds(databasePids);
+  const profiled = cpuProfileDir && measured?.service && settings.duration === profile.duration;
+  if (profiled) process.kill(measured.pid, "SIGUSR2");
   try {
     const result = await new Promise((resolve, reject) => autocannon(settings, (error, done) => (error ? reject(error) : resolve(done))));
+    if (profiled) {
+      process.kill(measured.pid, "SIGUSR2");
+      process.stdout.write(` [profile ${++profilesTaken}]`);
+    }
     return {
       result,
       peakRss,

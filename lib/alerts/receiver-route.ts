@@ -1,6 +1,7 @@
 import "server-only";
 import { getDatabase, type Database } from "@/lib/db";
-import { directlyDispatchable } from "@/lib/http/direct-dispatch";
+import type { Answer } from "@/lib/http/answer";
+import { directlyDispatchable, senderHungUp } from "@/lib/http/direct-dispatch";
 import { logger } from "@/lib/log";
 import { observeRequest } from "@/lib/metrics";
 import { receiveAlert, receiverRequestOf, type ReceiverAnswer, type ReceiverEndpoint, type ReceiverRequest, type ReceiverTarget } from "./receive";
@@ -76,13 +77,13 @@ export const receiverAnswerHeaders = { "Content-Type": "application/json", "Cach
  * from the route's parameters, for `parseReceiverPath` to name the integration.
  */
 export function receiverRoute<Params extends { namespace: string; project: string }>(tailOf: (params: Params) => string[]) {
-  return directlyDispatchable(async (request: Request, { params }: { params: Promise<Params> }): Promise<Response> => {
+  return directlyDispatchable(async (request: Request, { params }: { params: Promise<Params> }): Promise<Answer> => {
     const resolved = await params;
     const answer = await answerReceiverCall(getDatabase, {
       target: receiverTargetOf(resolved.namespace, resolved.project, tailOf(resolved)),
       request: receiverRequestOf(request),
-      aborted: () => request.signal.aborted,
+      aborted: () => senderHungUp(request),
     });
-    return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { ...receiverAnswerHeaders, ...answer.headers } });
+    return { status: answer.status, headers: { ...receiverAnswerHeaders, ...answer.headers }, body: JSON.stringify(answer.body) };
   });
 }

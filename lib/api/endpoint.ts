@@ -1,6 +1,7 @@
 import "server-only";
 import type { z } from "zod";
 import type { Ctx } from "@/lib/context";
+import type { Answer } from "@/lib/http/answer";
 import { apiRoute, routeNotFound, type NextRouteContext } from "./handler";
 import { pageRequest, type PageRequest } from "./pagination";
 import { paginationParams } from "./param-types";
@@ -43,7 +44,7 @@ export interface Endpoint<PathShape extends Shape = Shape, ParamShape extends Sh
   paginated?: boolean;
   /** A check of the caller made before any parameter is read (admin-only endpoints: non-admins learn nothing). */
   guard?: (ctx: Ctx) => void;
-  handle(call: EndpointCall<PathShape, ParamShape>): Promise<Response>;
+  handle(call: EndpointCall<PathShape, ParamShape>): Promise<Answer>;
 }
 
 /** Declares an endpoint with its parameters' types inferred (see `apiResource`). */

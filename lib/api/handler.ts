@@ -6,6 +6,7 @@ import { getDatabase, type Database } from "@/lib/db";
 import { ApiError, InsufficientScopeError, RouteNotFoundError, UnauthorizedError } from "@/lib/errors";
 import { logger } from "@/lib/log";
 import { clientAddress } from "@/lib/http/client-address";
+import type { Answer } from "@/lib/http/answer";
 import { directlyDispatchable } from "@/lib/http/direct-dispatch";
 import { observeRequest } from "@/lib/metrics";
 import { getRateLimits, RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
@@ -35,15 +36,15 @@ const requestIdPattern = /^[\w.:-]{1,128}$/;
 
 /**
  * Wraps a `/api/v4` route: authenticates the token, enforces scopes, runs the handler, renders typed errors as
- * GitLab bodies, and records the request in logs and metrics. The only place API errors become responses.
+ * GitLab bodies, and records the request in logs and metrics. The only place API errors become answers.
  */
-export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Promise<Response>) {
-  return directlyDispatchable(async (request: Request, routeContext: NextRouteContext): Promise<Response> => {
+export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Promise<Answer>) {
+  return directlyDispatchable(async (request: Request, routeContext: NextRouteContext): Promise<Answer> => {
     const startedAt = performance.now();
     const incomingId = request.headers.get("x-request-id");
     const requestId = incomingId && requestIdPattern.test(incomingId) ? incomingId : randomUUID();
     const url = new URL(request.url);
-    let response: Response;
+    let answer: Answer;
     try {
       const db = await getDatabase();
       const now = new Date();
@@ -59,23 +60,23 @@ export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Pr
         throw new InsufficientScopeError(options.scopes);
       }
       const params = flattenParams(await routeContext.params);
-      response = await handle({ ctx: { ...createContext(db, actor), now }, request, url, params });
+      answer = await handle({ ctx: { ...createContext(db, actor), now }, request, url, params });
     } catch (error) {
-      response = renderError(error, requestId, options.route);
+      answer = renderError(error, requestId, options.route);
     }
-    response.headers.set("X-Request-Id", requestId);
-    observeRequest(request.method, options.route, response.status, startedAt);
+    answer.headers["X-Request-Id"] = requestId;
+    observeRequest(request.method, options.route, answer.status, startedAt);
     logger.info(
       {
         requestId,
         method: request.method,
         route: options.route,
-        status: response.status,
+        status: answer.status,
         durationMs: Math.round(performance.now() - startedAt),
       },
       "api request",
     );
-    return response;
+    return answer;
   });
 }
 
@@ -119,7 +120,7 @@ function flattenParams(params: Record<string, string | string[]> | undefined): R
   return flat;
 }
 
-export function renderError(error: unknown, requestId: string, route: string): Response {
+export function renderError(error: unknown, requestId: string, route: string): Answer {
   if (error instanceof ApiError) return json(error.body(), error.status, error.headers());
   // Rack::Attack's answer, in the API's JSON shape.
   if (error instanceof RateLimitExceeded) return json({ message: "Retry later" }, 429, error.headers());

@@ -4,7 +4,7 @@ import { openDatabase, type Database, type DatabaseHandle } from "./drivers";
 
 export type { Database, Executor, Transaction } from "./drivers";
 export { pageWithTotal } from "./pages";
-export { literal, placeholder, preparedQuery, preparedStatement, preparedStatements } from "./prepared";
+export { literal, placeholder, preparedQueries, preparedQuery, preparedStatement, preparedStatements } from "./prepared";
 
 // Instrumentation and route bundles can hold separate copies of this module; one handle per process lives on globalThis.
 const globalForDatabase = globalThis as unknown as { databaseHandle?: Promise<DatabaseHandle> };

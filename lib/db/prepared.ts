@@ -24,6 +24,25 @@ export function preparedQuery<Prepared>(prepare: (db: Database) => Prepared): (d
   };
 }
 
+/**
+ * `preparedQuery` for a family of queries whose text depends on a few choices (`shape`, plain data): each shape is
+ * prepared once per database handle. Values that vary per request are placeholders, never part of the shape.
+ */
+export function preparedQueries<Shape, Prepared>(prepare: (db: Database, shape: Shape) => Prepared): (db: Database, shape: Shape) => Prepared {
+  const perDatabase = new WeakMap<Database, Map<string, Prepared>>();
+  return (db, shape) => {
+    let byShape = perDatabase.get(db);
+    if (!byShape) perDatabase.set(db, (byShape = new Map()));
+    const key = JSON.stringify(shape);
+    let prepared = byShape.get(key);
+    if (!prepared) {
+      prepared = prepare(db, shape);
+      byShape.set(key, prepared);
+    }
+    return prepared;
+  };
+}
+
 const dialect = new PgDialect();
 
 /**

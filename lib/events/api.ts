@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { maxPerPage, pageLinkUrl, pageRequest, paginationHeaders } from "@/lib/api/pagination";
 import { dateParam, paginationParams, positiveIntegerParam } from "@/lib/api/param-types";
+import type { Answer } from "@/lib/http/answer";
 import { eventActions, eventTargetTypeFilters, type EventFilters, type EventList, type EventPage } from "./query";
 
 const targetTypeFilterNames = Object.keys(eventTargetTypeFilters) as [keyof typeof eventTargetTypeFilters, ...(keyof typeof eventTargetTypeFilters)[]];
@@ -63,7 +64,7 @@ function keysetNextLink(url: URL, list: EventList, query: EventQuery): string | 
  * The list as JSON with GitLab's pagination headers (offset) or a `rel="next"` link (keyset), and an ETag so pollers
  * can ask `If-None-Match` and get 304 when nothing changed.
  */
-export function eventsResponse(request: Request, url: URL, list: EventList, query: EventQuery): Response {
+export function eventsAnswer(request: Request, url: URL, list: EventList, query: EventQuery): Answer {
   const body = `[${list.items.map((item) => item.json).join(",")}]`;
   const etag = `W/"${createHash("sha1").update(`${list.total ?? ""}:${body}`).digest("base64url")}"`;
   const headers: Record<string, string> = { ETag: etag, Vary: "Authorization, PRIVATE-TOKEN, Cookie" };
@@ -76,8 +77,8 @@ export function eventsResponse(request: Request, url: URL, list: EventList, quer
   }
   const ifNoneMatch = request.headers.get("if-none-match");
   if (ifNoneMatch && ifNoneMatch.split(",").some((tag) => tag.trim() === etag)) {
-    return new Response(null, { status: 304, headers: { ...headers, "Cache-Control": "no-cache" } });
+    return { status: 304, headers: { ...headers, "Cache-Control": "no-cache" }, body: null };
   }
-  return new Response(body, { headers: { "Content-Type": "application/json", "Cache-Control": "no-cache", ...headers } });
+  return { status: 200, headers: { "Content-Type": "application/json", "Cache-Control": "no-cache", ...headers }, body };
 }
 

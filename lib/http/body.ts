@@ -1,5 +1,6 @@
 import "server-only";
 import { Readable } from "node:stream";
+import { directBodyOf } from "./direct-dispatch";
 
 /**
  * A request body, read under a size limit that holds whatever the client declares: a `Content-Length` over the
@@ -10,6 +11,12 @@ import { Readable } from "node:stream";
 export async function readBodyBytes(request: Request, limit: number, tooLarge: () => Error): Promise<Buffer> {
   const declaredLength = Number(request.headers.get("content-length") ?? "0");
   if (declaredLength > limit) throw tooLarge();
+  const direct = directBodyOf(request);
+  if (direct) {
+    const bytes = await direct.read(limit);
+    if (!bytes) throw tooLarge();
+    return bytes;
+  }
   if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -38,6 +45,8 @@ export async function readBodyText(request: Request, limit: number, tooLarge: ()
  * platform's request body while a read is under way makes it throw an uncaught error once the body ends.
  */
 export function bodyAsNodeStream(request: Request): Readable {
+  // The direct lane takes no route that streams its body (git's are left to the framework).
+  if (directBodyOf(request)) throw new Error("a body read by the direct lane cannot be streamed");
   if (!request.body) return Readable.from([]);
   const reader = request.body.getReader();
   let reading = false;

@@ -9,11 +9,16 @@ import path from "node:path";
 import { matchRoute, routeTable } from "./route-table.mjs";
 
 /**
- * The mark a route handler carries when it may be called this way (lib/http/direct-dispatch.ts sets it): it reads
- * nothing from the framework's request scope, except through a session cookie, and requests with cookies are never
- * taken here.
+ * The mark a route handler carries when it may be called this way (lib/http/direct-dispatch.ts sets it): its value is
+ * the handler's core, which answers with an `Answer` (lib/http/answer.ts: status, headers, body as text) written out
+ * here as it is. A marked handler reads nothing from the framework's request scope, except through a session cookie,
+ * and requests with cookies are never taken here.
  */
 const directDispatchKey = Symbol.for("gitlab-compatible.direct-dispatch");
+/** Set on the request a handler reads when its sender hangs up mid-body (lib/http/direct-dispatch.ts reads it). */
+const hungUpKey = Symbol.for("gitlab-compatible.sender-hung-up");
+/** The request's body, read from the socket (`DirectBody` in lib/http/direct-dispatch.ts; lib/http/body.ts reads it). */
+const directBodyKey = Symbol.for("gitlab-compatible.direct-body");
 /** Set by instrumentation.ts once the application has started (migrations applied); until then the framework answers. */
 const startedKey = Symbol.for("gitlab-compatible.started");
 const methodsWithoutBody = new Set(["GET", "HEAD"]);
@@ -27,7 +32,7 @@ export function directLane({ distDir, commonHeaders }) {
   const require = createRequire(import.meta.url);
   const serverDir = path.join(distDir, "server");
   const table = routeTable(JSON.parse(readFileSync(path.join(serverDir, "app-paths-manifest.json"), "utf8")));
-  /** Route file → its marked handlers by method; loaded on first use, as the framework loads them. */
+  /** Route file → the cores of its marked handlers by method; loaded on first use, as the framework loads them. */
   const handlersByFile = new Map();
 
   function markedHandler(file, method) {
@@ -35,7 +40,10 @@ export function directLane({ distDir, commonHeaders }) {
     if (!handlers) {
       // The framework requires the same file for its own routing, so both share one copy of the application's modules.
       const userland = require(path.join(serverDir, file)).routeModule?.userland ?? {};
-      handlers = new Map(Object.entries(userland).filter(([, handler]) => typeof handler === "function" && handler[directDispatchKey] === true));
+      handlers = new Map();
+      for (const [name, handler] of Object.entries(userland)) {
+        if (typeof handler === "function" && typeof handler[directDispatchKey] === "function") handlers.set(name, handler[directDispatchKey]);
+      }
       handlersByFile.set(file, handlers);
     }
     return handlers.get(method);
@@ -48,25 +56,18 @@ export function directLane({ distDir, commonHeaders }) {
     const handler = route && markedHandler(route.file, request.method);
     if (!handler) return false;
     let webRequest;
-    const aborted = new AbortController();
-    const body = methodsWithoutBody.has(request.method) ? null : nodeBody(request, aborted);
     try {
       // Not the Host header: a client's `Host: x/?a=1` would otherwise rewrite the path and query the handler reads.
-      // Handlers build absolute URLs from EXTERNAL_URL, never from the request.
-      webRequest = new Request(`http://localhost${request.url}`, {
-        method: request.method,
-        headers: headerPairs(request.rawHeaders),
-        signal: aborted.signal,
-        ...(body ? { body: body.stream, duplex: "half" } : {}),
-      });
+      // Handlers build absolute URLs from EXTERNAL_URL, never from the request. Neither an abort signal nor a web body
+      // stream is given: following a signal or building a stream costs more than building the request, and the body is
+      // read from the socket instead, by lib/http/body.ts (the only reader of bodies) through `directBodyKey`.
+      webRequest = new Request(`http://localhost${request.url}`, { method: request.method, headers: headerPairs(request.rawHeaders) });
     } catch {
       // A header the web Request refuses: the framework gives its own answer.
-      body?.abandon();
       return false;
     }
-    response.once("close", () => {
-      if (!response.writableFinished) aborted.abort();
-    });
+    const body = methodsWithoutBody.has(request.method) ? null : socketBody(request, () => (webRequest[hungUpKey] = true));
+    if (body) webRequest[directBodyKey] = body;
     void answer(handler, webRequest, route.params, { request, response, body, commonHeaders });
     return true;
   };
@@ -75,17 +76,13 @@ export function directLane({ distDir, commonHeaders }) {
 async function answer(handler, webRequest, params, { request, response, body, commonHeaders }) {
   try {
     const answered = await handler(webRequest, { params: Promise.resolve(params) });
-    const content = answered.body ? Buffer.from(await answered.arrayBuffer()) : null;
     for (const { key, value } of commonHeaders) response.setHeader(key, value);
-    for (const [name, value] of answered.headers) if (name !== "set-cookie") response.setHeader(name, value);
-    const cookies = answered.headers.getSetCookie();
-    if (cookies.length > 0) response.setHeader("set-cookie", cookies);
     // A body the handler left unread (it was too large) flows on, discarded, so the sender can go on sending while
     // it reads the answer, as the framework lets it.
     if (body && !request.readableEnded) body.abandon();
-    if (content) response.setHeader("content-length", content.byteLength);
-    response.writeHead(answered.status);
-    response.end(request.method === "HEAD" ? undefined : content);
+    if (answered.body !== null) response.setHeader("content-length", Buffer.byteLength(answered.body));
+    response.writeHead(answered.status, answered.headers);
+    response.end(request.method === "HEAD" || answered.body === null ? undefined : answered.body);
   } catch (error) {
     // The handlers render their own errors; reaching this is a bug, answered as the framework answers one.
     console.error("route handler failed outside its error handling:", error);
@@ -101,48 +98,59 @@ function headerPairs(rawHeaders) {
 }
 
 /**
- * The request body as a web stream, and `abandon()` to let the rest flow unread (a reader that cancels does the
- * same). A sender that hangs up mid-body aborts the request.
+ * The request body for `readBodyBytes` (lib/http/body.ts): `read(limit)` gives it whole, or null as soon as it passes
+ * `limit` bytes, the rest then flowing on unread; `abandon()` lets an unread body flow on the same way. A sender that
+ * hangs up mid-body makes the read fail, after `hungUp` is called.
  */
-function nodeBody(request, aborted) {
-  let settled = false;
-  const listeners = {};
-  const stopListening = () => {
-    settled = true;
-    for (const [event, listener] of Object.entries(listeners)) request.off(event, listener);
-    // Late errors of an abandoned body (the sender hanging up) are nobody's to handle.
+function socketBody(request, hungUp) {
+  let reading = null;
+  const discardRest = () => {
+    // Late errors of a discarded body (the sender hanging up) are nobody's to handle.
     request.on("error", () => {});
-  };
-  const stream = new ReadableStream({
-    start(controller) {
-      listeners.data = (chunk) => {
-        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-        if ((controller.desiredSize ?? 1) <= 0) request.pause();
-      };
-      listeners.end = () => {
-        stopListening();
-        controller.close();
-      };
-      const hungUp = () => {
-        if (settled) return;
-        stopListening();
-        aborted.abort();
-        controller.error(new Error("the client closed the connection before its body arrived"));
-      };
-      listeners.error = hungUp;
-      listeners.close = () => {
-        if (!request.complete) hungUp();
-      };
-      for (const [event, listener] of Object.entries(listeners)) request.on(event, listener);
-    },
-    pull() {
-      request.resume();
-    },
-    cancel: abandon,
-  });
-  function abandon() {
-    if (!settled) stopListening();
     request.resume();
-  }
-  return { stream, abandon };
+  };
+  return {
+    read(limit) {
+      if (reading) return Promise.reject(new TypeError("The request body has already been read."));
+      reading = new Promise((resolve, reject) => {
+        const chunks = [];
+        let size = 0;
+        const listeners = {
+          data: (chunk) => {
+            size += chunk.byteLength;
+            if (size > limit) {
+              stopListening();
+              discardRest();
+              resolve(null);
+            } else {
+              chunks.push(chunk);
+            }
+          },
+          end: () => {
+            stopListening();
+            resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+          },
+          error: () => failed(),
+          close: () => {
+            if (!request.complete) failed();
+          },
+        };
+        const stopListening = () => {
+          for (const [event, listener] of Object.entries(listeners)) request.off(event, listener);
+        };
+        const failed = () => {
+          stopListening();
+          discardRest();
+          hungUp();
+          reject(new Error("the client closed the connection before its body arrived"));
+        };
+        if (request.readableEnded) return resolve(Buffer.alloc(0));
+        for (const [event, listener] of Object.entries(listeners)) request.on(event, listener);
+      });
+      return reading;
+    },
+    abandon() {
+      if (!reading) discardRest();
+    },
+  };
 }

@@ -19,6 +19,7 @@ import {
   token,
 } from "@/lib/testing/oauth";
 import { beginAuthorization, checkAuthorizationRequest, decideAuthorization } from "./authorize";
+import { answerResponse } from "@/lib/http/answer";
 import { renderOAuthError } from "./errors";
 import { exchangeToken } from "./token";
 import { getTokenInfo } from "./token-info";
@@ -148,7 +149,7 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
       await expectOAuthError(token(fixture.db, codeParams("f".repeat(64), code, { client_secret: "x" })), "invalid_client", 401);
       await expectOAuthError(token(fixture.db, { grant_type: "authorization_code", code, redirect_uri: testRedirectUri }), "invalid_client", 401);
 
-      const response = renderOAuthError(wrong);
+      const response = answerResponse(renderOAuthError(wrong));
       expect(response.status).toBe(401);
       expect(response.headers.get("www-authenticate")).toMatch(/^Bearer realm="[^"]+", error="invalid_client", error_description="Client authentication failed/);
       expect(response.headers.get("cache-control")).toBe("no-store");

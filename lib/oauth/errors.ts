@@ -1,6 +1,8 @@
+import type { Answer } from "@/lib/http/answer";
+
 /**
  * OAuth errors as they go on the wire (RFC 6749 §5.2): an `error` code, a human `error_description` and an HTTP
- * status. Protocol steps throw them; `renderOAuthError` is the one place they become responses.
+ * status. Protocol steps throw them; `renderOAuthError` is the one place they become answers.
  */
 export class OAuthError extends Error {
   constructor(
@@ -71,16 +73,16 @@ export function defaultDescription(code: OAuthErrorCode): string {
 }
 
 /**
- * JSON error response with the headers RFC 6749 and RFC 6750 ask for. `WWW-Authenticate` is a challenge: it goes with
+ * The JSON error answer with the headers RFC 6749 and RFC 6750 ask for. `WWW-Authenticate` is a challenge: it goes with
  * 401s (RFC 6749 §5.2) and `insufficient_scope` (RFC 6750 §3.1) only. On a 400, clients (openid-client among them)
  * read it as a challenge to re-authenticate and never see the `error` of the body.
  */
-export function renderOAuthError(error: OAuthError, extraHeaders: Record<string, string> = {}): Response {
+export function renderOAuthError(error: OAuthError, extraHeaders: Record<string, string> = {}): Answer {
   const challenge: Record<string, string> =
     error.status === 401 || error.error === "insufficient_scope"
       ? { "WWW-Authenticate": `Bearer realm="GitLab", error="${error.error}", error_description="${error.description.replace(/"/g, "'")}"` }
       : {};
-  return new Response(JSON.stringify(error.body()), {
+  return {
     status: error.status,
     headers: {
       "Content-Type": "application/json; charset=utf-8",
@@ -89,5 +91,6 @@ export function renderOAuthError(error: OAuthError, extraHeaders: Record<string,
       ...challenge,
       ...extraHeaders,
     },
-  });
+    body: JSON.stringify(error.body()),
+  };
 }

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { getDatabase, type Database } from "@/lib/db";
 import { logger } from "@/lib/log";
 import { observeRequest } from "@/lib/metrics";
+import type { Answer } from "@/lib/http/answer";
 import { readBodyText } from "@/lib/http/body";
 import { directlyDispatchable } from "@/lib/http/direct-dispatch";
 import { RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
@@ -19,7 +20,7 @@ export const corsHeaders: Record<string, string> = {
 };
 
 /** The answer to a CORS preflight of an OAuth endpoint. */
-export const corsPreflight = directlyDispatchable((): Response => new Response(null, { status: 204, headers: corsHeaders }));
+export const corsPreflight = directlyDispatchable((): Answer => ({ status: 204, headers: { ...corsHeaders }, body: null }));
 
 export type OAuthParams = Record<string, string | string[]>;
 
@@ -113,32 +114,34 @@ export interface OAuthCall {
  * thrown `OAuthError`s, and a log line that names the route but never a token or secret.
  */
 export function oauthEndpoint(route: string, handle: (call: OAuthCall) => Promise<unknown>) {
-  return directlyDispatchable(async (request: Request): Promise<Response> => {
+  return directlyDispatchable(async (request: Request): Promise<Answer> => {
     const startedAt = performance.now();
-    let response: Response;
+    let answer: Answer;
     try {
       const body = await handle({ db: await getDatabase(), request, url: new URL(request.url), now: new Date() });
-      response = new Response(JSON.stringify(body), {
+      answer = {
+        status: 200,
         headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", Pragma: "no-cache", ...corsHeaders },
-      });
+        body: JSON.stringify(body),
+      };
     } catch (error) {
       if (error instanceof OAuthError) {
-        response = renderOAuthError(error, corsHeaders);
+        answer = renderOAuthError(error, corsHeaders);
       } else if (error instanceof RateLimitExceeded) {
         // RFC 6749 names no token-endpoint error for this; `temporarily_unavailable` is its word for an overloaded server.
         const description = `Too many requests. Retry after ${error.retryAfterSeconds()} seconds.`;
-        response = renderOAuthError(new OAuthError("temporarily_unavailable", description, 429), { ...corsHeaders, ...error.headers() });
+        answer = renderOAuthError(new OAuthError("temporarily_unavailable", description, 429), { ...corsHeaders, ...error.headers() });
       } else {
         const requestId = randomUUID();
         logger.error({ err: error, route, requestId }, "unhandled error in OAuth endpoint");
-        response = renderOAuthError(
+        answer = renderOAuthError(
           new OAuthError("server_error", "The authorization server encountered an unexpected condition which prevented it from fulfilling the request.", 500),
           corsHeaders,
         );
       }
     }
-    observeRequest(request.method, route, response.status, startedAt);
-    logger.info({ method: request.method, route, status: response.status, durationMs: Math.round(performance.now() - startedAt) }, "oauth request");
-    return response;
+    observeRequest(request.method, route, answer.status, startedAt);
+    logger.info({ method: request.method, route, status: answer.status, durationMs: Math.round(performance.now() - startedAt) }, "oauth request");
+    return answer;
   });
 }

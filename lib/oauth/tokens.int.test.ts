@@ -19,6 +19,7 @@ import {
 } from "@/lib/testing/oauth";
 import { renewApplicationSecretAsAdmin } from "./applications";
 import { resolveOAuthAccessToken } from "./api-token";
+import { answerResponse } from "@/lib/http/answer";
 import { renderOAuthError } from "./errors";
 import { getTokenInfo, getUserInfo, introspectToken, invalidTokenError, revokeToken } from "./token-info";
 
@@ -207,7 +208,7 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
         await oauthFailure(password("nobody_at_all", testPassword)),
       ];
       for (const failure of failures) {
-        const response = renderOAuthError(failure);
+        const response = answerResponse(renderOAuthError(failure));
         expect(response.status).toBe(400);
         expect(await response.json()).toEqual(invalidGrantBody);
         // A 400 carries no authentication challenge, so clients read the error from the body.
@@ -274,11 +275,11 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
         [blockedOwner.access_token, now()],
       ] as const) {
         const failure = await expectOAuthError(getTokenInfo(fixture.db, value, at), "invalid_token", 401);
-        const response = renderOAuthError(failure);
+        const response = answerResponse(renderOAuthError(failure));
         expect(await response.json()).toEqual({ error: "invalid_token", error_description: "The access token is invalid", state: "unauthorized" });
         expect(response.headers.get("www-authenticate")).toMatch(/^Bearer realm="[^"]+", error="invalid_token", error_description="The access token is invalid"$/);
       }
-      expect(renderOAuthError(invalidTokenError()).status).toBe(401);
+      expect(answerResponse(renderOAuthError(invalidTokenError())).status).toBe(401);
     });
   });
 

@@ -5,6 +5,7 @@ import { booleanParam, dateTimeParam, integerParam } from "@/lib/api/param-types
 import { paginated } from "@/lib/api/respond";
 import { projectVisibilities } from "@/lib/db/schema";
 import type { Ctx } from "@/lib/context";
+import type { Answer } from "@/lib/http/answer";
 import { projectOrderFields, type ProjectDetails, type ProjectListFilters } from "./projects";
 import { roleOptions } from "./roles";
 import { serializeBasicProject, serializeProject } from "./serialize";
@@ -68,11 +69,11 @@ export function listedProjectEntity(ctx: Ctx, details: ProjectDetails, { simple 
  * A project list's answer: the page `list` finds for the parameters' filters, each project as its entity. Statistics
  * are read only when the entity shows them (`simple` does not).
  */
-export async function projectListResponse(
+export async function projectListAnswer(
   ctx: Ctx,
   call: { url: URL; page: PageRequest; params: ProjectListParams },
   list: (filters: ProjectListFilters, options: { statistics: boolean }) => Promise<{ items: ProjectDetails[]; total: number }>,
-): Promise<Response> {
+): Promise<Answer> {
   const simple = call.params.simple ?? false;
   const { items, total } = await list(projectListFiltersOf(call.params), { statistics: !simple && (call.params.statistics ?? false) });
   return paginated(call.url, call.page, { items: items.map((details) => listedProjectEntity(ctx, details, { simple })), total });

@@ -1,7 +1,7 @@
 import "server-only";
 import { and, asc, count, desc, eq, gt, inArray, lt, or, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import { pageWithTotal } from "@/lib/db";
+import { pageWithTotal, placeholder, preparedQueries } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { fuzzySearch } from "@/lib/db/like";
 import {
@@ -19,7 +19,7 @@ import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } fro
 import { recordEvent } from "@/lib/events/record";
 import { getUserByIdOrUsername, getUserByUsername } from "@/lib/users/users";
 import type { PageRequest } from "@/lib/api/pagination";
-import { accessLevelIn, hasRoleIn, isMemberOf, membershipActive, projectVisibleTo, utcDay, viewerOf } from "./access";
+import { accessLevelIn, hasRoleIn, isMemberOf, membershipActive, projectVisibleTo, utcDay, viewerOf, type Viewer } from "./access";
 import { can, type RoleAbility } from "./policy";
 import { pathFromName, projectNameProblem, projectPathProblem } from "./path-rules";
 import { readProjectStatistics, type ProjectStatistics } from "./statistics";
@@ -266,21 +266,17 @@ export interface ProjectDetails {
 }
 
 /**
- * Adds to each view what the project entity shows beyond it: one query for the open issues, one for the caller's
- * memberships, git for statistics.
+ * What a project's entity shows besides the project itself (open issues, the acting user's own role), as columns of a
+ * query over `projects`, so a project and its details come in one round trip. The user's id and the day may be
+ * placeholders, for the statement `getProjectDetails` prepares.
  */
-/**
- * What a project's entity shows besides the project itself (open issues, the caller's own role), as columns of a
- * query over `projects`, so a project and its details come in one round trip.
- */
-function detailColumns(ctx: Ctx) {
-  const user = actingUser(ctx);
+function detailColumns(user: { id: number | Placeholder } | null, today: string | Placeholder) {
   const openIssues = sql`${issues.projectId} = ${projects.id} and ${issues.state} = 'opened'`;
   return {
     openIssues: sql<number>`(select count(*) from ${issues} where ${openIssues})`.mapWith(Number),
     openPublicIssues: sql<number>`(select count(*) from ${issues} where ${openIssues} and not ${issues.confidential})`.mapWith(Number),
     membershipAccessLevel: user
-      ? sql<number | null>`(select ${projectMembers.accessLevel} from ${projectMembers} where ${projectMembers.projectId} = ${projects.id} and ${projectMembers.userId} = ${user.id} and ${membershipActive(utcDay(ctx.now))})`
+      ? sql<number | null>`(select ${projectMembers.accessLevel} from ${projectMembers} where ${projectMembers.projectId} = ${projects.id} and ${projectMembers.userId} = ${user.id} and ${membershipActive(today)})`
       : sql<number | null>`null::integer`,
   };
 }
@@ -298,7 +294,8 @@ async function describeProject(view: ProjectView, columns: DetailColumns, option
 
 async function withDetails(ctx: Ctx, views: ProjectView[], options: { statistics?: boolean } = {}): Promise<ProjectDetails[]> {
   const ids = views.map((view) => view.project.id);
-  const rows = ids.length === 0 ? [] : await ctx.db.select({ id: projects.id, ...detailColumns(ctx) }).from(projects).where(inArray(projects.id, ids));
+  const columns = detailColumns(actingUser(ctx), utcDay(ctx.now));
+  const rows = ids.length === 0 ? [] : await ctx.db.select({ id: projects.id, ...columns }).from(projects).where(inArray(projects.id, ids));
   const columnsById = new Map(rows.map((row) => [row.id, row]));
   const details: ProjectDetails[] = [];
   // One project's statistics at a time: each runs git a few times, and a page of a hundred must not start hundreds.
@@ -332,15 +329,43 @@ export async function listUserProjectDetails(
   return listProjectDetails(ctx, { ...filters, ownerId: user.id }, page, options);
 }
 
+/**
+ * `GET /projects/:id`'s query, prepared once per kind of reference and of caller: a hot read for API clients, whose
+ * building and rendering by the query builder cost more than PostgreSQL's work.
+ */
+const projectDetailsQuery = preparedQueries(
+  (db, shape: { by: "id" | "path"; viewer: Viewer["kind"]; externalViewer: boolean; actingUser: boolean }) => {
+    const today = placeholder("today");
+    const viewer: Viewer =
+      shape.viewer === "user" ? { kind: "user", id: placeholder("viewerId"), today, external: shape.externalViewer } : { kind: shape.viewer };
+    const named = projectNamed(
+      shape.by === "id"
+        ? { by: "id", id: placeholder("projectId") }
+        : { by: "path", namespacePath: placeholder("namespacePath"), projectPath: placeholder("projectPath") },
+    );
+    const columns = detailColumns(shape.actingUser ? { id: placeholder("actingUserId") } : null, today);
+    return db
+      .select({ project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewer), ...columns })
+      .from(projects)
+      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+      .where(and(named, projectVisibleTo(viewer)))
+      .prepare(`project_details_${shape.by}_${shape.viewer}_${shape.externalViewer}_${shape.actingUser}`);
+  },
+);
+
 /** `GET /projects/:id`: the project if the caller may see it, with its statistics when asked for. */
 export async function getProjectDetails(ctx: Ctx, reference: string, options: { statistics?: boolean } = {}): Promise<ProjectDetails> {
   const named = parseProjectReference(reference);
   if (!named) throw new NotFoundError("Project");
-  const [row] = await ctx.db
-    .select({ project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewerOf(ctx)), ...detailColumns(ctx) })
-    .from(projects)
-    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-    .where(and(projectNamed(named), projectVisibleTo(viewerOf(ctx))));
+  const viewer = viewerOf(ctx);
+  const user = actingUser(ctx);
+  const shape = { by: named.by, viewer: viewer.kind, externalViewer: viewer.kind === "user" && viewer.external, actingUser: user !== null };
+  const [row] = await projectDetailsQuery(ctx.db, shape).execute({
+    ...(named.by === "id" ? { projectId: named.id } : { namespacePath: named.namespacePath, projectPath: named.projectPath }),
+    viewerId: viewer.kind === "user" ? viewer.id : undefined,
+    actingUserId: user?.id,
+    today: utcDay(ctx.now),
+  });
   if (!row) throw new NotFoundError("Project");
   const { project, namespace, accessLevel, ...columns } = row;
   return describeProject({ project, namespace, accessLevel }, columns, options);

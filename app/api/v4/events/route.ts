@@ -1,6 +1,6 @@
 import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { readUserScopes } from "@/lib/api/scopes";
-import { eventQueryOf, eventsResponse, ownEventQueryParams } from "@/lib/events/api";
+import { eventQueryOf, eventsAnswer, ownEventQueryParams } from "@/lib/events/api";
 import { listOwnEvents } from "@/lib/events/query";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/events", {
@@ -9,7 +9,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/events", {
     params: ownEventQueryParams,
     handle: async ({ ctx, request, url, params }) => {
       const query = eventQueryOf(params);
-      return eventsResponse(request, url, await listOwnEvents(ctx, query.scopeAll, query.filters, query.page), query);
+      return eventsAnswer(request, url, await listOwnEvents(ctx, query.scopeAll, query.filters, query.page), query);
     },
   }),
 });

@@ -4,7 +4,7 @@ import { booleanParam } from "@/lib/api/param-types";
 import { created } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { ParameterError } from "@/lib/errors";
-import { projectListParams, projectListResponse } from "@/lib/projects/api";
+import { projectListParams, projectListAnswer } from "@/lib/projects/api";
 import { createProject, listProjectDetails, projectVisibilities } from "@/lib/projects/projects";
 import { serializeCreatedProject } from "@/lib/projects/serialize";
 
@@ -15,7 +15,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects", {
     paginated: true,
     params: projectListParams,
     handle: async ({ ctx, url, params, page }) =>
-      projectListResponse(ctx, { url, page, params }, (filters, options) => listProjectDetails(ctx, filters, page, options)),
+      projectListAnswer(ctx, { url, page, params }, (filters, options) => listProjectDetails(ctx, filters, page, options)),
   }),
   POST: endpoint({
     scopes: writeApiScopes,

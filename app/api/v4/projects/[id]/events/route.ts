@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { readApiScopes } from "@/lib/api/scopes";
-import { eventQueryOf, eventQueryParams, eventsResponse } from "@/lib/events/api";
+import { eventQueryOf, eventQueryParams, eventsAnswer } from "@/lib/events/api";
 import { listProjectEvents } from "@/lib/events/query";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/events", {
@@ -12,7 +12,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/even
     params: eventQueryParams,
     handle: async ({ ctx, request, url, path, params }) => {
       const query = eventQueryOf(params);
-      return eventsResponse(request, url, await listProjectEvents(ctx, path.id, query.filters, query.page), query);
+      return eventsAnswer(request, url, await listProjectEvents(ctx, path.id, query.filters, query.page), query);
     },
   }),
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { readApiScopes } from "@/lib/api/scopes";
-import { projectListParams, projectListResponse } from "@/lib/projects/api";
+import { projectListParams, projectListAnswer } from "@/lib/projects/api";
 import { listUserProjectDetails } from "@/lib/projects/projects";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users/:user_id/projects", {
@@ -13,6 +13,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users/:user_id/pr
     paginated: true,
     params: projectListParams,
     handle: async ({ ctx, url, path, params, page }) =>
-      projectListResponse(ctx, { url, page, params }, (filters, options) => listUserProjectDetails(ctx, path.id, filters, page, options)),
+      projectListAnswer(ctx, { url, page, params }, (filters, options) => listUserProjectDetails(ctx, path.id, filters, page, options)),
   }),
 });
