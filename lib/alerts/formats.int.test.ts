@@ -5,14 +5,11 @@ import { sha256Hex } from "@/lib/crypto";
 import { createProject } from "@/lib/projects/projects";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import {
-  azureCommonAlert,
   cloudWatchAlarmNotification,
-  datadogWebhook,
   grafanaWebhook,
+  headerAuthenticatedTools,
   pagerDutyFollowUp,
   pagerDutyTrigger,
-  sentryIssueAlert,
-  sentryIssueWebhook,
   snsSubscriptionConfirmation,
 } from "@/lib/testing/alert-format-fixtures";
 import { createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
@@ -41,13 +38,7 @@ const listed = (status: number) => (title: string) => ({ status, body: [{ iid: 1
 const pagerDutyAccepted = () => ({ status: 202, body: { status: "success", message: "Event processed", dedup_key: "samplekeyhere" } });
 
 const lifecycles: Lifecycle[] = [
-  {
-    format: "grafana",
-    fire: grafanaWebhook("firing"),
-    resolve: grafanaWebhook("resolved"),
-    answer: listed(201),
-    stored: { title: "This alert was triggered for zone us-1", severity: "low", monitoringTool: "Grafana" },
-  },
+  ...headerAuthenticatedTools.map(({ format, fire, resolve, status, alert }) => ({ format, fire, resolve, answer: listed(status), stored: alert })),
   {
     format: "pagerduty",
     fire: pagerDutyTrigger(key),
@@ -57,34 +48,6 @@ const lifecycles: Lifecycle[] = [
     pagerDutyEventsUrl: true,
     followUpSource: "PagerDuty Events API",
     stored: { title: "Example alert on host1.example.com", severity: "info", monitoringTool: "Example Monitoring Service" },
-  },
-  {
-    format: "azure",
-    fire: azureCommonAlert("Fired"),
-    resolve: azureCommonAlert("Resolved"),
-    answer: listed(200),
-    stored: { title: "WCUS-R2-Gen2", severity: "low", monitoringTool: "Azure Monitor" },
-  },
-  {
-    format: "cloudwatch",
-    fire: cloudWatchAlarmNotification("ALARM"),
-    resolve: cloudWatchAlarmNotification("OK"),
-    answer: listed(200),
-    stored: { title: "HighCPUUtilization", severity: "critical", monitoringTool: "Amazon CloudWatch" },
-  },
-  {
-    format: "sentry",
-    fire: sentryIssueAlert(),
-    resolve: sentryIssueWebhook("resolved"),
-    answer: listed(200),
-    stored: { title: "ReferenceError: blooopy is not defined", severity: "medium", monitoringTool: "Sentry" },
-  },
-  {
-    format: "datadog",
-    fire: datadogWebhook("Triggered"),
-    resolve: datadogWebhook("Recovered"),
-    answer: listed(200),
-    stored: { title: "CPU load is high on {host:web-1}", severity: "high", monitoringTool: "Datadog" },
   },
 ];
 

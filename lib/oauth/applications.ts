@@ -4,12 +4,12 @@ import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
 import type { PageRequest } from "@/lib/api/pagination";
 import { actingUser, type Ctx } from "@/lib/context";
 import { sha256Hex } from "@/lib/crypto";
-import { pageWithTotal } from "@/lib/db";
+import { pageWithTotal, preparedQuery } from "@/lib/db";
 import { oauthAccessTokens, oauthApplications, oauthConsents, oauthGrants, type OAuthApplicationRow } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { isKnownScope } from "@/lib/api/scopes";
 import { requireAdmin } from "@/lib/users/users";
-import { forgetTokenChecks } from "@/lib/token-checks/checks";
+import { forgetTokenChecks, tokenCheck } from "@/lib/token-checks/checks";
 
 export const clientSecretPrefix = "gloas-";
 
@@ -177,9 +177,25 @@ export async function updateApplicationSettings(
   return updated;
 }
 
+const applicationByUid = preparedQuery((db) =>
+  db
+    .select()
+    .from(oauthApplications)
+    .where(eq(oauthApplications.uid, sql.placeholder("uid")))
+    .prepare("oauth_application_by_uid"),
+);
+
+/**
+ * A registered application by its client_id, usually from this process's cache of token checks: every request of the
+ * OAuth flows names its client, the authorization request twice (the proxy checks it before the page does), and any
+ * change to the application's row drops the cached one on every replica.
+ */
 export async function findApplicationByUid(ctx: Pick<Ctx, "db">, uid: string): Promise<OAuthApplicationRow | undefined> {
-  const [application] = await ctx.db.select().from(oauthApplications).where(eq(oauthApplications.uid, uid));
-  return application;
+  const check = await tokenCheck(ctx.db, `client_id:${uid}`, "client", async () => {
+    const [application] = await applicationByUid(ctx.db).execute({ uid });
+    return application && { kind: "client" as const, application };
+  });
+  return check?.application;
 }
 
 export interface AuthorizedApplication {

@@ -1,9 +1,8 @@
 import "server-only";
 import { constantTimeEqual, sha256Hex } from "@/lib/crypto";
-import { preparedQuery, type Database } from "@/lib/db";
-import { oauthApplications, type OAuthApplicationRow } from "@/lib/db/schema";
-import { eq, sql } from "drizzle-orm";
-import { tokenCheck } from "@/lib/token-checks/checks";
+import type { Database } from "@/lib/db";
+import type { OAuthApplicationRow } from "@/lib/db/schema";
+import { findApplicationByUid } from "./applications";
 import { invalidClient, invalidRequest } from "./errors";
 import { refuseUnstorable } from "./http";
 
@@ -44,23 +43,6 @@ function safeDecode(value: string): string {
   }
 }
 
-const applicationByUid = preparedQuery((db) =>
-  db
-    .select()
-    .from(oauthApplications)
-    .where(eq(oauthApplications.uid, sql.placeholder("uid")))
-    .prepare("oauth_application_by_uid"),
-);
-
-/** A registered application by client_id, usually from this process's cache (a new secret or a deletion drops it). */
-async function findClient(db: Database, clientId: string): Promise<OAuthApplicationRow | undefined> {
-  const check = await tokenCheck(db, `client_id:${clientId}`, "client", async () => {
-    const [application] = await applicationByUid(db).execute({ uid: clientId });
-    return application && { kind: "client" as const, application };
-  });
-  return check?.application;
-}
-
 /**
  * The application the credentials prove, or `invalid_client` (401). Public applications identify themselves by
  * client_id alone; confidential ones must present their secret. A wrong secret is refused whatever the type.
@@ -75,7 +57,7 @@ export async function authenticateClient(
   credentials: ClientCredentials,
   expected: OAuthApplicationRow | null = null,
 ): Promise<OAuthApplicationRow> {
-  const application = expected?.uid === credentials.clientId ? expected : await findClient(db, credentials.clientId);
+  const application = expected?.uid === credentials.clientId ? expected : await findApplicationByUid({ db }, credentials.clientId);
   if (!application) throw invalidClient();
   if (credentials.clientSecret === undefined) {
     if (application.confidential) throw invalidClient();

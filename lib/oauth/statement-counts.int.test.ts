@@ -80,8 +80,13 @@ describe.runIf(serverUrl)("statements per OAuth request on PostgreSQL", () => {
     expect(await statementsOf(() => authenticateToken(db, { value: issued.access_token, bearer: true }, new Date()))).toEqual([]);
     const params = { token: issued.access_token };
     const introspect = () => introspectToken(db, formRequest("/oauth/introspect", params, { basic: [application.uid, secret] }), params, new Date());
-    // The client was authenticated by the exchange's lookup, not through the cache: the first introspection reads it.
-    expect(await statementsOf(introspect)).toEqual(["select"]);
+    // The authorization request looked the client up by its client_id through the cache client authentication reads.
     expect(await statementsOf(introspect)).toEqual([]);
+    // A client no request has named yet is read once.
+    const unseen = await registerApplication(fixture);
+    const introspectAsUnseen = () =>
+      introspectToken(db, formRequest("/oauth/introspect", params, { basic: [unseen.application.uid, unseen.secret] }), params, new Date());
+    expect(await statementsOf(introspectAsUnseen)).toEqual(["select"]);
+    expect(await statementsOf(introspectAsUnseen)).toEqual([]);
   });
 });

@@ -248,3 +248,52 @@ export function datadogWebhook(transition: "Triggered" | "Recovered", monitor = 
     id: transition === "Recovered" ? "5212957451218446587" : "5212957451218446585",
   };
 }
+
+/**
+ * The tools that send the integration's key in a header, each with its documented payloads for an alert that fires and
+ * then recovers, the status the receiver answers them with (201 for Grafana, as GitLab answers its Prometheus-style
+ * webhooks), the alert it opens and the labels of the links that alert shows back to the tool. PagerDuty, which sends
+ * the key as the event's routing key, is tested on its own.
+ */
+export const headerAuthenticatedTools = [
+  {
+    format: "grafana",
+    fire: grafanaWebhook("firing"),
+    resolve: grafanaWebhook("resolved"),
+    status: 201,
+    alert: { title: "This alert was triggered for zone us-1", severity: "low", monitoringTool: "Grafana" },
+    links: ["Alert rule", "Runbook", "Dashboard", "Panel", "Silence"],
+  },
+  {
+    format: "azure",
+    fire: azureCommonAlert("Fired"),
+    resolve: azureCommonAlert("Resolved"),
+    status: 200,
+    alert: { title: "WCUS-R2-Gen2", severity: "low", monitoringTool: "Azure Monitor" },
+    links: ["Alert in the Azure portal", "Affected resource"],
+  },
+  {
+    format: "cloudwatch",
+    fire: cloudWatchAlarmNotification("ALARM"),
+    resolve: cloudWatchAlarmNotification("OK"),
+    status: 200,
+    alert: { title: "HighCPUUtilization", severity: "critical", monitoringTool: "Amazon CloudWatch" },
+    links: ["Alarm in the CloudWatch console"],
+  },
+  {
+    format: "sentry",
+    fire: sentryIssueAlert(),
+    resolve: sentryIssueWebhook("resolved"),
+    status: 200,
+    alert: { title: "ReferenceError: blooopy is not defined", severity: "medium", monitoringTool: "Sentry" },
+    links: ["Event in Sentry"],
+  },
+  {
+    format: "datadog",
+    fire: datadogWebhook("Triggered"),
+    resolve: datadogWebhook("Recovered"),
+    status: 200,
+    alert: { title: "CPU load is high on {host:web-1}", severity: "high", monitoringTool: "Datadog" },
+    links: ["Monitor Status", "Edit Monitor"],
+  },
+] as const;
