@@ -1,3 +1,5 @@
+import { startedKey } from "./lib/http/lane-keys.mjs";
+
 /**
  * Runs once per server process before it serves requests: applies migrations and bootstraps the administrator.
  * `startService` stops the process on any failure; a server on an unmigrated database would only fail later.
@@ -7,5 +9,5 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { startService } = await import("./lib/startup");
   await startService();
-  (globalThis as Record<symbol, unknown>)[Symbol.for("gitlab-compatible.started")] = true;
+  (globalThis as Record<symbol, unknown>)[startedKey] = true;
 }

@@ -1,4 +1,5 @@
 import { answerResponse, type Answer } from "./answer";
+import { directBodyKey, directDispatchKey, hungUpKey } from "./lane-keys.mjs";
 
 /**
  * The mark the production server's direct lane (lib/http/direct-lane.mjs) looks for on a route handler before it
@@ -7,13 +8,9 @@ import { answerResponse, type Answer } from "./answer";
  * `headers()`, `after()`), except through a session cookie, and the lane leaves every request that carries cookies to
  * the framework. The protocol wrappers (`apiRoute`, `oauthEndpoint`, `receiverRoute`) mark what they build; so the
  * lane serves exactly the machine-facing routes, with no list of paths.
+ *
+ * Returns the framework's route handler for `answer`, marked so that the direct lane calls `answer` itself.
  */
-const directDispatchKey = Symbol.for("gitlab-compatible.direct-dispatch");
-
-/** Set by the lane on a request whose sender hung up before its body arrived (the framework aborts `signal`). */
-const hungUpKey = Symbol.for("gitlab-compatible.sender-hung-up");
-
-/** The framework's route handler for `answer`, marked so that the direct lane calls `answer` itself. */
 export function directlyDispatchable<Context = unknown>(
   answer: (request: Request, context: Context) => Promise<Answer> | Answer,
 ): (request: Request, context: Context) => Promise<Response> {
@@ -21,9 +18,6 @@ export function directlyDispatchable<Context = unknown>(
   Object.defineProperty(routeHandler, directDispatchKey, { value: answer });
   return routeHandler;
 }
-
-/** Set by the lane on a request it built without a web body: the body, read straight from the socket. */
-const directBodyKey = Symbol.for("gitlab-compatible.direct-body");
 
 /**
  * A request body the direct lane reads from the socket for lib/http/body.ts, the one place bodies are read: a web

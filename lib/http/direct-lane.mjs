@@ -6,21 +6,13 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { directBodyKey, directDispatchKey, hungUpKey, startedKey } from "./lane-keys.mjs";
 import { matchRoute, routeTable } from "./route-table.mjs";
 
-/**
- * The mark a route handler carries when it may be called this way (lib/http/direct-dispatch.ts sets it): its value is
- * the handler's core, which answers with an `Answer` (lib/http/answer.ts: status, headers, body as text) written out
- * here as it is. A marked handler reads nothing from the framework's request scope, except through a session cookie,
- * and requests with cookies are never taken here.
- */
-const directDispatchKey = Symbol.for("gitlab-compatible.direct-dispatch");
-/** Set on the request a handler reads when its sender hangs up mid-body (lib/http/direct-dispatch.ts reads it). */
-const hungUpKey = Symbol.for("gitlab-compatible.sender-hung-up");
-/** The request's body, read from the socket (`DirectBody` in lib/http/direct-dispatch.ts; lib/http/body.ts reads it). */
-const directBodyKey = Symbol.for("gitlab-compatible.direct-body");
-/** Set by instrumentation.ts once the application has started (migrations applied); until then the framework answers. */
-const startedKey = Symbol.for("gitlab-compatible.started");
+// A route handler is taken only when it carries the mark `directDispatchKey` (lib/http/direct-dispatch.ts sets it):
+// its value is the handler's core, which answers with an `Answer` (lib/http/answer.ts: status, headers, body as text)
+// written out here as it is. A marked handler reads nothing from the framework's request scope, except through a
+// session cookie, and requests with cookies are never taken here.
 const methodsWithoutBody = new Set(["GET", "HEAD"]);
 
 /**

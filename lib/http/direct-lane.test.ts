@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { directLane } from "./direct-lane.mjs";
+import { startedKey } from "./lane-keys.mjs";
 
 /** What the test server answers for a request the lane leaves to the framework. */
 const leftToFramework = 599;
-const startedKey = Symbol.for("gitlab-compatible.started");
 const globals = globalThis as Record<symbol, unknown> & { laneTestSeen?: { hungUp?: boolean; webBody?: null } };
 
 /**

@@ -22,6 +22,20 @@ export const corsHeaders: Record<string, string> = {
 /** The answer to a CORS preflight of an OAuth endpoint. */
 export const corsPreflight = directlyDispatchable((): Answer => ({ status: 204, headers: { ...corsHeaders }, body: null }));
 
+/**
+ * A public document of the provider (discovery, the signing keys): JSON any origin may read, cached as
+ * `cacheControl` says.
+ */
+export function publicOAuthDocument(cacheControl: string, document: (db: Database) => unknown) {
+  return directlyDispatchable(
+    async (): Promise<Answer> => ({
+      status: 200,
+      headers: { "Content-Type": "application/json", "Cache-Control": cacheControl, ...corsHeaders },
+      body: JSON.stringify(await document(await getDatabase())),
+    }),
+  );
+}
+
 export type OAuthParams = Record<string, string | string[]>;
 
 function bodyTooLarge(): OAuthError {

@@ -1,0 +1,4 @@
+export const directDispatchKey: unique symbol;
+export const directBodyKey: unique symbol;
+export const hungUpKey: unique symbol;
+export const startedKey: unique symbol;
