@@ -1,5 +1,7 @@
 import { expect, test, type APIResponse } from "@playwright/test";
-import { asToken, createUser, expectJson, rootToken } from "../support/api";
+import { asToken, createProject, createUser, expectJson, rootToken } from "../support/api";
+import { bearer, createIntegration, receiverPath } from "../support/alerts";
+import { hangUpMidBody } from "../support/http";
 
 function expectSecurityHeaders(response: APIResponse, what: string) {
   const headers = response.headers();
@@ -26,6 +28,33 @@ test.describe("operations", () => {
     expect(text).toMatch(/^http_requests_total\{method="GET",route="\/user",status="200"\} \d+$/m);
     expect(text).toMatch(/^http_requests_total\{method="GET",route="\/user",status="401"\} \d+$/m);
     expect(text).toContain("http_request_duration_seconds_bucket");
+  });
+
+  test("a sender that hangs up mid-body is counted as a closed request, never as a server error", async ({ request, baseURL }) => {
+    const user = await createUser(request);
+    const project = await createProject(request, user.token);
+    const integration = await createIntegration(request, user.token, project.id);
+    const senders = [
+      { method: "POST", route: "/oauth/token", path: "/oauth/token", headers: { "Content-Type": "application/x-www-form-urlencoded" } },
+      { method: "POST", route: "/projects", path: "/api/v4/projects", headers: { "Content-Type": "application/json", ...asToken(user.token) } },
+      {
+        method: "POST",
+        route: "/:namespace/:project/alerts/notify",
+        path: receiverPath(integration),
+        headers: { "Content-Type": "application/json", ...bearer(integration.token) },
+      },
+    ];
+    const counted = async () => {
+      const text = await (await request.get("/-/metrics")).text();
+      const count = (method: string, route: string, status: number) => {
+        const series = `http_requests_total{method="${method}",route="${route}",status="${status}"} `;
+        return Number(text.split("\n").find((line) => line.startsWith(series))?.slice(series.length) ?? 0);
+      };
+      return senders.map(({ method, route }) => ({ route, closed: count(method, route, 499), failed: count(method, route, 500) }));
+    };
+    const before = await counted();
+    for (const sender of senders) await hangUpMidBody(baseURL!, sender.path, sender.headers);
+    await expect.poll(counted).toEqual(before.map(({ route, closed, failed }) => ({ route, closed: closed + 1, failed })));
   });
 
   test("security headers on pages, API answers and errors", async ({ request }) => {

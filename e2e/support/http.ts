@@ -63,3 +63,17 @@ export function postUntilAnswered(
     send();
   });
 }
+
+/**
+ * POSTs the headers and the start of a body that `Content-Length` says is longer, then hangs up, as a client that
+ * crashes or loses its network mid-upload does. Resolves once the connection is closed.
+ */
+export function hangUpMidBody(baseURL: string, path: string, headers: Record<string, string>): Promise<void> {
+  return new Promise((resolve) => {
+    const request = httpRequest(new URL(path, baseURL), { method: "POST", headers: { ...headers, "Content-Length": "5000" } });
+    request.on("error", () => {});
+    request.on("close", () => resolve());
+    request.write("{");
+    setTimeout(() => request.destroy(), 100);
+  });
+}

@@ -1,14 +1,13 @@
 import "server-only";
 import { getDatabase, type Database } from "@/lib/db";
 import type { Answer } from "@/lib/http/answer";
-import { directlyDispatchable, senderHungUp } from "@/lib/http/direct-dispatch";
+import { SenderHungUp } from "@/lib/http/body";
+import { directlyDispatchable } from "@/lib/http/direct-dispatch";
 import { logger } from "@/lib/log";
 import { observeRequest } from "@/lib/metrics";
 import { receiveAlert, receiverRequestOf, type ReceiverAnswer, type ReceiverEndpoint, type ReceiverRequest, type ReceiverTarget } from "./receive";
 
 const endpointIdentifierPattern = /^[A-Za-z0-9-]+$/;
-/** nginx's status for a request its client abandoned; only metrics ever see it. */
-const clientClosedRequest = 499;
 
 /**
  * The receiver URL's tail after `/:namespace/:project/` → which integration it names, or null for a path that is no
@@ -35,8 +34,6 @@ export interface ReceiverCall {
   /** The integration the URL names (`parseReceiverPath`), or null for a path under the receiver's that names none. */
   target: ReceiverTarget | null;
   request: ReceiverRequest;
-  /** Whether the sender has hung up. */
-  aborted(): boolean;
 }
 
 /**
@@ -51,9 +48,9 @@ export async function answerReceiverCall(database: () => Promise<Database>, call
         .then((db) => receiveAlert(db, target, call.request, new Date()))
         .catch((error: unknown): ReceiverAnswer => {
           // A sender that hangs up mid-body is not our failure: nothing was stored and nobody reads the answer.
-          if (call.aborted()) {
+          if (error instanceof SenderHungUp) {
             logger.info("alert sender closed the connection before its payload arrived");
-            return { status: clientClosedRequest, body: {} };
+            return { status: error.status, body: {} };
           }
           logger.error({ err: error }, "alert receiver failed");
           return { status: 500, body: { message: "500 Internal Server Error" } };
@@ -82,7 +79,6 @@ export function receiverRoute<Params extends { namespace: string; project: strin
     const answer = await answerReceiverCall(getDatabase, {
       target: receiverTargetOf(resolved.namespace, resolved.project, tailOf(resolved)),
       request: receiverRequestOf(request),
-      aborted: () => senderHungUp(request),
     });
     return { status: answer.status, headers: { ...receiverAnswerHeaders, ...answer.headers }, body: JSON.stringify(answer.body) };
   });

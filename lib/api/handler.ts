@@ -6,6 +6,7 @@ import { getDatabase, type Database } from "@/lib/db";
 import { ApiError, InsufficientScopeError, RouteNotFoundError, UnauthorizedError } from "@/lib/errors";
 import { logger } from "@/lib/log";
 import { clientAddress } from "@/lib/http/client-address";
+import { SenderHungUp } from "@/lib/http/body";
 import type { Answer } from "@/lib/http/answer";
 import { directlyDispatchable } from "@/lib/http/direct-dispatch";
 import { observeRequest } from "@/lib/metrics";
@@ -124,6 +125,10 @@ export function renderError(error: unknown, requestId: string, route: string): A
   if (error instanceof ApiError) return json(error.body(), error.status, error.headers());
   // Rack::Attack's answer, in the API's JSON shape.
   if (error instanceof RateLimitExceeded) return json({ message: "Retry later" }, 429, error.headers());
+  if (error instanceof SenderHungUp) {
+    logger.info({ requestId, route }, error.message);
+    return json({ message: "499 Client Closed Request" }, error.status);
+  }
   // Internal detail goes to the log with the request id; the client gets only the id to quote.
   logger.error({ err: error, requestId, route }, "unhandled error in API route");
   return json({ message: "500 Internal Server Error", request_id: requestId }, 500);

@@ -1,6 +1,6 @@
 import "server-only";
 import { Readable } from "node:stream";
-import { directBodyOf } from "./direct-dispatch";
+import { directBodyOf, senderHungUp } from "./direct-dispatch";
 
 /**
  * A request body, read under a size limit that holds whatever the client declares: a `Content-Length` over the
@@ -13,7 +13,7 @@ export async function readBodyBytes(request: Request, limit: number, tooLarge: (
   if (declaredLength > limit) throw tooLarge();
   const direct = directBodyOf(request);
   if (direct) {
-    const bytes = await direct.read(limit);
+    const bytes = await direct.read(limit).catch((error: unknown) => hungUpOr(request, error));
     if (!bytes) throw tooLarge();
     return bytes;
   }
@@ -22,7 +22,7 @@ export async function readBodyBytes(request: Request, limit: number, tooLarge: (
   const chunks: Uint8Array[] = [];
   let received = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch((error: unknown) => hungUpOr(request, error));
     if (done) break;
     received += value.byteLength;
     if (received > limit) {
@@ -32,6 +32,22 @@ export async function readBodyBytes(request: Request, limit: number, tooLarge: (
     chunks.push(value);
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * The sender hung up before its whole body arrived. Not the server's failure, and nobody reads the answer: the
+ * protocol wrappers answer it with nginx's 499 and log it as information, never as an error a client could fill the
+ * error log with.
+ */
+export class SenderHungUp extends Error {
+  readonly status = 499;
+  constructor() {
+    super("the client closed the connection before its body arrived");
+  }
+}
+
+function hungUpOr(request: Request, error: unknown): never {
+  throw senderHungUp(request) ? new SenderHungUp() : error;
 }
 
 /** The body as UTF-8 text, read as `readBodyBytes` reads it. */

@@ -4,7 +4,7 @@ import { getDatabase, type Database } from "@/lib/db";
 import { logger } from "@/lib/log";
 import { observeRequest } from "@/lib/metrics";
 import type { Answer } from "@/lib/http/answer";
-import { readBodyText } from "@/lib/http/body";
+import { readBodyText, SenderHungUp } from "@/lib/http/body";
 import { directlyDispatchable } from "@/lib/http/direct-dispatch";
 import { RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
 import { invalidRequest, OAuthError, renderOAuthError } from "./errors";
@@ -145,6 +145,9 @@ export function oauthEndpoint(route: string, handle: (call: OAuthCall) => Promis
         // RFC 6749 names no token-endpoint error for this; `temporarily_unavailable` is its word for an overloaded server.
         const description = `Too many requests. Retry after ${error.retryAfterSeconds()} seconds.`;
         answer = renderOAuthError(new OAuthError("temporarily_unavailable", description, 429), { ...corsHeaders, ...error.headers() });
+      } else if (error instanceof SenderHungUp) {
+        logger.info({ route }, error.message);
+        answer = { status: error.status, headers: {}, body: null };
       } else {
         const requestId = randomUUID();
         logger.error({ err: error, route, requestId }, "unhandled error in OAuth endpoint");
