@@ -100,6 +100,23 @@ export class MethodNotAllowedError extends ApiError {
   }
 }
 
+/**
+ * 405 `{"error":"Offset pagination has a maximum allowed offset of …"}`: an offset page past the limit of a list that
+ * keyset pagination can page instead, in GitLab's words.
+ */
+export class OffsetLimitExceededError extends ApiError {
+  readonly status = 405;
+  constructor(limit: number, type: string) {
+    super(
+      `Offset pagination has a maximum allowed offset of ${limit} for requests that return objects of type ${type}. ` +
+        "Remaining records can be retrieved using keyset pagination.",
+    );
+  }
+  body() {
+    return { error: this.message };
+  }
+}
+
 /** 409 `{"message":"…"}`, e.g. "Email has already been taken". */
 export class ConflictError extends ApiError {
   readonly status = 409;

@@ -40,7 +40,7 @@ export async function generateMetadata({ params, searchParams }: UserPageProps):
 
 export default async function UserPage({ params, searchParams }: UserPageProps) {
   const pageNumber = pageNumberOf((await searchParams).page);
-  const { user, items, total } = await loadUserPage((await params).namespace, pageNumber);
+  const { user, items, total, hasNext } = await loadUserPage((await params).namespace, pageNumber);
   return (
     <>
       <div className="page-header">
@@ -58,7 +58,7 @@ export default async function UserPage({ params, searchParams }: UserPageProps) 
         ) : (
           <ProjectTable projects={items} />
         )}
-        <Pagination basePath={`/${user.username}`} page={pageNumber} perPage={20} total={total} />
+        <Pagination basePath={`/${user.username}`} page={pageNumber} perPage={20} total={total} hasNext={hasNext} />
       </section>
       <section aria-labelledby="user-activity-heading">
         <h2 id="user-activity-heading">Activity</h2>

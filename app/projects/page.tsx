@@ -12,7 +12,7 @@ export default async function ProjectsPage({ searchParams }: { searchParams: Pro
   const ctx = await requireSessionContext("/projects");
   const { page: pageParam } = await searchParams;
   const page = pageRequest({ page: Math.max(1, Number(pageParam) || 1), per_page: 20 });
-  const { items, total } = await listProjects(ctx, { membership: true }, page);
+  const { items, total, hasNext } = await listProjects(ctx, { membership: true }, page);
   return (
     <>
       <div className="page-header">
@@ -31,7 +31,7 @@ export default async function ProjectsPage({ searchParams }: { searchParams: Pro
       ) : (
         <ProjectTable projects={items} />
       )}
-      <Pagination basePath="/projects" page={page.page} perPage={page.perPage} total={total} />
+      <Pagination basePath="/projects" page={page.page} perPage={page.perPage} total={total} hasNext={hasNext} />
     </>
   );
 }

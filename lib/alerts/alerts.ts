@@ -1,7 +1,7 @@
 import "server-only";
 import { and, asc, count, desc, eq, ilike, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import { pageWithTotal } from "@/lib/db";
+import { listPage, type ListPage } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { containsPattern } from "@/lib/db/like";
 import { alertNotes, alerts, issues, users, type AlertNoteRow, type AlertRow } from "@/lib/db/schema";
@@ -40,7 +40,7 @@ export async function listAlerts(
   projectReference: string,
   filters: AlertListFilters,
   page: PageRequest,
-): Promise<{ view: ProjectView; items: AlertWithIncident[]; total: number }> {
+): Promise<ListPage<AlertWithIncident> & { view: ProjectView }> {
   const view = await getProjectWithAbility(ctx, projectReference, "readAlerts");
   return { view, ...(await alertPage(ctx, view, filters, page)) };
 }
@@ -50,12 +50,13 @@ function searchCondition(search: string): SQL {
   return or(ilike(alerts.title, pattern), ilike(alerts.description, pattern), ilike(alerts.monitoringTool, pattern), ilike(alerts.service, pattern))!;
 }
 
-async function alertPage(ctx: Ctx, view: ProjectView, filters: AlertListFilters, page: PageRequest): Promise<{ items: AlertWithIncident[]; total: number }> {
+async function alertPage(ctx: Ctx, view: ProjectView, filters: AlertListFilters, page: PageRequest): Promise<ListPage<AlertWithIncident>> {
   const conditions: SQL[] = [eq(alerts.projectId, view.project.id)];
   if (filters.status && filters.status.length > 0) conditions.push(inArray(alerts.status, filters.status));
   if (filters.search) conditions.push(searchCondition(filters.search));
   const where = and(...conditions);
-  const { items, total } = await pageWithTotal(
+  return listPage(
+    ctx.db,
     page,
     ctx.db
       .select({ alert: alerts, issueIid: issues.iid })
@@ -64,9 +65,8 @@ async function alertPage(ctx: Ctx, view: ProjectView, filters: AlertListFilters,
       .where(where)
       .orderBy(...orderings[filters.sort ?? "started_at_desc"])
       .$dynamic(),
-    ctx.db.select({ total: count() }).from(alerts).where(where),
+    ctx.db.select({ one: sql`1` }).from(alerts).where(where).$dynamic(),
   );
-  return { items, total };
 }
 
 /**
@@ -78,9 +78,9 @@ export async function listAlertsWithStatusCounts(
   projectReference: string,
   filters: AlertListFilters,
   page: PageRequest,
-): Promise<{ view: ProjectView; items: AlertWithIncident[]; total: number; statusCounts: Record<AlertStatus, number> }> {
+): Promise<ListPage<AlertWithIncident> & { view: ProjectView; statusCounts: Record<AlertStatus, number> }> {
   const view = await getProjectWithAbility(ctx, projectReference, "readAlerts");
-  const [{ items, total }, rows] = await Promise.all([
+  const [list, rows] = await Promise.all([
     alertPage(ctx, view, filters, page),
     ctx.db
       .select({ status: alerts.status, total: count() })
@@ -90,7 +90,7 @@ export async function listAlertsWithStatusCounts(
   ]);
   const statusCounts = Object.fromEntries(alertStatuses.map((status) => [status, 0])) as Record<AlertStatus, number>;
   for (const row of rows) statusCounts[row.status] = row.total;
-  return { view, items, total, statusCounts };
+  return { ...list, view, statusCounts };
 }
 
 /** An alert with the #iid of its incident, if it has one. */

@@ -1,10 +1,10 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { PageRequest } from "@/lib/api/pagination";
 import type { Ctx } from "@/lib/context";
 import { decryptSecret, encryptSecret, sha256Hex } from "@/lib/crypto";
-import { pageWithTotal } from "@/lib/db";
+import { listPage, type ListPage } from "@/lib/db";
 import { alertIntegrations, integrationTypes, projects, type AlertIntegrationRow } from "@/lib/db/schema";
 import { NotFoundError, ValidationError } from "@/lib/errors";
 import { getEncryptionKey } from "@/lib/instance-secrets";
@@ -129,14 +129,14 @@ export interface IntegrationView {
 }
 
 /** A project's integrations, oldest first: a page of them (the API), or all (the settings page, a handful). */
-export async function listIntegrations(ctx: Ctx, projectReference: string, page?: PageRequest): Promise<{ items: IntegrationView[]; total: number }> {
+export async function listIntegrations(ctx: Ctx, projectReference: string, page?: PageRequest): Promise<ListPage<IntegrationView>> {
   const view = await projectForIntegrations(ctx, projectReference);
   const inProject = eq(alertIntegrations.projectId, view.project.id);
   const rows = ctx.db.select().from(alertIntegrations).where(inProject).orderBy(asc(alertIntegrations.id)).$dynamic();
-  const { items, total } = page
-    ? await pageWithTotal(page, rows, ctx.db.select({ total: count() }).from(alertIntegrations).where(inProject))
-    : await rows.then((all) => ({ items: all, total: all.length }));
-  return { items: items.map((integration) => ({ view, integration })), total };
+  const list = page
+    ? await listPage(ctx.db, page, rows, ctx.db.select({ one: sql`1` }).from(alertIntegrations).where(inProject).$dynamic())
+    : await rows.then((all) => ({ items: all, total: all.length, hasNext: false }));
+  return { ...list, items: list.items.map((integration) => ({ view, integration })) };
 }
 
 export async function getIntegration(ctx: Ctx, projectReference: string, integrationId: number): Promise<IntegrationView> {

@@ -4,7 +4,7 @@ import type { Ctx } from "@/lib/context";
 import type { Answer } from "@/lib/http/answer";
 import { apiRoute, routeNotFound, type NextRouteContext } from "./handler";
 import { pageRequest, type PageRequest } from "./pagination";
-import { paginationParams } from "./param-types";
+import { keysetPaginationParams, paginationParams } from "./param-types";
 import { parseParams, readBody, readQuery } from "./request";
 import type { Scope } from "./scopes";
 
@@ -40,8 +40,12 @@ export interface Endpoint<PathShape extends Shape = Shape, ParamShape extends Sh
   /** The path segments the handler uses, such as `{ id: z.string(), user_id: positiveIntegerParam }`. */
   path?: PathShape;
   params?: ParamShape;
-  /** A list: takes `page` and `per_page`, and answers with GitLab's pagination headers. */
-  paginated?: boolean;
+  /**
+   * A list: takes `page` and `per_page`, and answers with GitLab's pagination headers. `{ keysetType }`: the list can
+   * also be paged by keyset (`pagination=keyset`, which the handler reads), and offset pages past GitLab's offset limit
+   * are refused, naming the type of its items (`Project`).
+   */
+  paginated?: true | { keysetType: string };
   /** A check of the caller made before any parameter is read (admin-only endpoints: non-admins learn nothing). */
   guard?: (ctx: Ctx) => void;
   handle(call: EndpointCall<PathShape, ParamShape>): Promise<Answer>;
@@ -83,7 +87,10 @@ export function declarationOf(handler: unknown): { method: ApiMethod; route: str
 }
 
 function routeFor(route: string, method: ApiMethod, declared: Endpoint): RouteHandler {
-  const paramShape = declared.paginated ? { ...paginationParams, ...declared.params } : (declared.params ?? {});
+  const keysetType = typeof declared.paginated === "object" ? declared.paginated.keysetType : undefined;
+  const paramShape = declared.paginated
+    ? { ...paginationParams, ...(keysetType ? keysetPaginationParams : {}), ...declared.params }
+    : (declared.params ?? {});
   return apiRoute(
     { route, scopes: declared.scopes, allowAnonymous: declared.allowAnonymous },
     async ({ ctx, request, url, params: segments }) => {
@@ -91,7 +98,10 @@ function routeFor(route: string, method: ApiMethod, declared: Endpoint): RouteHa
       const path = declared.path ? parseParams(declared.path, segments) : {};
       const input = method === "GET" ? readQuery(url) : { ...readQuery(url), ...(await readBody(request)) };
       const params = parseParams(paramShape, input);
-      const page = pageRequest(declared.paginated ? (params as { page?: number; per_page?: number }) : {});
+      const pagination = params as { page?: number; per_page?: number; pagination?: "offset" | "keyset" };
+      const page = declared.paginated
+        ? pageRequest(pagination, { keysetType: pagination.pagination === "keyset" ? undefined : keysetType })
+        : pageRequest({});
       return declared.handle({ ctx, request, url, path, params, page });
     },
   );

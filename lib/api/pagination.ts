@@ -1,10 +1,19 @@
 import "server-only";
 import { env } from "@/lib/env";
-import { ParameterError } from "@/lib/errors";
+import { OffsetLimitExceededError, ParameterError } from "@/lib/errors";
+import type { ListPage } from "@/lib/db/pages";
 import { credentialParams } from "./request";
+
+export { countLimit, type ListPage } from "@/lib/db/pages";
 
 export const defaultPerPage = 20;
 export const maxPerPage = 100;
+
+/**
+ * GitLab's default `offset_pagination_limit`: lists that also page by keyset refuse offset pages that reach past this
+ * many rows, whose cost grows with the offset; keyset pages cost the same wherever they are.
+ */
+export const offsetLimit = 50_000;
 
 export interface PageRequest {
   page: number;
@@ -12,12 +21,22 @@ export interface PageRequest {
   offset: number;
 }
 
+export interface PageRequestOptions {
+  /**
+   * For lists that can also be paged by keyset: the type GitLab's refusal names (`Project`). Offset pages reaching past
+   * `offsetLimit` rows are then refused as GitLab refuses them.
+   */
+  keysetType?: string;
+}
+
 /** GitLab's offset pagination: `page` from 1, `per_page` default 20, clamped to 100. */
-export function pageRequest(params: { page?: number; per_page?: number }): PageRequest {
+export function pageRequest(params: { page?: number; per_page?: number }, options: PageRequestOptions = {}): PageRequest {
   const page = params.page ?? 1;
   const requested = params.per_page ?? defaultPerPage;
   if (requested < 1) throw new ParameterError("per_page", "does not have a valid value");
   const perPage = Math.min(requested, maxPerPage);
+  // GitLab's test, `page * per_page > limit`: the last allowed page ends exactly at the limit.
+  if (options.keysetType && page * perPage > offsetLimit) throw new OffsetLimitExceededError(offsetLimit, options.keysetType);
   return { page, perPage, offset: (page - 1) * perPage };
 }
 
@@ -40,21 +59,26 @@ export function pageLinkUrl(requestUrl: URL, changes: Record<string, string | nu
 }
 
 /**
- * The full header set GitLab clients follow: X-Page … X-Total-Pages and an RFC 8288 Link header whose URLs are
- * absolute and repeat the request's query parameters (see `pageLinkUrl`).
+ * The header set GitLab clients follow: X-Page … X-Total-Pages and an RFC 8288 Link header whose URLs are absolute
+ * and repeat the request's query parameters (see `pageLinkUrl`). Without a total (more than `countLimit` rows) there
+ * is no `X-Total`, `X-Total-Pages` or `rel="last"`, as in GitLab, and `hasNext` says whether a next page exists.
  */
-export function paginationHeaders(requestUrl: URL, pageRequest: PageRequest, total: number): Record<string, string> {
+export function paginationHeaders(
+  requestUrl: URL,
+  pageRequest: PageRequest,
+  { total, hasNext }: Pick<ListPage<unknown>, "total" | "hasNext">,
+): Record<string, string> {
   const { page, perPage } = pageRequest;
-  const totalPages = Math.max(1, Math.ceil(total / perPage));
-  const nextPage = page < totalPages ? page + 1 : null;
-  const prevPage = page > 1 ? Math.min(page - 1, totalPages) : null;
+  const totalPages = total === null ? null : Math.max(1, Math.ceil(total / perPage));
+  const nextPage = totalPages === null ? (hasNext ? page + 1 : null) : page < totalPages ? page + 1 : null;
+  const prevPage = page > 1 ? Math.min(page - 1, totalPages ?? page - 1) : null;
 
   const linkTo = (target: number) => `<${pageLinkUrl(requestUrl, { page: String(target), per_page: String(perPage) })}>`;
   const links = [
     prevPage !== null ? `${linkTo(prevPage)}; rel="prev"` : null,
     nextPage !== null ? `${linkTo(nextPage)}; rel="next"` : null,
     `${linkTo(1)}; rel="first"`,
-    `${linkTo(totalPages)}; rel="last"`,
+    totalPages !== null ? `${linkTo(totalPages)}; rel="last"` : null,
   ].filter((link): link is string => link !== null);
 
   return {
@@ -62,8 +86,17 @@ export function paginationHeaders(requestUrl: URL, pageRequest: PageRequest, tot
     "X-Per-Page": String(perPage),
     "X-Next-Page": nextPage === null ? "" : String(nextPage),
     "X-Prev-Page": prevPage === null ? "" : String(prevPage),
-    "X-Total": String(total),
-    "X-Total-Pages": String(totalPages),
+    ...(total === null ? {} : { "X-Total": String(total), "X-Total-Pages": String(totalPages) }),
     Link: links.join(", "),
   };
+}
+
+/**
+ * The headers of a keyset page, as GitLab's keyset pagination sends them: the page size, and a `rel="next"` link
+ * (the request's parameters with `next` applied) when another page follows. Keyset pages are never counted.
+ */
+export function keysetHeaders(requestUrl: URL, perPage: number, next: Record<string, string | null> | null): Record<string, string> {
+  const headers: Record<string, string> = { "X-Per-Page": String(perPage) };
+  if (next) headers.Link = `<${pageLinkUrl(requestUrl, { ...next, per_page: String(perPage) })}>; rel="next"`;
+  return headers;
 }

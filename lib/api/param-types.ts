@@ -82,5 +82,10 @@ export const paginationParams = {
   per_page: integerParam.optional(),
 };
 
+/** How a list that GitLab also pages by keyset is asked to page (`offset` by default). */
+export const keysetPaginationParams = {
+  pagination: z.enum(["offset", "keyset"]).optional(),
+};
+
 /** `:id` of `/projects/:id/…`: a numeric id or a URL-encoded `namespace/path`, looked up by the domain verbs. */
 export const projectPath = { id: z.string() };

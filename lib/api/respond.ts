@@ -1,6 +1,6 @@
 import "server-only";
 import type { Answer } from "@/lib/http/answer";
-import { paginationHeaders, type PageRequest } from "./pagination";
+import { paginationHeaders, type ListPage, type PageRequest } from "./pagination";
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Answer {
   return { status, headers: { "Content-Type": "application/json", "Cache-Control": "no-store", ...headers }, body: JSON.stringify(body) };
@@ -15,6 +15,6 @@ export function noContent(): Answer {
 }
 
 /** A page of a list with GitLab's pagination headers. */
-export function paginated<T>(url: URL, page: PageRequest, result: { items: T[]; total: number }): Answer {
-  return json(result.items, 200, paginationHeaders(url, page, result.total));
+export function paginated<T>(url: URL, page: PageRequest, result: ListPage<T>): Answer {
+  return json(result.items, 200, paginationHeaders(url, page, result));
 }

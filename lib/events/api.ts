@@ -69,7 +69,7 @@ export function eventsAnswer(request: Request, url: URL, list: EventList, query:
   const etag = `W/"${createHash("sha1").update(`${list.total ?? ""}:${body}`).digest("base64url")}"`;
   const headers: Record<string, string> = { ETag: etag, Vary: "Authorization, PRIVATE-TOKEN, Cookie" };
   if (query.page.kind === "offset") {
-    Object.assign(headers, paginationHeaders(url, query.page.page, list.total ?? 0));
+    Object.assign(headers, paginationHeaders(url, query.page.page, { total: list.total, hasNext: list.hasMore }));
   } else {
     headers["X-Per-Page"] = String(Math.min(query.page.perPage, maxPerPage));
     const next = keysetNextLink(url, list, query);

@@ -1,7 +1,7 @@
 import "server-only";
-import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lte, not, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, lte, not, sql, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import { pageWithTotal } from "@/lib/db";
+import { listPage, type ListPage } from "@/lib/db";
 import { fuzzySearch } from "@/lib/db/like";
 import { issueAssignees, issueLabels, issues, labels, milestones, namespaces, projects, users } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError } from "@/lib/errors";
@@ -116,9 +116,10 @@ async function projectIssuePage(
   conditions: SQL[],
   order: SQL[],
   page: PageRequest,
-): Promise<{ items: IssueDetails[]; total: number }> {
+): Promise<ListPage<IssueDetails>> {
   const where = and(eq(issues.projectId, view.project.id), issueReadableBy(ctx, view), ...conditions);
-  const { items, total } = await pageWithTotal(
+  const list = await listPage(
+    ctx.db,
     page,
     ctx.db
       .select({ issue: issues, author: users })
@@ -127,9 +128,9 @@ async function projectIssuePage(
       .where(where)
       .orderBy(...order)
       .$dynamic(),
-    ctx.db.select({ total: count() }).from(issues).where(where),
+    ctx.db.select({ one: sql`1` }).from(issues).where(where).$dynamic(),
   );
-  return { items: await withIssueDetails(ctx, items.map((row) => ({ view, ...row }))), total };
+  return { ...list, items: await withIssueDetails(ctx, list.items.map((row) => ({ view, ...row }))) };
 }
 
 /** `GET /projects/:id/issues`: the project's issues the caller may read (all states unless `state` says). */
@@ -138,7 +139,7 @@ export async function listIssues(
   projectReference: string,
   filters: IssueFilters,
   page: PageRequest,
-): Promise<{ view: ProjectView; items: IssueDetails[]; total: number }> {
+): Promise<ListPage<IssueDetails> & { view: ProjectView }> {
   const view = await getVisibleProject(ctx, projectReference);
   const result = await projectIssuePage(ctx, view, filterConditions(ctx, filters), issueOrder(filters.orderBy, filters.sort), page);
   return { view, ...result };
@@ -150,7 +151,7 @@ export async function listMilestoneIssues(
   projectReference: string,
   milestoneId: number,
   page: PageRequest,
-): Promise<{ items: IssueDetails[]; total: number }> {
+): Promise<ListPage<IssueDetails>> {
   const view = await getVisibleProject(ctx, projectReference);
   const [milestone] = await ctx.db
     .select({ id: milestones.id })
@@ -169,7 +170,7 @@ export async function listIssuesAcrossProjects(
   ctx: Ctx,
   filters: IssueFilters & { nonArchived?: boolean },
   page: PageRequest,
-): Promise<{ items: IssueDetails[]; total: number }> {
+): Promise<ListPage<IssueDetails>> {
   const scope = filters.scope ?? "created_by_me";
   if (scope !== "all" && !actingUser(ctx)) throw new UnauthorizedError();
   const viewer = viewerOf(ctx);
@@ -180,12 +181,13 @@ export async function listIssuesAcrossProjects(
     issueReadableInItsProject(viewer),
     ...filterConditions(ctx, { ...filters, scope }),
   );
-  const { items, total } = await pageWithTotal(
+  const list = await listPage(
+    ctx.db,
     page,
     issuesWithTheirProjects(ctx, where).orderBy(...issueOrder(filters.orderBy, filters.sort)),
-    ctx.db.select({ total: count() }).from(issues).innerJoin(projects, eq(projects.id, issues.projectId)).where(where),
+    ctx.db.select({ one: sql`1` }).from(issues).innerJoin(projects, eq(projects.id, issues.projectId)).where(where).$dynamic(),
   );
-  return { items: await withIssueDetails(ctx, items.map(asIssueView)), total };
+  return { ...list, items: await withIssueDetails(ctx, list.items.map(asIssueView)) };
 }
 
 /** Issues matching `where`, each with its project, namespace and the caller's role there (dynamic: add order, paging). */

@@ -1,7 +1,7 @@
 import "server-only";
-import { and, asc, count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import { pageWithTotal, type Executor } from "@/lib/db";
+import { listPage, type Executor, type ListPage } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { fuzzySearch } from "@/lib/db/like";
 import { issueLabels, issues, labels, type LabelRow } from "@/lib/db/schema";
@@ -46,17 +46,18 @@ export async function listLabels(
   projectReference: string,
   options: { search?: string; withCounts?: boolean },
   page: PageRequest,
-): Promise<{ view: ProjectView; items: LabelView[]; total: number }> {
+): Promise<ListPage<LabelView> & { view: ProjectView }> {
   const view = await getVisibleProject(ctx, projectReference);
   const where = and(eq(labels.projectId, view.project.id), options.search ? fuzzySearch([labels.title, labels.description], options.search, { minimumLength: 1 }) : undefined);
-  const { items, total } = await pageWithTotal(
+  const list = await listPage(
+    ctx.db,
     page,
     ctx.db.select().from(labels).where(where).orderBy(asc(labels.title), asc(labels.id)).$dynamic(),
-    ctx.db.select({ total: count() }).from(labels).where(where),
+    ctx.db.select({ one: sql`1` }).from(labels).where(where).$dynamic(),
   );
-  if (!options.withCounts) return { view, items: items.map((label) => ({ label })), total };
-  const counts = await issueCountsByLabel(ctx, view, items.map((label) => label.id));
-  return { view, items: items.map((label) => ({ label, counts: counts.get(label.id) ?? { openIssues: 0, closedIssues: 0 } })), total };
+  if (!options.withCounts) return { ...list, view, items: list.items.map((label) => ({ label })) };
+  const counts = await issueCountsByLabel(ctx, view, list.items.map((label) => label.id));
+  return { ...list, view, items: list.items.map((label) => ({ label, counts: counts.get(label.id) ?? { openIssues: 0, closedIssues: 0 } })) };
 }
 
 /** How many issues the caller may read carry each label, open and closed. */

@@ -1,7 +1,7 @@
 import "server-only";
-import { and, count, desc, eq, gte, inArray, lte, sql } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import { pageWithTotal, type Executor } from "@/lib/db";
+import { listPage, type Executor, type ListPage } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { nextInternalId } from "@/lib/db/internal-ids";
 import { fuzzySearch } from "@/lib/db/like";
@@ -144,7 +144,7 @@ export async function listMilestones(
   projectReference: string,
   filters: MilestoneFilters,
   page: PageRequest,
-): Promise<{ view: ProjectView; items: MilestoneView[]; total: number }> {
+): Promise<ListPage<MilestoneView> & { view: ProjectView }> {
   const view = await getVisibleProject(ctx, projectReference);
   const iids = filters.iids?.filter((iid) => Number.isSafeInteger(iid) && Math.abs(iid) <= 2_147_483_647);
   const where = and(
@@ -156,7 +156,8 @@ export async function listMilestones(
     filters.updatedBefore ? lte(milestones.updatedAt, filters.updatedBefore) : undefined,
     filters.updatedAfter ? gte(milestones.updatedAt, filters.updatedAfter) : undefined,
   );
-  const { items, total } = await pageWithTotal(
+  const list = await listPage(
+    ctx.db,
     page,
     ctx.db
       .select()
@@ -164,9 +165,9 @@ export async function listMilestones(
       .where(where)
       .orderBy(sql`${milestones.dueDate} asc nulls last`, desc(milestones.id))
       .$dynamic(),
-    ctx.db.select({ total: count() }).from(milestones).where(where),
+    ctx.db.select({ one: sql`1` }).from(milestones).where(where).$dynamic(),
   );
-  return { view, items: items.map((milestone) => ({ view, milestone })), total };
+  return { ...list, view, items: list.items.map((milestone) => ({ view, milestone })) };
 }
 
 /**

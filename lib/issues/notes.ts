@@ -1,7 +1,7 @@
 import "server-only";
 import { actingUser, type Ctx } from "@/lib/context";
-import { and, asc, count, desc, eq, type SQL } from "drizzle-orm";
-import { pageWithTotal, type Executor } from "@/lib/db";
+import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
+import { listPage, type Executor, type ListPage } from "@/lib/db";
 import { events, notes, users, type IssueRow, type NoteRow, type UserRow } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { deleteEvents, recordEvent } from "@/lib/events/record";
@@ -133,14 +133,15 @@ export async function listNotes(
   issueIid: number,
   options: NoteListOptions,
   page: PageRequest,
-): Promise<{ items: NoteView[]; total: number }> {
+): Promise<ListPage<NoteView>> {
   const issueView = await readableIssue(ctx, projectReference, issueIid);
   const where = and(
     readableNotesOf(issueView),
     options.activityFilter === "only_comments" ? eq(notes.system, false) : options.activityFilter === "only_activity" ? eq(notes.system, true) : undefined,
   );
   const direction = options.sort === "asc" ? asc : desc;
-  const { items, total } = await pageWithTotal(
+  const list = await listPage(
+    ctx.db,
     page,
     ctx.db
       .select({ note: notes, author: users })
@@ -149,9 +150,9 @@ export async function listNotes(
       .where(where)
       .orderBy(direction(options.orderBy === "updated_at" ? notes.updatedAt : notes.createdAt), direction(notes.id))
       .$dynamic(),
-    ctx.db.select({ total: count() }).from(notes).where(where),
+    ctx.db.select({ one: sql`1` }).from(notes).where(where).$dynamic(),
   );
-  return { items: items.map((row) => ({ issueView, ...row })), total };
+  return { ...list, items: list.items.map((row) => ({ issueView, ...row })) };
 }
 
 /** A note of the issue the caller may read, or 404 `Note Not Found` (an internal note hidden from them included). */

@@ -1,10 +1,10 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import type { PageRequest } from "@/lib/api/pagination";
 import { actingUser, type Ctx } from "@/lib/context";
 import { sha256Hex } from "@/lib/crypto";
-import { pageWithTotal, preparedQuery } from "@/lib/db";
+import { listPage, preparedQuery, type ListPage } from "@/lib/db";
 import { oauthAccessTokens, oauthApplications, oauthConsents, oauthGrants, type OAuthApplicationRow } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { isKnownScope } from "@/lib/api/scopes";
@@ -98,12 +98,13 @@ export async function createOwnApplication(ctx: Ctx, input: NewApplication): Pro
 
 /** `GET /api/v4/applications` (admin): every application on the instance. */
 /** `GET /applications` (admin): every application, oldest first, a page at a time. */
-export async function listAllApplications(ctx: Ctx, page: PageRequest): Promise<{ items: OAuthApplicationRow[]; total: number }> {
+export async function listAllApplications(ctx: Ctx, page: PageRequest): Promise<ListPage<OAuthApplicationRow>> {
   requireAdmin(ctx);
-  return pageWithTotal(
+  return listPage(
+    ctx.db,
     page,
     ctx.db.select().from(oauthApplications).orderBy(asc(oauthApplications.id)).$dynamic(),
-    ctx.db.select({ total: count() }).from(oauthApplications),
+    ctx.db.select({ one: sql`1` }).from(oauthApplications).$dynamic(),
   );
 }
 

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import type { PageRequest } from "@/lib/api/pagination";
+import type { ListPage, PageRequest } from "@/lib/api/pagination";
 import { booleanParam, dateTimeParam, integerParam } from "@/lib/api/param-types";
 import { paginated } from "@/lib/api/respond";
 import { projectVisibilities } from "@/lib/db/schema";
@@ -72,9 +72,9 @@ export function listedProjectEntity(ctx: Ctx, details: ProjectDetails, { simple 
 export async function projectListAnswer(
   ctx: Ctx,
   call: { url: URL; page: PageRequest; params: ProjectListParams },
-  list: (filters: ProjectListFilters, options: { statistics: boolean }) => Promise<{ items: ProjectDetails[]; total: number }>,
+  list: (filters: ProjectListFilters, options: { statistics: boolean }) => Promise<ListPage<ProjectDetails>>,
 ): Promise<Answer> {
   const simple = call.params.simple ?? false;
-  const { items, total } = await list(projectListFiltersOf(call.params), { statistics: !simple && (call.params.statistics ?? false) });
-  return paginated(call.url, call.page, { items: items.map((details) => listedProjectEntity(ctx, details, { simple })), total });
+  const found = await list(projectListFiltersOf(call.params), { statistics: !simple && (call.params.statistics ?? false) });
+  return paginated(call.url, call.page, { ...found, items: found.items.map((details) => listedProjectEntity(ctx, details, { simple })) });
 }

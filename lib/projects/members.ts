@@ -1,7 +1,7 @@
 import "server-only";
-import { and, asc, count, eq, inArray, ne } from "drizzle-orm";
+import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import { pageWithTotal } from "@/lib/db";
+import { listPage, type ListPage } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { accessLevels, projectMembers, users, type ProjectMemberRow, type UserRow } from "@/lib/db/schema";
 import { ConflictError, ForbiddenError, NotFoundError, ParameterError, UnauthorizedError, ValidationError } from "@/lib/errors";
@@ -56,14 +56,15 @@ export async function listMembers(
   projectReference: string,
   page: PageRequest,
   filters: MemberFilters = {},
-): Promise<{ view: ProjectView; items: MemberView[]; total: number }> {
+): Promise<ListPage<MemberView> & { view: ProjectView }> {
   const view = await getVisibleProject(ctx, projectReference);
   const where = and(
     eq(projectMembers.projectId, view.project.id),
     filters.query ? userSearch(ctx, filters.query) : undefined,
     filters.userIds === undefined ? undefined : inArray(projectMembers.userId, filters.userIds),
   );
-  const { items, total } = await pageWithTotal(
+  const list = await listPage(
+    ctx.db,
     page,
     ctx.db
       .select({ user: users, member: projectMembers })
@@ -72,9 +73,9 @@ export async function listMembers(
       .where(where)
       .orderBy(asc(projectMembers.createdAt), asc(projectMembers.userId))
       .$dynamic(),
-    ctx.db.select({ total: count() }).from(projectMembers).innerJoin(users, eq(users.id, projectMembers.userId)).where(where),
+    ctx.db.select({ one: sql`1` }).from(projectMembers).innerJoin(users, eq(users.id, projectMembers.userId)).where(where).$dynamic(),
   );
-  return { view, items, total };
+  return { ...list, view };
 }
 
 export async function getMember(ctx: Ctx, projectReference: string, userId: number): Promise<MemberView> {

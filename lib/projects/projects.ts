@@ -1,7 +1,7 @@
 import "server-only";
-import { and, asc, count, desc, eq, gt, inArray, lt, or, sql, type Placeholder, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lt, or, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import { pageWithTotal, placeholder, preparedQueries } from "@/lib/db";
+import { listPage, placeholder, preparedQueries, type ListPage } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { fuzzySearch } from "@/lib/db/like";
 import {
@@ -127,8 +127,8 @@ function projectViews(ctx: Ctx, where: SQL | undefined) {
     .$dynamic();
 }
 
-function countedProjects(ctx: Ctx, where: SQL | undefined) {
-  return ctx.db.select({ total: count() }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(where);
+function matchingProjects(ctx: Ctx, where: SQL | undefined) {
+  return ctx.db.select({ one: sql`1` }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(where).$dynamic();
 }
 
 /** The project if the caller may see it; otherwise 404, so private projects are indistinguishable from missing ones. */
@@ -233,11 +233,11 @@ export async function listProjects(
   ctx: Ctx,
   filters: ProjectListFilters,
   page: PageRequest,
-): Promise<{ items: ProjectView[]; total: number }> {
+): Promise<ListPage<ProjectView>> {
   const where = projectListConditions(ctx, filters);
   const direction = filters.sort === "asc" ? asc : desc;
   const orderColumn = orderColumns[filters.orderBy ?? "created_at"];
-  return pageWithTotal(page, projectViews(ctx, where).orderBy(direction(orderColumn), direction(projects.id)), countedProjects(ctx, where));
+  return listPage(ctx.db, page, projectViews(ctx, where).orderBy(direction(orderColumn), direction(projects.id)), matchingProjects(ctx, where));
 }
 
 /**
@@ -248,10 +248,9 @@ export async function listUserProjects(
   ctx: Ctx,
   username: string,
   page: PageRequest,
-): Promise<{ user: UserRow; items: ProjectView[]; total: number }> {
+): Promise<ListPage<ProjectView> & { user: UserRow }> {
   const user = await getUserByUsername(ctx, username);
-  const { items, total } = await listProjects(ctx, { ownerOrMemberId: user.id }, page);
-  return { user, items, total };
+  return { ...(await listProjects(ctx, { ownerOrMemberId: user.id }, page)), user };
 }
 
 /** A project as the API's entity shows it: the view, its open issues and, when asked for, its statistics. */
@@ -312,9 +311,9 @@ export async function listProjectDetails(
   filters: ProjectListFilters,
   page: PageRequest,
   options: { statistics?: boolean } = {},
-): Promise<{ items: ProjectDetails[]; total: number }> {
-  const { items, total } = await listProjects(ctx, filters, page);
-  return { items: await withDetails(ctx, items, options), total };
+): Promise<ListPage<ProjectDetails>> {
+  const list = await listProjects(ctx, filters, page);
+  return { ...list, items: await withDetails(ctx, list.items, options) };
 }
 
 /** `GET /users/:user_id/projects`: the projects in a user's namespace (named by id or username) the caller can see. */
@@ -324,7 +323,7 @@ export async function listUserProjectDetails(
   filters: Omit<ProjectListFilters, "ownerId">,
   page: PageRequest,
   options: { statistics?: boolean } = {},
-): Promise<{ items: ProjectDetails[]; total: number }> {
+): Promise<ListPage<ProjectDetails>> {
   const user = await getUserByIdOrUsername(ctx, userReference);
   return listProjectDetails(ctx, { ...filters, ownerId: user.id }, page, options);
 }

@@ -3,6 +3,7 @@ import { and, eq, isNull, ne } from "drizzle-orm";
 import type { PageRequest } from "@/lib/api/pagination";
 import { raisedSessionVersion } from "@/lib/auth/sessions";
 import type { Ctx } from "@/lib/context";
+import type { ListPage } from "@/lib/db";
 import { hashPassword } from "@/lib/auth/password";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { namespaces, users, type UserRow } from "@/lib/db/schema";
@@ -13,7 +14,7 @@ import { emailProblem, passwordProblem, profileFieldProblems, usernameProblem, t
 import { getUser, getUserByUsername, listUsers, requireAdmin } from "./users";
 
 /** The admin area's user list (`/admin/users`): every account, searched by name, username or email. */
-export async function listUsersAsAdmin(ctx: Ctx, filter: { search?: string }, page: PageRequest): Promise<{ items: UserRow[]; total: number }> {
+export async function listUsersAsAdmin(ctx: Ctx, filter: { search?: string }, page: PageRequest): Promise<ListPage<UserRow>> {
   requireAdmin(ctx);
   return listUsers(ctx, { search: filter.search }, page);
 }

@@ -1,9 +1,9 @@
 import "server-only";
-import { and, asc, count, desc, eq, ilike, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, ilike, sql, type SQL } from "drizzle-orm";
 import type { PageRequest } from "@/lib/api/pagination";
 import type { Ctx } from "@/lib/context";
 import { generateSecret, sha256Hex } from "@/lib/crypto";
-import { pageWithTotal, preparedQuery, type Database, type Executor } from "@/lib/db";
+import { listPage, preparedQuery, type Database, type Executor, type ListPage } from "@/lib/db";
 import { personalAccessTokens, users, type PersonalAccessTokenRow, type UserRow } from "@/lib/db/schema";
 import { BadRequestError, MethodNotAllowedError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { containsPattern } from "@/lib/db/like";
@@ -169,7 +169,7 @@ export async function listPersonalAccessTokens(
   ctx: Ctx,
   filters: PersonalAccessTokenFilters,
   page: PageRequest,
-): Promise<{ items: PersonalAccessTokenRow[]; total: number }> {
+): Promise<ListPage<PersonalAccessTokenRow>> {
   if (ctx.actor.kind !== "user") throw new UnauthorizedError();
   const caller = ctx.actor.user;
   const conditions: SQL[] = [];
@@ -186,10 +186,11 @@ export async function listPersonalAccessTokens(
   if (filters.state === "inactive") conditions.push(sql`not ${active}`);
   if (filters.search) conditions.push(ilike(personalAccessTokens.name, containsPattern(filters.search)));
   const where = conditions.length > 0 ? and(...conditions) : undefined;
-  return pageWithTotal(
+  return listPage(
+    ctx.db,
     page,
     ctx.db.select().from(personalAccessTokens).where(where).orderBy(asc(personalAccessTokens.id)).$dynamic(),
-    ctx.db.select({ total: count() }).from(personalAccessTokens).where(where),
+    ctx.db.select({ one: sql`1` }).from(personalAccessTokens).where(where).$dynamic(),
   );
 }
 

@@ -1,12 +1,12 @@
 import "server-only";
-import { and, asc, count, desc, eq, gte, ilike, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, ilike, lte, or, sql, type SQL } from "drizzle-orm";
 import type { PageRequest } from "@/lib/api/pagination";
 import { hashPassword } from "@/lib/auth/password";
 import type { Ctx } from "@/lib/context";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { containsPattern } from "@/lib/db/like";
 import { namespaces, users, type UserRow } from "@/lib/db/schema";
-import { pageWithTotal, type Executor } from "@/lib/db";
+import { listPage, type Executor, type ListPage } from "@/lib/db";
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { mailConfirmationInstructions, startConfirmation, type StartedConfirmation } from "./confirmation";
 import { emailProblem, passwordProblem, profileFieldProblems, usernameProblem, type ProfileFields } from "./username-rules";
@@ -177,7 +177,7 @@ const userOrderColumns = {
  * callers may only look up a username; only admins may ask for external users (403 otherwise), and only their date
  * bounds and order count.
  */
-export async function listUsers(ctx: Ctx, filter: UserListFilters, page: PageRequest): Promise<{ items: UserRow[]; total: number }> {
+export async function listUsers(ctx: Ctx, filter: UserListFilters, page: PageRequest): Promise<ListPage<UserRow>> {
   const admin = isAdmin(ctx);
   if (filter.external && !admin) throw ctx.actor.kind === "anonymous" ? new UnauthorizedError() : new ForbiddenError();
   if (filter.username === undefined && ctx.actor.kind === "anonymous") throw new ForbiddenError();
@@ -192,10 +192,11 @@ export async function listUsers(ctx: Ctx, filter: UserListFilters, page: PageReq
   );
   const direction = admin && filter.sort === "asc" ? asc : desc;
   const orderColumn = userOrderColumns[(admin && filter.orderBy) || "id"];
-  return pageWithTotal(
+  return listPage(
+    ctx.db,
     page,
     ctx.db.select().from(users).where(where).orderBy(direction(orderColumn), direction(users.id)).$dynamic(),
-    ctx.db.select({ total: count() }).from(users).where(where),
+    ctx.db.select({ one: sql`1` }).from(users).where(where).$dynamic(),
   );
 }
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { AdminUserTable } from "@/components/admin/admin-user-table";
-import { Pagination } from "@/components/ui/pagination";
+import { countLabel, Pagination } from "@/components/ui/pagination";
 import { pageRequest } from "@/lib/api/pagination";
 import { requireSessionContext } from "@/lib/auth/session";
 import { ForbiddenError } from "@/lib/errors";
@@ -34,7 +34,7 @@ export default async function AdminUsersPage({ searchParams }: AdminUsersPagePro
       <div className="page-header">
         <div>
           <h1>Users</h1>
-          <p className="muted">Admin area: every account on this instance ({result.total}{search ? " matching" : ""}).</p>
+          <p className="muted">Admin area: every account on this instance ({countLabel(result.total)}{search ? " matching" : ""}).</p>
         </div>
       </div>
       <form method="get" action="/admin/users" className="search-form" role="search">
@@ -47,7 +47,7 @@ export default async function AdminUsersPage({ searchParams }: AdminUsersPagePro
         </button>
       </form>
       {result.items.length === 0 ? <p className="empty">No users found.</p> : <AdminUserTable users={result.items} />}
-      <Pagination basePath="/admin/users" page={pageNumber} perPage={perPage} total={result.total} query={search ? { search } : {}} />
+      <Pagination basePath="/admin/users" page={pageNumber} perPage={perPage} total={result.total} hasNext={result.hasNext} query={search ? { search } : {}} />
     </>
   );
 }

@@ -11,8 +11,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/applications", {
     scopes: readApiScopes,
     paginated: true,
     handle: async ({ ctx, url, page }) => {
-      const { items, total } = await listAllApplications(ctx, page);
-      return paginated(url, page, { items: items.map((application) => serializeApplication(application)), total });
+      const list = await listAllApplications(ctx, page);
+      return paginated(url, page, { ...list, items: list.items.map((application) => serializeApplication(application)) });
     },
   }),
   POST: endpoint({

@@ -16,7 +16,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/issues", {
     handle: async ({ ctx, url, params, page }) => {
       const result = await listIssuesAcrossProjects(ctx, { ...issueFiltersFrom(params), nonArchived: params.non_archived }, page);
       const items = result.items.map((issue) => serializeIssue(issue, ctx.now, { withLabelsDetails: params.with_labels_details }));
-      return paginated(url, page, { items, total: result.total });
+      return paginated(url, page, { ...result, items });
     },
   }),
 });

@@ -22,8 +22,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/personal_access_t
         page,
       );
       return paginated(url, page, {
+        ...result,
         items: result.items.map((token) => serializePersonalAccessToken(token, ctx.now)),
-        total: result.total,
       });
     },
   }),

@@ -40,8 +40,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users", {
         page,
       );
       return paginated(url, page, {
+        ...result,
         items: result.items.map((user) => serializeUser(user, { includePrivate: canSeePrivateFields(ctx, user) })),
-        total: result.total,
       });
     },
   }),

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { Pagination } from "@/components/ui/pagination";
 import { notFound } from "next/navigation";
 import { z } from "zod";
 import { AlertStatusControl, AlertTriage } from "@/components/alerts/alert-triage";
@@ -58,7 +59,7 @@ export default async function AlertListPage({
     if (error instanceof NotFoundError || error instanceof ForbiddenError) notFound();
     throw error;
   }
-  const { view, items, total, statusCounts } = result;
+  const { view, items, total, hasNext, statusCounts } = result;
   const fullPath = projectFullPath(view);
   const listPath = `/${fullPath}/-/alert_management`;
   const canTriage = can(view, "triageAlerts");
@@ -73,7 +74,6 @@ export default async function AlertListPage({
     const text = search.toString();
     return text ? `${listPath}?${text}` : listPath;
   };
-  const totalPages = Math.max(1, Math.ceil(total / perPage));
 
   return (
     <>
@@ -112,7 +112,8 @@ export default async function AlertListPage({
       ) : (
         <table className="table alert-table">
           <caption className="visually-hidden">
-            {tab.label} alerts, page {query.page} of {totalPages}
+            {tab.label} alerts, page {query.page}
+            {total === null ? "" : ` of ${Math.max(1, Math.ceil(total / perPage))}`}
           </caption>
           <TableHead columns={["Severity", "Start time", "Alert", "Events", "Incident", "Status"]} />
           <tbody>
@@ -144,15 +145,7 @@ export default async function AlertListPage({
         </table>
       )}
       </AlertTriage>
-      {totalPages > 1 ? (
-        <nav className="pagination" aria-label="Pagination">
-          {query.page > 1 ? <Link href={href({ page: query.page - 1 })}>← Previous</Link> : <span aria-hidden="true" />}
-          <span>
-            Page {query.page} of {totalPages}
-          </span>
-          {query.page < totalPages ? <Link href={href({ page: query.page + 1 })}>Next →</Link> : <span aria-hidden="true" />}
-        </nav>
-      ) : null}
+      <Pagination page={query.page} perPage={perPage} total={total} hasNext={hasNext} href={(page) => href({ page })} />
     </>
   );
 }

@@ -37,7 +37,7 @@ export default async function IssuesPage({ params, searchParams }: IssuesPagePro
     if (error instanceof NotFoundError) notFound();
     throw error;
   }
-  const { view: projectView, items, total } = result;
+  const { view: projectView, items, total, hasNext } = result;
   const fullPath = projectFullPath(projectView);
   const canCreate = can(projectView, "createIssue");
   return (
@@ -76,7 +76,7 @@ export default async function IssuesPage({ params, searchParams }: IssuesPagePro
           </tbody>
         </table>
       )}
-      <Pagination basePath={`/${fullPath}/-/issues`} page={pageNumber} perPage={perPage} total={total} />
+      <Pagination basePath={`/${fullPath}/-/issues`} page={pageNumber} perPage={perPage} total={total} hasNext={hasNext} />
       {canCreate ? (
         <div className="section">
           <NewIssueForm create={createIssueAction.bind(null, fullPath)} issuesPath={`/${fullPath}/-/issues`} />

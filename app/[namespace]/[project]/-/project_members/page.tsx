@@ -12,6 +12,7 @@ import { can, grantableRoles } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { addMemberAction, removeMemberAction, suggestUsersAction, updateMemberAction } from "./actions";
 import { projectPageMetadata } from "../../project-page";
+import { countLabel } from "@/components/ui/pagination";
 
 export const generateMetadata = projectPageMetadata("Members");
 
@@ -36,7 +37,7 @@ export default async function ProjectMembersPage({ params }: { params: Promise<{
         <AddMemberForm add={addMemberAction.bind(null, fullPath)} roles={grantableRoles(view)} suggestUsers={suggestUsersAction} />
       ) : null}
       <section aria-labelledby="members-heading">
-        <h2 id="members-heading">Members ({total})</h2>
+        <h2 id="members-heading">Members ({countLabel(total)})</h2>
         <MemberTable
           viewerId={actingUser(ctx)?.id ?? null}
           remove={canManage ? removeMemberAction.bind(null, fullPath) : undefined}
@@ -52,7 +53,7 @@ export default async function ProjectMembersPage({ params }: { params: Promise<{
             expired: !isMembershipActive(member, ctx.now),
           }))}
         />
-        {total > items.length ? <p className="muted">Showing the first {items.length} members.</p> : null}
+        {total === null || total > items.length ? <p className="muted">Showing the first {items.length} members.</p> : null}
       </section>
     </>
   );

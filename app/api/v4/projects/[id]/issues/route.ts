@@ -18,7 +18,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/issu
     handle: async ({ ctx, url, path, params, page }) => {
       const result = await listIssues(ctx, path.id, issueFiltersFrom(params), page);
       const items = result.items.map((issue) => serializeIssue(issue, ctx.now, { withLabelsDetails: params.with_labels_details }));
-      return paginated(url, page, { items, total: result.total });
+      return paginated(url, page, { ...result, items });
     },
   }),
   POST: endpoint({

@@ -18,7 +18,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/labe
     params: { with_counts: booleanParam.optional(), search: z.string().optional() },
     handle: async ({ ctx, url, path, params, page }) => {
       const result = await listLabels(ctx, path.id, { search: params.search, withCounts: params.with_counts }, page);
-      return paginated(url, page, { items: result.items.map(serializeProjectLabel), total: result.total });
+      return paginated(url, page, { ...result, items: result.items.map(serializeProjectLabel) });
     },
   }),
   POST: endpoint({

@@ -22,7 +22,7 @@ export const listMembersEndpoint = endpoint({
   },
   handle: async ({ ctx, url, path, params, page }) => {
     const result = await listMembers(ctx, path.id, page, { query: params.query, userIds: params.user_ids });
-    return paginated(url, page, { items: result.items.map(serializeMember), total: result.total });
+    return paginated(url, page, { ...result, items: result.items.map(serializeMember) });
   },
 });
 

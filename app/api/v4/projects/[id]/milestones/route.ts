@@ -36,7 +36,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/mile
         },
         page,
       );
-      return paginated(url, page, { items: result.items.map((milestone) => serializeMilestone(milestone, ctx.now)), total: result.total });
+      return paginated(url, page, { ...result, items: result.items.map((milestone) => serializeMilestone(milestone, ctx.now)) });
     },
   }),
   POST: endpoint({

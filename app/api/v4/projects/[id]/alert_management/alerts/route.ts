@@ -17,7 +17,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/aler
     },
     handle: async ({ ctx, url, path, params, page }) => {
       const result = await listAlerts(ctx, path.id, { status: params.status, search: params.search, sort: params.sort }, page);
-      return paginated(url, page, { items: result.items.map((item) => serializeAlert(result.view, item)), total: result.total });
+      return paginated(url, page, { ...result, items: result.items.map((item) => serializeAlert(result.view, item)) });
     },
   }),
 });

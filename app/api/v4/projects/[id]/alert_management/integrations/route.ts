@@ -14,8 +14,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/aler
     path: projectPath,
     paginated: true,
     handle: async ({ ctx, url, path, page }) => {
-      const { items, total } = await listIntegrations(ctx, path.id, page);
-      return paginated(url, page, { items: await Promise.all(items.map((integration) => serializeIntegration(ctx, integration))), total });
+      const list = await listIntegrations(ctx, path.id, page);
+      return paginated(url, page, { ...list, items: await Promise.all(list.items.map((integration) => serializeIntegration(ctx, integration))) });
     },
   }),
   POST: endpoint({

@@ -22,7 +22,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/issu
     handle: async ({ ctx, url, path, params, page }) => {
       const options = { orderBy: params.order_by, sort: params.sort, activityFilter: params.activity_filter };
       const result = await listNotes(ctx, path.id, path.issue_iid, options, page);
-      return paginated(url, page, { items: result.items.map(serializeNote), total: result.total });
+      return paginated(url, page, { ...result, items: result.items.map(serializeNote) });
     },
   }),
   POST: endpoint({

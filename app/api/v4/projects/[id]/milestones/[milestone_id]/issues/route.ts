@@ -12,7 +12,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/mile
     paginated: true,
     handle: async ({ ctx, url, path, page }) => {
       const result = await listMilestoneIssues(ctx, path.id, path.milestone_id, page);
-      return paginated(url, page, { items: result.items.map((issue) => serializeIssue(issue, ctx.now)), total: result.total });
+      return paginated(url, page, { ...result, items: result.items.map((issue) => serializeIssue(issue, ctx.now)) });
     },
   }),
 });
