@@ -1,7 +1,7 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { maxPerPage, pageLinkUrl, pageRequest, paginationHeaders } from "@/lib/api/pagination";
+import { keysetHeaders, maxPerPage, pageRequest, paginationHeaders } from "@/lib/api/pagination";
 import { dateParam, paginationParams, positiveIntegerParam } from "@/lib/api/param-types";
 import type { Answer } from "@/lib/http/answer";
 import { eventActions, eventTargetTypeFilters, type EventFilters, type EventList, type EventPage } from "./query";
@@ -40,24 +40,21 @@ export function eventQueryOf(params: z.infer<z.ZodObject<typeof eventQueryParams
     after: params.after,
     sort: params.sort ?? "desc",
   };
-  const offset = pageRequest(params);
-  const page: EventPage =
-    params.pagination === "keyset"
-      ? { kind: "keyset", perPage: offset.perPage, idBefore: params.id_before, idAfter: params.id_after }
-      : { kind: "offset", page: offset };
+  const keyset = params.pagination === "keyset";
+  // Offset pages cost more the deeper they go; past GitLab's offset limit, keyset pages (which do not) are the way on.
+  const offset = pageRequest(params, { keysetType: keyset ? undefined : "Event" });
+  const page: EventPage = keyset
+    ? { kind: "keyset", perPage: offset.perPage, idBefore: params.id_before, idAfter: params.id_after }
+    : { kind: "offset", page: offset };
   return { filters, page, scopeAll: params.scope === "all" };
 }
 
-function keysetNextLink(url: URL, list: EventList, query: EventQuery): string | null {
+/** The cursor of the next keyset page: past the page's last event, in the page's order; null on the last page. */
+function nextCursor(list: EventList, query: EventQuery): Record<string, string | null> | null {
   const last = list.items.at(-1);
-  if (!list.hasMore || !last || query.page.kind !== "keyset") return null;
+  if (!list.hasMore || !last) return null;
   const ascending = query.filters.sort === "asc";
-  const next = pageLinkUrl(url, {
-    id_before: ascending ? null : String(last.id),
-    id_after: ascending ? String(last.id) : null,
-    per_page: String(query.page.perPage),
-  });
-  return `<${next}>; rel="next"`;
+  return { id_before: ascending ? null : String(last.id), id_after: ascending ? String(last.id) : null };
 }
 
 /**
@@ -71,9 +68,7 @@ export function eventsAnswer(request: Request, url: URL, list: EventList, query:
   if (query.page.kind === "offset") {
     Object.assign(headers, paginationHeaders(url, query.page.page, { total: list.total, hasNext: list.hasMore }));
   } else {
-    headers["X-Per-Page"] = String(Math.min(query.page.perPage, maxPerPage));
-    const next = keysetNextLink(url, list, query);
-    if (next) headers.Link = next;
+    Object.assign(headers, keysetHeaders(url, Math.min(query.page.perPage, maxPerPage), nextCursor(list, query)));
   }
   const ifNoneMatch = request.headers.get("if-none-match");
   if (ifNoneMatch && ifNoneMatch.split(",").some((tag) => tag.trim() === etag)) {

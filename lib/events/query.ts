@@ -1,12 +1,24 @@
 import "server-only";
-import { and, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, gte, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import { literal, placeholder, preparedStatements } from "@/lib/db";
-import { eventActions, events, namespaces, projectEventCounts, projectMembers, projects, users, type EventAction } from "@/lib/db/schema";
-import { NotFoundError, UnauthorizedError } from "@/lib/errors";
-import { maxPerPage, type PageRequest } from "@/lib/api/pagination";
-import { accessLevelIn, isMemberOf, membershipActive, projectVisibleTo, utcDay, viewerOf, type Viewer } from "@/lib/projects/access";
-import { abilityMinimumLevels, type RoleAbility } from "@/lib/projects/policy";
+import { countLimit, literal, placeholder, preparedStatements } from "@/lib/db";
+import {
+  authorEventCounts,
+  eventActions,
+  eventAudiences,
+  events,
+  issues,
+  namespaces,
+  projectEventCounts,
+  projectMembers,
+  projects,
+  users,
+  type EventAction,
+} from "@/lib/db/schema";
+import { NotFoundError, OffsetLimitExceededError, UnauthorizedError } from "@/lib/errors";
+import { maxPerPage, offsetLimit, type PageRequest } from "@/lib/api/pagination";
+import { accessLevelIn, membershipActive, projectVisibleTo, utcDay, viewerOf, type Viewer } from "@/lib/projects/access";
+import { abilityMinimumLevels } from "@/lib/projects/policy";
 import { parseProjectReference, projectNamed, type ProjectReference } from "@/lib/projects/projects";
 import { getUserByIdOrUsername } from "@/lib/users/users";
 import { eventJson } from "./serialize";
@@ -45,36 +57,37 @@ export interface EventItem {
 
 export interface EventList {
   items: EventItem[];
-  /** Total matching events for offset pages; null for keyset pages, which never count. */
+  /**
+   * Matching events, for offset pages: exact where maintained counts give it or up to `countLimit`, null past that (and
+   * for keyset pages, which never count).
+   */
   total: number | null;
-  /** For keyset pages: whether another page follows in the requested order. */
+  /** Whether another page follows in the requested order. */
   hasMore: boolean;
 }
 
 /**
- * Which events a viewer may see, as SQL over `events` joined to `projects` (so pages are full and totals exact):
- * events of projects they can see; pushes only where they may read the code; events about confidential issues only
- * for the issue's author and those who may read confidential issues; comments in internal notes only for those who
- * may read internal notes. The cheap test of each pair comes first: OR stops at it for most events.
+ * From this role on a reader sees every event of a project; below it, the events of audience `everyone`, pushes where
+ * the code is public, and the events about confidential issues they wrote (see `eventAudiences`). The streams below
+ * rely on the three abilities sharing one level: a role that could read confidential issues but not internal notes
+ * would need streams of its own.
  */
-function eventVisibleTo(viewer: Viewer): SQL {
-  if (viewer.kind === "everything") return sql`true`;
-  const memberLevel = sql`coalesce(${accessLevelIn(viewer)}, 0)`;
-  const allows = (ability: RoleAbility) => sql`${memberLevel} >= ${literal(abilityMinimumLevels[ability])}`;
-  const codeReadable = or(sql`${projects.visibility} <> 'private'`, allows("readPrivateCode"))!;
-  const issueReadable = sql`(${events.issueId} is null or exists (select 1 from issues i where i.id = ${events.issueId} and (not i.confidential${
-    viewer.kind === "user" ? sql` or i.author_id = ${viewer.id}` : sql``
-  } or ${allows("readConfidentialIssues")})))`;
-  const noteReadable = or(sql`not ${events.internal}`, allows("readInternalNotes"))!;
-  return and(projectVisibleTo(viewer), or(sql`${events.action} <> 'pushed'`, codeReadable), issueReadable, noteReadable)!;
+const seesEveryEventLevel = abilityMinimumLevels.readConfidentialIssues;
+if (abilityMinimumLevels.readInternalNotes !== seesEveryEventLevel || abilityMinimumLevels.readPrivateCode !== seesEveryEventLevel) {
+  throw new Error("event lists assume one level reads private code, confidential issues and internal notes");
 }
 
-/** From this role on, `eventVisibleTo` hides nothing of a project, so its maintained event count is the total. */
-const seesEveryEventLevel = Math.max(
-  abilityMinimumLevels.readPrivateCode,
-  abilityMinimumLevels.readConfidentialIssues,
-  abilityMinimumLevels.readInternalNotes,
-);
+const audience = {
+  everyone: literal(eventAudiences.everyone),
+  codeReaders: literal(eventAudiences.codeReaders),
+  confidentialIssue: literal(eventAudiences.confidentialIssue),
+};
+
+/**
+ * How many events of `/events?scope=all` one offset page may have to read, over all the reader's projects: each of
+ * their projects gives up to the page's reach, so the offset limit shrinks as their projects grow in number.
+ */
+const memberScopeRowBudget = 500_000;
 
 function dayStart(day: string, offsetDays = 0): Date {
   const start = new Date(`${day}T00:00:00.000Z`);
@@ -123,7 +136,7 @@ interface EventPageRow {
   /** A bigint: a string from postgres-js. */
   id: string | number | null;
   json: string | null;
-  /** Matching events (offset pages only), as the driver returns a bigint. */
+  /** Matching events (offset pages only), as the driver returns a bigint; null past the count limit. */
   total: string | number | bigint | null;
   /** Keyset pages from a cursor: whether the cursor is an event of this list that the viewer may see. */
   cursor_found?: boolean;
@@ -133,99 +146,383 @@ function isProjectScope(shape: EventPageShape): boolean {
   return shape.scope === "project-by-id" || shape.scope === "project-by-path";
 }
 
-/** The `project` CTE: the project the reference names, if the viewer may see it, with their access level. */
-function namedProject(shape: EventPageShape, viewer: Viewer): SQL {
-  const reference =
-    shape.scope === "project-by-id"
-      ? { by: "id" as const, id: placeholder("projectId") }
-      : { by: "path" as const, namespacePath: placeholder("namespacePath"), projectPath: placeholder("projectPath") };
-  return sql`select ${projects.id} as id, ${accessLevelIn(viewer)} as access_level
-    from ${projects} inner join ${namespaces} on ${namespaces.id} = ${projects.namespaceId}
-    where ${and(projectNamed(reference), projectVisibleTo(viewer))}`;
-}
+/**
+ * One index range of events in the list's order: `where` over `events` (from `from`, `events` by default), or the
+ * events about the reader's own confidential issues in a project; `guard`, a condition on the reader alone (their
+ * role, the project's visibility), keeps every other reader out of it before any row is read.
+ */
+type Stream = { guard?: SQL } & ({ where: SQL; leading: SQLWrapper; from?: SQL } | { ownConfidentialIn: SQL });
 
 /**
- * How many events match, without counting where a maintained count answers: a project's count when the viewer sees
- * every event of it (`seesEveryEventLevel`); for `scope=all`, the maintained counts of the projects where they do plus
- * a real count only in those where their role hides some events. Memberships count only while unexpired, as in
- * `eventVisibleTo`.
+ * The list as a union of streams, each an index range of events in the list's order (their keys only, so index-only
+ * scans serve them) that stops where the page ends; the page is their merge. Every reader gets streams an index
+ * serves in order, so a page reads about a page of rows whatever the reader may not see:
+ * - in a project, a reader who sees everything reads the project's events; any other reads its audience's partial
+ *   index (`events_project_code_readers_idx` where the code is public, `events_project_everyone_idx` where it is not)
+ *   and, if signed in, the events about confidential issues they wrote (`events_issue_idx`, through their issues);
+ * - for `scope=all`, the same per project the reader is a member of, with their role there;
+ * - for one author, their events (`events_author_created_id_idx`), each checked against its project.
  */
-function totalOf(shape: EventPageShape, viewer: Viewer, matching: SQL): SQL {
-  const counted = countedEvents(matching);
-  const unfiltered = !Object.values(shape.filters).some(Boolean);
-  if (!unfiltered) return counted;
-  if (isProjectScope(shape)) {
-    return sql`case when project.access_level >= ${literal(seesEveryEventLevel)}
-      then coalesce((select ${projectEventCounts.eventCount} from ${projectEventCounts} where ${projectEventCounts.projectId} = project.id), 0)
-      else ${counted} end`;
+class EventStatement {
+  readonly viewer: Viewer;
+  readonly direction: SQL;
+  readonly comparison: SQL;
+  readonly fullLevel = literal(seesEveryEventLevel);
+
+  constructor(readonly shape: EventPageShape) {
+    this.viewer =
+      shape.viewer === "user"
+        ? { kind: "user", id: placeholder("viewerId"), today: placeholder("today"), external: shape.externalViewer }
+        : { kind: shape.viewer };
+    this.direction = sql.raw(shape.ascending ? "asc" : "desc");
+    this.comparison = sql.raw(shape.page.startsWith("after") ? ">" : "<");
   }
-  if (shape.scope !== "member") return counted;
-  const membership = and(eq(projectMembers.userId, placeholder("scopeUserId")), membershipActive(placeholder("today")))!;
-  const fullAccess = viewer.kind === "everything" ? sql`true` : sql`${projectMembers.accessLevel} >= ${literal(seesEveryEventLevel)}`;
-  const maintained = sql`(select coalesce(sum(${projectEventCounts.eventCount}), 0) from ${projectEventCounts}
-    inner join ${projectMembers} on ${projectMembers.projectId} = ${projectEventCounts.projectId} and ${membership}
-    where ${fullAccess})`;
-  if (viewer.kind === "everything") return maintained;
-  const inPartlyVisibleProjects = sql`${events.projectId} in (select ${projectMembers.projectId} from ${projectMembers} where ${membership} and ${projectMembers.accessLevel} < ${literal(seesEveryEventLevel)})`;
-  return sql`${maintained} + ${countedEvents(and(inPartlyVisibleProjects, eventVisibleTo(viewer))!)}`;
+
+  /** The filters the request asked for, over `events`. */
+  filters(): SQL | undefined {
+    const { filters } = this.shape;
+    return and(
+      filters.action ? sql`${events.action} = ${placeholder("action")}` : undefined,
+      filters.targetType ? sql`${events.targetType} = ${placeholder("targetType")}` : undefined,
+      filters.before ? lt(events.createdAt, placeholder("before")) : undefined,
+      filters.after ? gte(events.createdAt, placeholder("after")) : undefined,
+    );
+  }
+
+  /** Past the cursor event (keyset pages); the cursor is read once, by the `cursor` CTE. */
+  walk(): SQL | undefined {
+    const { page } = this.shape;
+    if (page === "offset" || page === "keyset") return undefined;
+    if (page.endsWith("-id")) return sql`${events.id} ${this.comparison} ${placeholder("cursorId")}`;
+    return sql`(${events.createdAt}, ${events.id}) ${this.comparison} (select cursor.created_at, cursor.id from cursor)`;
+  }
+
+  /** The events row is about a confidential issue the signed-in reader wrote (a test of one row). */
+  ownConfidential(): SQL {
+    return sql`${events.audience} = ${audience.confidentialIssue} and exists (select 1 from ${issues}
+      where ${issues.id} = ${events.issueId} and ${issues.authorId} = ${placeholder("viewerId")})`;
+  }
+
+  /** One stream's keys, in the list's order, no further than `reach`. */
+  ordered(stream: Stream, reach: SQL): SQL {
+    const { direction } = this;
+    if ("ownConfidentialIn" in stream) {
+      // From the reader's confidential issues in the project to each one's events, so the events of every other issue
+      // are never read.
+      return sql`(select own.created_at, own.id from ${issues} cross join lateral (
+          select ${events.createdAt} as created_at, ${events.id} as id from ${events}
+          where ${and(sql`${events.issueId} = ${issues.id} and ${events.audience} = ${audience.confidentialIssue}`, this.filters(), this.walk())}
+          order by ${events.createdAt} ${direction}, ${events.id} ${direction} limit ${reach}) own
+        where ${and(stream.guard, this.ownIssues(stream.ownConfidentialIn))}
+        order by own.created_at ${direction}, own.id ${direction} limit ${reach})`;
+    }
+    // Ordering by the leading column too, which `where` fixes, makes the index that serves the stream the plan's choice
+    // whatever the column's statistics say.
+    return sql`(select ${events.createdAt} as created_at, ${events.id} as id from ${stream.from ?? events}
+      where ${and(stream.guard, stream.where, this.filters(), this.walk())}
+      order by ${stream.leading} ${direction}, ${events.createdAt} ${direction}, ${events.id} ${direction} limit ${reach})`;
+  }
+
+  /** One stream's rows, up to the count limit and one more, unordered: what capped totals count. */
+  countable(stream: Stream): SQL {
+    if ("ownConfidentialIn" in stream) {
+      return sql`(select 1 from ${issues} inner join ${events} on ${events.issueId} = ${issues.id}
+        where ${and(stream.guard, this.ownIssues(stream.ownConfidentialIn), sql`${events.audience} = ${audience.confidentialIssue}`, this.filters())}
+        limit ${literal(countLimit + 1)})`;
+    }
+    return sql`(select 1 from ${stream.from ?? events} where ${and(stream.guard, stream.where, this.filters())} limit ${literal(countLimit + 1)})`;
+  }
+
+  /** The confidential issues the signed-in reader wrote in a project. */
+  ownIssues(projectId: SQL): SQL {
+    return sql`${issues.projectId} = ${projectId} and ${issues.authorId} = ${placeholder("viewerId")} and ${issues.confidential}`;
+  }
+
+  /** Whether the events row may be shown: the same rules as the streams, row by row, for the keyset cursor. */
+  listed(): SQL {
+    const { shape } = this;
+    if (isProjectScope(shape)) {
+      const partial =
+        this.viewer.kind === "user" ? sql` or (not project.sees_all and ${this.ownConfidential()})` : sql``;
+      return sql`${events.projectId} = project.id and (project.sees_all or ${events.audience} = ${audience.everyone}
+        or (${events.audience} = ${audience.codeReaders} and project.public_code)${partial})`;
+    }
+    if (shape.scope === "member") {
+      return sql`exists (select 1 from ${projectMembers} inner join ${projects} on ${projects.id} = ${projectMembers.projectId}
+        where ${projectMembers.projectId} = ${events.projectId} and ${this.membership()} and ${this.memberSees()})`;
+    }
+    return sql`exists (select 1 from ${projects} where ${projects.id} = ${events.projectId} and ${this.authorEventVisible()})`;
+  }
+
+  /** The reach of each stream: the page and what it skips, plus one row to tell whether another page follows. */
+  reach(): SQL {
+    const rows = this.rows();
+    return this.shape.skips ? sql`(${rows} + ${placeholder("offset")}::integer)` : rows;
+  }
+
+  rows(): SQL {
+    return this.shape.rows === "parameter" ? sql`${placeholder("rows")}::integer` : literal(this.shape.rows);
+  }
+
+  // --- a project's events
+
+  /** The project the reference names, if the viewer may see it, with what they may see of its events. */
+  namedProject(): SQL {
+    const reference =
+      this.shape.scope === "project-by-id"
+        ? { by: "id" as const, id: placeholder("projectId") }
+        : { by: "path" as const, namespacePath: placeholder("namespacePath"), projectPath: placeholder("projectPath") };
+    const seesAll =
+      this.viewer.kind === "everything" ? sql`true` : sql`coalesce(${accessLevelIn(this.viewer)}, 0) >= ${this.fullLevel}`;
+    return sql`select ${projects.id} as id, ${seesAll} as sees_all, ${projects.visibility} <> 'private' as public_code
+      from ${projects} inner join ${namespaces} on ${namespaces.id} = ${projects.namespaceId}
+      where ${and(projectNamed(reference), projectVisibleTo(this.viewer))}`;
+  }
+
+  /**
+   * The project's streams, each read only by the readers it is for: the guard, about the reader alone, is decided once
+   * before any row is read.
+   */
+  projectStreams(): Stream[] {
+    const inProject = sql`${events.projectId} = (select id from project)`;
+    const guard = (condition: SQL) => sql`(select ${condition} from project)`;
+    if (this.viewer.kind === "everything") return [{ where: inProject, leading: events.projectId }];
+    const streams: Stream[] = [
+      {
+        guard: guard(sql`not sees_all and public_code`),
+        where: sql`${inProject} and ${events.audience} <= ${audience.codeReaders}`,
+        leading: events.projectId,
+      },
+      {
+        guard: guard(sql`not sees_all and not public_code`),
+        where: sql`${inProject} and ${events.audience} = ${audience.everyone}`,
+        leading: events.projectId,
+      },
+    ];
+    if (this.viewer.kind === "user") {
+      streams.unshift({ guard: guard(sql`sees_all`), where: inProject, leading: events.projectId });
+      streams.push({ guard: guard(sql`not sees_all`), ownConfidentialIn: sql`(select id from project)` });
+    }
+    return streams;
+  }
+
+  /**
+   * The project's total from its maintained counts: every event for those who see all, else the audiences they see,
+   * plus, counted, the events about their own confidential issues (null past the count limit).
+   */
+  projectMaintainedTotal(): SQL {
+    const { filters } = this.shape;
+    const maintained = sql`(select coalesce(sum(${projectEventCounts.eventCount}), 0) from ${projectEventCounts}
+      where ${and(
+        sql`${projectEventCounts.projectId} = project.id`,
+        sql`(project.sees_all or ${projectEventCounts.audience} = ${audience.everyone}
+          or (${projectEventCounts.audience} = ${audience.codeReaders} and project.public_code))`,
+        filters.action ? sql`${projectEventCounts.action} = ${placeholder("action")}` : undefined,
+        filters.targetType ? sql`${projectEventCounts.targetType} = ${placeholder("targetType")}` : undefined,
+      )})`;
+    if (this.viewer.kind !== "user") return maintained;
+    const own = sql`(select count(*) from ${this.countable({ guard: sql`not project.sees_all`, ownConfidentialIn: sql`project.id` })} own)`;
+    return sql`(select case when own.n > ${literal(countLimit)} then null else maintained.n + own.n end
+      from (select ${maintained} as n) maintained, (select ${own} as n) own)`;
+  }
+
+  // --- the projects someone is a member of
+
+  membership(): SQL {
+    return and(eq(projectMembers.userId, placeholder("scopeUserId")), membershipActive(placeholder("today")))!;
+  }
+
+  /** Whether the member's role in the joined `projects` row lets them see the events row (see `listed`). */
+  memberSees(): SQL {
+    if (this.viewer.kind === "everything") return sql`true`;
+    return sql`(${projectMembers.accessLevel} >= ${this.fullLevel} or ${events.audience} = ${audience.everyone}
+      or (${events.audience} = ${audience.codeReaders} and ${projects.visibility} <> 'private') or ${this.ownConfidential()})`;
+  }
+
+  /** Per membership, the streams of its project the member's role reads, guarded by their role there. */
+  memberStreams(): Stream[] {
+    const inProject = sql`${events.projectId} = ${projectMembers.projectId}`;
+    if (this.viewer.kind === "everything") return [{ where: inProject, leading: events.projectId }];
+    const full = sql`${projectMembers.accessLevel} >= ${this.fullLevel}`;
+    return [
+      { guard: full, where: inProject, leading: events.projectId },
+      {
+        guard: sql`not ${full} and ${projects.visibility} <> 'private'`,
+        where: sql`${inProject} and ${events.audience} <= ${audience.codeReaders}`,
+        leading: events.projectId,
+      },
+      {
+        guard: sql`not ${full} and ${projects.visibility} = 'private'`,
+        where: sql`${inProject} and ${events.audience} = ${audience.everyone}`,
+        leading: events.projectId,
+      },
+      { guard: sql`not ${full}`, ownConfidentialIn: sql`${projectMembers.projectId}` },
+    ];
+  }
+
+  /** The rows of `perProject` (streams of one membership's project) over all the reader's memberships. */
+  overMemberships(perProject: SQL[]): SQL {
+    return sql`select streams.* from ${projectMembers}
+      inner join ${projects} on ${projects.id} = ${projectMembers.projectId}
+      cross join lateral (${sql.join(perProject, sql` union all `)}) streams
+      where ${this.membership()}`;
+  }
+
+  /** The maintained counts of the member's projects, as far as their role there shows them (exact, uncapped). */
+  memberMaintainedTotal(): SQL {
+    const { filters } = this.shape;
+    const sees =
+      this.viewer.kind === "everything"
+        ? undefined
+        : sql`(${projectMembers.accessLevel} >= ${this.fullLevel} or ${projectEventCounts.audience} = ${audience.everyone}
+          or (${projectEventCounts.audience} = ${audience.codeReaders} and ${projects.visibility} <> 'private'))`;
+    const maintained = sql`(select coalesce(sum(${projectEventCounts.eventCount}), 0) from ${projectMembers}
+      inner join ${projects} on ${projects.id} = ${projectMembers.projectId}
+      inner join ${projectEventCounts} on ${projectEventCounts.projectId} = ${projectMembers.projectId}
+      where ${and(
+        this.membership(),
+        sees,
+        filters.action ? sql`${projectEventCounts.action} = ${placeholder("action")}` : undefined,
+        filters.targetType ? sql`${projectEventCounts.targetType} = ${placeholder("targetType")}` : undefined,
+      )})`;
+    if (this.viewer.kind === "everything") return maintained;
+    const ownStream = this.memberStreams().at(-1)!;
+    const own = sql`(select count(*) from (${this.overMemberships([this.countable(ownStream)])} limit ${literal(countLimit + 1)}) own)`;
+    return sql`(select case when own.n > ${literal(countLimit)} then null else maintained.n + own.n end
+      from (select ${maintained} as n) maintained, (select ${own} as n) own)`;
+  }
+
+  // --- one author's events
+
+  /** Whether the reader may see the events row of the joined `projects` row, which they must be able to see. */
+  authorEventVisible(): SQL {
+    const { viewer } = this;
+    if (viewer.kind === "everything") return sql`true`;
+    const inVisibleProject = projectVisibleTo(viewer);
+    if (viewer.kind === "anonymous") return sql`${inVisibleProject} and ${events.audience} <= ${audience.codeReaders}`;
+    // The cheap tests first: most events are for everyone, and a role is looked up only for the others.
+    return sql`${inVisibleProject} and (${events.audience} = ${audience.everyone}
+      or (${events.audience} = ${audience.codeReaders} and ${projects.visibility} <> 'private')
+      or coalesce(${accessLevelIn(viewer)}, 0) >= ${this.fullLevel}
+      or (${events.audience} = ${audience.confidentialIssue} and exists (select 1 from ${issues}
+        where ${issues.id} = ${events.issueId} and ${issues.authorId} = ${placeholder("viewerId")})))`;
+  }
+
+  /**
+   * The author's total from the maintained counts of the projects they acted in, as far as the reader sees each, plus,
+   * counted, the author's events about the reader's own confidential issues where their role shows no others.
+   */
+  authorMaintainedTotal(): SQL {
+    const { filters } = this.shape;
+    const { viewer } = this;
+    const counts = authorEventCounts;
+    const sees =
+      viewer.kind === "everything"
+        ? undefined
+        : viewer.kind === "anonymous"
+          ? sql`${projectVisibleTo(viewer)} and ${counts.audience} <= ${audience.codeReaders}`
+          : sql`${projectVisibleTo(viewer)} and (${counts.audience} = ${audience.everyone}
+            or (${counts.audience} = ${audience.codeReaders} and ${projects.visibility} <> 'private')
+            or coalesce(${accessLevelIn(viewer)}, 0) >= ${this.fullLevel})`;
+    const maintained = sql`(select coalesce(sum(${counts.eventCount}), 0) from ${counts}
+      inner join ${projects} on ${projects.id} = ${counts.projectId}
+      where ${and(
+        sql`${counts.authorId} = ${placeholder("scopeUserId")}`,
+        sees,
+        filters.action ? sql`${counts.action} = ${placeholder("action")}` : undefined,
+        filters.targetType ? sql`${counts.targetType} = ${placeholder("targetType")}` : undefined,
+      )})`;
+    if (viewer.kind !== "user") return maintained;
+    const ownIssueEvents = sql`${issues} inner join ${events} on ${events.issueId} = ${issues.id}
+      inner join ${projects} on ${projects.id} = ${issues.projectId}`;
+    const own = sql`(select count(*) from (select 1 from ${ownIssueEvents} where ${and(
+      sql`${issues.authorId} = ${placeholder("viewerId")} and ${issues.confidential}`,
+      sql`${events.authorId} = ${placeholder("scopeUserId")} and ${events.audience} = ${audience.confidentialIssue}`,
+      projectVisibleTo(viewer),
+      sql`coalesce(${accessLevelIn(viewer)}, 0) < ${this.fullLevel}`,
+      this.filters(),
+    )} limit ${literal(countLimit + 1)}) own)`;
+    return sql`(select case when own.n > ${literal(countLimit)} then null else maintained.n + own.n end
+      from (select ${maintained} as n) maintained, (select ${own} as n) own)`;
+  }
+
+  authorStream(): Stream {
+    return {
+      from: sql`${events} inner join ${projects} on ${projects.id} = ${events.projectId}`,
+      where: sql`${events.authorId} = ${placeholder("scopeUserId")} and ${this.authorEventVisible()}`,
+      leading: events.authorId,
+    };
+  }
+
+  // --- the statement
+
+  cappedTotal(countables: SQL[]): SQL {
+    return sql`(select case when count(*) > ${literal(countLimit)} then null else count(*) end
+      from (${sql.join(countables, sql` union all `)}) matching)`;
+  }
+
+  /** The page's total: maintained counts where they answer (no date filter), else counted up to the limit. */
+  total(): SQL {
+    const { shape } = this;
+    if (shape.page !== "offset") return sql`null::bigint`;
+    const dated = shape.filters.before || shape.filters.after;
+    if (isProjectScope(shape)) {
+      if (!dated) return this.projectMaintainedTotal();
+      return this.cappedTotal(this.projectStreams().map((stream) => this.countable(stream)));
+    }
+    if (shape.scope === "member") {
+      if (!dated) return this.memberMaintainedTotal();
+      const rows = this.overMemberships(this.memberStreams().map((stream) => this.countable(stream)));
+      return this.cappedTotal([sql`(${rows} limit ${literal(countLimit + 1)})`]);
+    }
+    if (!dated) return this.authorMaintainedTotal();
+    return this.cappedTotal([this.countable(this.authorStream())]);
+  }
+
+  /** The keys of the page's events, in order. */
+  pageKeys(): SQL {
+    const { shape } = this;
+    const reach = this.reach();
+    const ordered = (streams: Stream[]) => streams.map((stream) => this.ordered(stream, reach));
+    let merged: SQL;
+    if (isProjectScope(shape)) merged = sql.join(ordered(this.projectStreams()), sql` union all `);
+    else if (shape.scope === "member") merged = this.overMemberships(ordered(this.memberStreams()));
+    else merged = sql.join(ordered([this.authorStream()]), sql``);
+    return sql`select keys.created_at, keys.id from (${merged}) keys
+      order by keys.created_at ${this.direction}, keys.id ${this.direction}
+      limit ${this.rows()}${shape.skips ? sql` offset ${placeholder("offset")}` : sql``}`;
+  }
+
+  build(): SQL {
+    const { shape } = this;
+    const ctes: SQL[] = [];
+    if (isProjectScope(shape)) ctes.push(sql`project as (${this.namedProject()})`);
+    let cursorFound = sql``;
+    if (shape.page.endsWith("-position")) {
+      // Only an event this list could show positions the page: for any other id (another project's, one the caller may
+      // not see) the cursor is empty, exactly as for an event deleted meanwhile, so its time never shows.
+      ctes.push(sql`cursor as (select ${events.createdAt} as created_at, ${events.id} as id
+        from ${events}${isProjectScope(shape) ? sql`, project` : sql``}
+        where ${events.id} = ${placeholder("cursorId")} and ${this.listed()})`);
+      cursorFound = sql`, exists (select 1 from cursor) as cursor_found`;
+    }
+    const page = sql`select ${events.id} as id, ${events.createdAt} as created_at, ${eventJson()} as json
+      from (${this.pageKeys()}) keys
+      inner join ${events} on ${events.id} = keys.id
+      inner join ${users} on ${users.id} = ${events.authorId}`;
+    // The total and the page in one statement: the total is computed once (a lateral subquery of the single scope row,
+    // which OFFSET 0 keeps the planner from folding into every row of the page), then the page joins it; an empty page
+    // still answers one row, so the total is never lost. A project the viewer cannot see answers no row at all.
+    const from = isProjectScope(shape)
+      ? sql`project cross join lateral (select ${this.total()} as total offset 0) totals`
+      : sql`(select ${this.total()} as total offset 0) totals`;
+    return sql`${ctes.length > 0 ? sql`with ${sql.join(ctes, sql`, `)} ` : sql``}select totals.total, page.id, page.json${cursorFound}
+      from ${from} left join lateral (${page}) page on true
+      order by page.created_at ${this.direction}, page.id ${this.direction}`;
+  }
 }
 
-function countedEvents(where: SQL): SQL {
-  return sql`(select count(*) from ${events} inner join ${projects} on ${projects.id} = ${events.projectId} where ${where})`;
-}
-
-const eventPage = preparedStatements<EventPageShape, EventPageRow>((shape) => {
-  const viewer: Viewer =
-    shape.viewer === "user"
-      ? { kind: "user", id: placeholder("viewerId"), today: placeholder("today"), external: shape.externalViewer }
-      : { kind: shape.viewer };
-  const isProject = isProjectScope(shape);
-  const inScope = isProject
-    ? sql`${events.projectId} = project.id`
-    : shape.scope === "author"
-      ? sql`${events.authorId} = ${placeholder("scopeUserId")}`
-      : isMemberOf(placeholder("scopeUserId"), placeholder("today"));
-  const listed = and(inScope, eventVisibleTo(viewer))!;
-  const matching = and(
-    listed,
-    shape.filters.action ? sql`${events.action} = ${placeholder("action")}` : undefined,
-    shape.filters.targetType ? sql`${events.targetType} = ${placeholder("targetType")}` : undefined,
-    shape.filters.before ? lt(events.createdAt, placeholder("before")) : undefined,
-    shape.filters.after ? gte(events.createdAt, placeholder("after")) : undefined,
-  )!;
-
-  let walk = sql``;
-  let cursorFound = sql``;
-  if (shape.page !== "offset" && shape.page !== "keyset") {
-    const [direction, by] = shape.page.split("-") as ["after" | "before", "position" | "id"];
-    const comparison = sql.raw(direction === "after" ? ">" : "<");
-    const cursorId = placeholder("cursorId");
-    // Only an event this list could show positions the page: for any other id (another project's, one the caller may
-    // not see) the subquery finds nothing, exactly as for an event deleted meanwhile, so its time never shows.
-    const cursor = (columns: SQL) =>
-      sql`(select ${columns} from ${events} inner join ${projects} on ${projects.id} = ${events.projectId} where ${events.id} = ${cursorId} and ${listed})`;
-    walk =
-      by === "position"
-        ? sql` and (${events.createdAt}, ${events.id}) ${comparison} ${cursor(sql`${events.createdAt}, ${events.id}`)}`
-        : sql` and ${events.id} ${comparison} ${cursorId}`;
-    if (by === "position") cursorFound = sql`, exists ${cursor(sql`1`)} as cursor_found`;
-  }
-  const direction = sql.raw(shape.ascending ? "asc" : "desc");
-  const rows = sql`select ${events.id} as id, ${events.createdAt} as created_at, ${eventJson()} as json
-    from ${events}
-    inner join ${projects} on ${projects.id} = ${events.projectId}
-    inner join ${users} on ${users.id} = ${events.authorId}
-    where ${matching}${walk}
-    order by ${events.createdAt} ${direction}, ${events.id} ${direction}
-    limit ${shape.rows === "parameter" ? placeholder("rows") : literal(shape.rows)}${shape.skips ? sql` offset ${placeholder("offset")}` : sql``}`;
-  const total = shape.page === "offset" ? totalOf(shape, viewer, matching) : sql`null::bigint`;
-  // The total and the page in one statement: the total is computed once (a lateral subquery of the single scope row),
-  // then the page joins it; an empty page still answers one row, so the total is never lost.
-  const from = isProject ? sql`project cross join lateral (select ${total} as total) totals` : sql`(select ${total} as total) totals`;
-  return sql`${isProject ? sql`with project as (${namedProject(shape, viewer)}) ` : sql``}select totals.total, page.id, page.json${cursorFound}
-    from ${from} left join lateral (${rows}) page on true
-    order by page.created_at ${direction}, page.id ${direction}`;
-});
+const eventPage = preparedStatements<EventPageShape, EventPageRow>((shape) => new EventStatement(shape).build());
 
 /** GitLab's default and largest page sizes. */
 const usualPageSizes = new Set([20, maxPerPage]);
@@ -233,8 +530,8 @@ const usualPageSizes = new Set([20, maxPerPage]);
 function shapeAndValues(ctx: Ctx, scope: EventScope, filters: EventFilters, page: EventPage, cursorBy: "position" | "id") {
   const viewer = viewerOf(ctx);
   const perPage = page.kind === "offset" ? page.page.perPage : page.perPage;
-  // Keyset pages read one row more, to know whether another page follows.
-  const rows = page.kind === "offset" ? perPage : perPage + 1;
+  // Every page reads one row more, to know whether another page follows.
+  const rows = perPage + 1;
   const cursorId = page.kind === "keyset" ? (page.idAfter ?? page.idBefore) : undefined;
   const shape: EventPageShape = {
     scope: scope.kind === "project" ? (scope.project.by === "id" ? "project-by-id" : "project-by-path") : scope.kind,
@@ -273,18 +570,36 @@ async function queryEvents(ctx: Ctx, scope: EventScope, filters: EventFilters, p
     ({ shape, values } = shapeAndValues(ctx, scope, filters, page, "id"));
     rows = await eventPage(ctx.db, shape, values);
   }
-  // Only a project the viewer cannot see answers no row at all.
   if (rows.length === 0) throw new NotFoundError("Project");
-  const items = rows.flatMap((row) => (row.id === null ? [] : [{ id: Number(row.id), json: row.json! }]));
-  if (page.kind === "keyset") return { items: items.slice(0, page.perPage), total: null, hasMore: items.length > page.perPage };
-  const total = Number(rows[0]!.total);
-  return { items, total, hasMore: page.page.offset + items.length < total };
+  const perPage = page.kind === "offset" ? page.page.perPage : page.perPage;
+  const found = rows.flatMap((row) => (row.id === null ? [] : [{ id: Number(row.id), json: row.json! }]));
+  const hasMore = found.length > perPage;
+  const items = hasMore ? found.slice(0, perPage) : found;
+  if (page.kind === "keyset") return { items, total: null, hasMore };
+  const counted = rows[0]!.total;
+  return { items, total: counted === null ? null : Number(counted), hasMore };
+}
+
+/**
+ * `scope=all` offset pages read up to a page's reach from each of the reader's projects: the deeper the page and the
+ * more projects, the more rows. Past `memberScopeRowBudget` rows an offset page is refused as GitLab refuses deep
+ * offsets, pointing at keyset pages, whose cost does not grow with depth.
+ */
+async function checkMemberScopeReach(ctx: Ctx, userId: number, page: EventPage): Promise<void> {
+  if (page.kind !== "offset" || page.page.offset === 0) return;
+  const [row] = await ctx.db
+    .select({ projects: count() })
+    .from(projectMembers)
+    .where(and(eq(projectMembers.userId, userId), membershipActive(utcDay(ctx.now))));
+  const limit = Math.min(offsetLimit, Math.floor(memberScopeRowBudget / Math.max(1, row?.projects ?? 0)));
+  if (page.page.page * page.page.perPage > limit) throw new OffsetLimitExceededError(limit, "Event");
 }
 
 /** `GET /events`: the caller's own events, or with `scope=all` everything in the projects they are a member of. */
 export async function listOwnEvents(ctx: Ctx, scopeAll: boolean, filters: EventFilters, page: EventPage): Promise<EventList> {
   const user = actingUser(ctx);
   if (!user) throw new UnauthorizedError();
+  if (scopeAll) await checkMemberScopeReach(ctx, user.id, page);
   return queryEvents(ctx, { kind: scopeAll ? "member" : "author", userId: user.id }, filters, page);
 }
 

@@ -1,7 +1,7 @@
 import "server-only";
-import { eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, lte, type SQL } from "drizzle-orm";
 import type { Executor } from "@/lib/db";
-import { events, projectEventCounts, projects, type EventAction, type EventTargetType } from "@/lib/db/schema";
+import { events, projects, type EventAction, type EventTargetType } from "@/lib/db/schema";
 
 export interface NewEvent {
   projectId: number | null;
@@ -20,8 +20,15 @@ export interface NewEvent {
 }
 
 /**
+ * GitLab's `Event::RESET_PROJECT_ACTIVITY_INTERVAL`: a project's last activity time moves at most this often, so a
+ * busy project's events do not all queue to rewrite its row.
+ */
+const projectActivityInterval = 60 * 60 * 1000;
+
+/**
  * Records an event. Call it with the transaction that makes the change, so the event exists exactly when the change
- * does. A project event also moves the project's last activity time and its event count.
+ * does. The database sets who may see it and counts it (drizzle/0013_event_audiences.sql); a project event also moves
+ * the project's last activity time, if that is more than an hour old.
  */
 export async function recordEvent(tx: Executor, event: NewEvent): Promise<void> {
   await tx.insert(events).values({
@@ -38,27 +45,20 @@ export async function recordEvent(tx: Executor, event: NewEvent): Promise<void> 
     createdAt: event.createdAt,
   });
   if (event.projectId !== null) {
-    await tx.update(projects).set({ lastActivityAt: event.createdAt }).where(eq(projects.id, event.projectId));
     await tx
-      .insert(projectEventCounts)
-      .values({ projectId: event.projectId, eventCount: 1 })
-      .onConflictDoUpdate({ target: projectEventCounts.projectId, set: { eventCount: sql`${projectEventCounts.eventCount} + 1` } });
+      .update(projects)
+      .set({ lastActivityAt: event.createdAt })
+      .where(
+        and(eq(projects.id, event.projectId), lte(projects.lastActivityAt, new Date(event.createdAt.getTime() - projectActivityInterval))),
+      );
   }
 }
 
 /**
- * Deletes the events matching `where` (over `events`) in the caller's transaction, keeping each project's event count
- * in step. Returns how many went.
+ * Deletes the events matching `where` (over `events`) in the caller's transaction; the database keeps the counts in
+ * step. Returns how many went.
  */
 export async function deleteEvents(tx: Executor, where: SQL): Promise<number> {
-  const rows = await tx.delete(events).where(where).returning({ projectId: events.projectId });
-  const perProject = new Map<number, number>();
-  for (const { projectId } of rows) if (projectId !== null) perProject.set(projectId, (perProject.get(projectId) ?? 0) + 1);
-  for (const [projectId, removedCount] of perProject) {
-    await tx
-      .update(projectEventCounts)
-      .set({ eventCount: sql`greatest(${projectEventCounts.eventCount} - ${removedCount}, 0)` })
-      .where(eq(projectEventCounts.projectId, projectId));
-  }
+  const rows = await tx.delete(events).where(where).returning({ id: events.id });
   return rows.length;
 }

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { alerts, events, issueAssignees, issueLabels, issues, labels, notes, projectEventCounts } from "@/lib/db/schema";
+import { alerts, events, issueAssignees, issueLabels, issues, labels, notes } from "@/lib/db/schema";
+import { maintainedEventCount } from "@/lib/testing/event-counts";
 import { ForbiddenError, NotFoundError, UnauthorizedError } from "@/lib/errors";
 import { addMember } from "@/lib/projects/members";
 import { createProject } from "@/lib/projects/projects";
@@ -143,8 +144,5 @@ describe.each(testDatabases())("issues on $name", ({ open }) => {
     await expect(getIssueAsAdmin(userContext(handle.db, admin), "999999999")).rejects.toBeInstanceOf(NotFoundError);
   });
 
-  async function eventCount(projectId: number): Promise<number> {
-    const [row] = await handle.db.select().from(projectEventCounts).where(eq(projectEventCounts.projectId, projectId));
-    return row?.eventCount ?? 0;
-  }
+  const eventCount = (projectId: number) => maintainedEventCount(handle.db, projectId);
 });

@@ -1,7 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { pageRequest } from "@/lib/api/pagination";
-import { events, notes, projectEventCounts, type UserRow } from "@/lib/db/schema";
+import { events, notes, type UserRow } from "@/lib/db/schema";
+import { maintainedEventCount } from "@/lib/testing/event-counts";
 import { ForbiddenError, NotFoundError } from "@/lib/errors";
 import { addMember } from "@/lib/projects/members";
 import { createProject } from "@/lib/projects/projects";
@@ -110,11 +111,11 @@ describe.each(testDatabases())("issue notes on $name", ({ open }) => {
     expect(event?.data).toMatchObject({ note: { id: posted.note.id, body: "moderated" } });
 
     const projectId = Number(project);
-    const countBefore = (await handle.db.select().from(projectEventCounts).where(eq(projectEventCounts.projectId, projectId)))[0]!.eventCount;
+    const countBefore = (await maintainedEventCount(handle.db, projectId));
     await deleteNote(userContext(handle.db, admin), project, iid, posted.note.id);
     expect(await handle.db.select().from(notes).where(eq(notes.id, posted.note.id))).toEqual([]);
     expect(await handle.db.select().from(events).where(and(eq(events.targetType, "Note"), eq(events.targetId, posted.note.id)))).toEqual([]);
-    expect((await handle.db.select().from(projectEventCounts).where(eq(projectEventCounts.projectId, projectId)))[0]!.eventCount).toBe(countBefore - 1);
+    expect((await maintainedEventCount(handle.db, projectId))).toBe(countBefore - 1);
     await deleteNote(userContext(handle.db, owner), project, iid, ownersNote.note.id);
     await expect(getNote(userContext(handle.db, owner), project, iid, ownersNote.note.id)).rejects.toBeInstanceOf(NotFoundError);
   });

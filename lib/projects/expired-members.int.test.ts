@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { and, eq, sql } from "drizzle-orm";
-import { events, projectEventCounts, projectMembers } from "@/lib/db/schema";
+import { events, projectMembers } from "@/lib/db/schema";
+import { maintainedEventCount } from "@/lib/testing/event-counts";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { removeExpiredMemberships, runMembershipExpiry } from "./expired-members";
@@ -37,10 +38,7 @@ describe.each(testDatabases())("removing expired memberships on $name", ({ name,
       .orderBy(events.id);
   }
 
-  async function eventCount(projectId: number) {
-    const [row] = await handle.db.select().from(projectEventCounts).where(eq(projectEventCounts.projectId, projectId));
-    return row?.eventCount;
-  }
+  const eventCount = (projectId: number) => maintainedEventCount(handle.db, projectId);
 
   it("removes every membership whose end day has begun, in batches, each with an `expired` event by the member", async () => {
     const { projectId, owner, members } = await projectWithMembers(["2030-02-10", "2030-02-09", "2030-02-11", null, "2030-01-20", "2030-02-10"]);

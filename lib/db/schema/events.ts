@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, smallint, text } from "drizzle-orm/pg-core";
 import { createdAt } from "./columns";
 import { issues } from "./issues";
 import { projects } from "./projects";
@@ -24,6 +24,23 @@ export type EventAction = (typeof eventActions)[number];
 export const eventTargetTypes = ["Issue", "Milestone", "MergeRequest", "Note", "Project", "Snippet", "User"] as const;
 export type EventTargetType = (typeof eventTargetTypes)[number];
 
+/**
+ * Who, among those who see an event's project, may see the event, from the widest audience to the narrowest; a trigger
+ * sets it from the event (and the issue it is about) when the event is written, and again when the issue's
+ * confidentiality changes, so lists can find an audience's events through an index instead of deciding row by row.
+ */
+export const eventAudiences = {
+  /** Everyone who sees the project. */
+  everyone: 0,
+  /** Those who may read the project's code: pushes. */
+  codeReaders: 1,
+  /** Those who may read confidential issues, and the issue's author: events about a confidential issue. */
+  confidentialIssue: 2,
+  /** Those who may read internal notes: comments in internal notes. */
+  internalNote: 3,
+} as const;
+export type EventAudience = (typeof eventAudiences)[keyof typeof eventAudiences];
+
 export const events = pgTable(
   "events",
   {
@@ -41,12 +58,22 @@ export const events = pgTable(
     issueId: integer("issue_id").references(() => issues.id, { onDelete: "cascade" }),
     /** A comment event about an internal note: only Reporters and above (and admins) may see it, like the note. */
     internal: boolean("internal").notNull().default(false),
+    /** An `eventAudiences` value, kept by the database (drizzle/0013_event_audiences.sql); never written by the service. */
+    audience: smallint("audience").notNull().default(eventAudiences.everyone),
     // Action-specific detail kept with the event (push data, note snapshot) so reads need no joins into history.
     data: jsonb("data"),
     createdAt: createdAt(),
   },
   (table) => [
     index("events_project_created_id_idx").on(table.projectId, table.createdAt, table.id),
+    // A project's events in order for those who may not see all of them: anonymous visitors, non-members and guests see
+    // the first (no pushes of a private project's code), or the second where the code is theirs to read.
+    index("events_project_everyone_idx")
+      .on(table.projectId, table.createdAt, table.id)
+      .where(sql`${table.audience} = ${sql.raw(String(eventAudiences.everyone))}`),
+    index("events_project_code_readers_idx")
+      .on(table.projectId, table.createdAt, table.id)
+      .where(sql`${table.audience} <= ${sql.raw(String(eventAudiences.codeReaders))}`),
     index("events_author_created_id_idx").on(table.authorId, table.createdAt, table.id),
     index("events_created_id_idx").on(table.createdAt, table.id),
     // Deleting an issue deletes its events (and the foreign key's cascade looks them up) through this.
@@ -57,12 +84,43 @@ export const events = pgTable(
 export type EventRow = typeof events.$inferSelect;
 
 /**
- * How many events each project has, kept in step by every write and by retention, so the first page of a project's
- * events can report `X-Total` without counting millions of rows.
+ * How many events each project has, by audience, action and target type (`''` for none), kept in step with `events` by
+ * triggers (drizzle/0013_event_audiences.sql) in the transaction of every write, so a page of a project's events, or of
+ * the projects someone belongs to, can tell each reader their exact total (filtered by action and target type too)
+ * without counting rows.
  */
-export const projectEventCounts = pgTable("project_event_counts", {
-  projectId: integer("project_id")
-    .primaryKey()
-    .references(() => projects.id, { onDelete: "cascade" }),
-  eventCount: bigint("event_count", { mode: "number" }).notNull().default(0),
-});
+export const projectEventCounts = pgTable(
+  "project_event_counts",
+  {
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    audience: smallint("audience").notNull(),
+    action: text("action", { enum: eventActions }).notNull(),
+    targetType: text("target_type").notNull(),
+    eventCount: bigint("event_count", { mode: "number" }).notNull().default(0),
+  },
+  (table) => [primaryKey({ name: "project_event_counts_pk", columns: [table.projectId, table.audience, table.action, table.targetType] })],
+);
+
+/**
+ * How many events each author has in each project, by audience, action and target type, kept in step like
+ * `projectEventCounts`, so an author's page can tell each reader their exact total from the few projects the author
+ * acted in, instead of counting the author's events.
+ */
+export const authorEventCounts = pgTable(
+  "author_event_counts",
+  {
+    authorId: integer("author_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    audience: smallint("audience").notNull(),
+    action: text("action", { enum: eventActions }).notNull(),
+    targetType: text("target_type").notNull(),
+    eventCount: bigint("event_count", { mode: "number" }).notNull().default(0),
+  },
+  (table) => [primaryKey({ name: "author_event_counts_pk", columns: [table.authorId, table.projectId, table.audience, table.action, table.targetType] })],
+);

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { boolean, date, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, instant, updatedAt } from "./columns";
 import { projects } from "./projects";
@@ -57,6 +58,8 @@ export const issues = pgTable(
     index("issues_project_created_idx").on(table.projectId, table.createdAt, table.id),
     index("issues_project_updated_idx").on(table.projectId, table.updatedAt, table.id),
     index("issues_author_idx").on(table.authorId, table.id),
+    // A reader's own confidential issues, whose events they see in projects where their role shows no others.
+    index("issues_confidential_author_idx").on(table.authorId, table.projectId).where(sql`${table.confidential}`),
     index("issues_milestone_idx").on(table.milestoneId),
   ],
 );
