@@ -66,15 +66,15 @@ function rubyStringMemsize(text: string): number {
 }
 
 const fixnumLimit = 2 ** 62;
+const bignumLimit = 2 ** 64;
 
+/**
+ * JSON does not say whether `1e20` is an integer: below 2^64 an integral number is taken as Ruby reads digits (a
+ * fixnum, else a one-slot bignum), beyond as the float that such a number almost always is in a payload.
+ */
 function rubyNumberMemsize(value: number): number {
   if (!Number.isFinite(value)) return slot;
-  if (Number.isInteger(value)) {
-    if (Math.abs(value) < fixnumLimit) return 0;
-    // A bignum keeps up to three 64-bit words in its slot, else 32-bit digits beside it.
-    const bits = Math.floor(Math.log2(Math.abs(value))) + 1;
-    return bits <= 192 ? slot : slot + 4 * Math.ceil(bits / 32);
-  }
+  if (Number.isInteger(value) && Math.abs(value) < bignumLimit) return Math.abs(value) < fixnumLimit ? 0 : slot;
   return isFlonum(value) ? 0 : slot;
 }
 

@@ -10,8 +10,10 @@ export interface PayloadField {
 /**
  * Bounds of the field list a sample payload gives, so a large sample cannot make a large answer: at most `fields`
  * fields, none with more than `pathSegments` steps or a label longer than `labelCharacters`, and at most
- * `answerCharacters` of JSON in all. A field nearer the top of the payload is kept before a deeper one, so a large
- * array cannot crowd out the payload's other keys; the kept fields are listed in the payload's order.
+ * `answerCharacters` of JSON in all. When a sample has more, the fields that name no element by index come first
+ * (the payload's keys and `[*]` paths, which read every alert of its kind); then those through one index, the first
+ * element's before the second's; then those through two, and so on; among equals, nearer the top before deeper. The
+ * kept fields are listed in the payload's order.
  */
 export const payloadFieldLimits = { fields: 1000, pathSegments: 20, labelCharacters: 255, answerCharacters: 256 * 1024 } as const;
 
@@ -20,6 +22,8 @@ interface FieldNode {
   parent: FieldNode | null;
   segment: PathSegment | null;
   depth: number;
+  /** The array indices on the path, in order. */
+  indices: number[];
   labelLength: number;
   offered: boolean;
   /** By segment (a key, an index, or `eachElement`); null where the path would be over the bounds. */
@@ -41,30 +45,36 @@ interface Visit {
  * then — when it holds objects — every key found in them across all elements (`items[*]/host`, an array), then each
  * element by index. Booleans and null are not offered. Within `payloadFieldLimits`. Pure.
  *
- * The payload is read one level at a time, each value once per path that reaches it, so the work is proportional to
- * the payload and stops when the list is full; each field remembers where the depth-first order of the payload puts
- * it, and the list is given in that order.
+ * The payload is read one level at a time, each value once per path that reaches it (at most 20), so the work is
+ * proportional to the payload; each field remembers where the depth-first order of the payload puts it.
  */
 export function extractPayloadFields(payload: Record<string, unknown>): PayloadField[] {
-  const root: FieldNode = { parent: null, segment: null, depth: 0, labelLength: 0, offered: false, children: new Map() };
-  const kept: { order: number[]; field: PayloadField }[] = [];
-  let answerCharacters = 2;
+  const root: FieldNode = { parent: null, segment: null, depth: 0, indices: [], labelLength: 0, offered: true, children: new Map() };
+  // Found level by level, so by depth and, within a depth, in the payload's order.
+  const offered: { visit: Visit; type: PayloadFieldType }[] = [];
   let level: Visit[] = [{ value: payload, node: root, underEach: false, parent: null, rank: 0 }];
   while (level.length > 0) {
     const nextLevel: Visit[] = [];
     for (const visit of level) {
-      const type = visit.node.offered || visit.node === root ? null : fieldType(visit.value, visit.underEach);
+      const type = visit.node.offered ? null : fieldType(visit.value, visit.underEach);
       if (type) {
         visit.node.offered = true;
-        const path = pathOf(visit.node);
-        const field = { path, label: pathLabel(path), type };
-        answerCharacters += JSON.stringify(field).length + (kept.length > 0 ? 1 : 0);
-        if (kept.length === payloadFieldLimits.fields || answerCharacters > payloadFieldLimits.answerCharacters) return inPayloadOrder(kept);
-        kept.push({ order: orderOf(visit), field });
+        offered.push({ visit, type });
       }
       if (visit.node.depth < payloadFieldLimits.pathSegments) visitChildren(visit, nextLevel);
     }
     level = nextLevel;
+  }
+  // A stable sort: equals stay by depth, then in the payload's order.
+  offered.sort(({ visit: { node: a } }, { visit: { node: b } }) => a.indices.length - b.indices.length || compareOrders(a.indices, b.indices) || a.depth - b.depth);
+  const kept: { order: number[]; field: PayloadField }[] = [];
+  let answerCharacters = 2;
+  for (const { visit, type } of offered) {
+    const path = pathOf(visit.node);
+    const field = { path, label: pathLabel(path), type };
+    answerCharacters += JSON.stringify(field).length + (kept.length > 0 ? 1 : 0);
+    if (kept.length === payloadFieldLimits.fields || answerCharacters > payloadFieldLimits.answerCharacters) break;
+    kept.push({ order: orderOf(visit), field });
   }
   return inPayloadOrder(kept);
 }
@@ -100,7 +110,8 @@ function childNode(parent: FieldNode, segment: PathSegment): FieldNode | null {
   const partLength = typeof segment === "string" && segment.length > payloadFieldLimits.labelCharacters ? Infinity : segmentLabel(segment).length;
   const labelLength = parent.labelLength + partLength + (typeof segment === "string" && parent.depth > 0 ? 1 : 0);
   if (labelLength <= payloadFieldLimits.labelCharacters) {
-    child = { parent, segment, depth: parent.depth + 1, labelLength, offered: false, children: new Map() };
+    const indices = typeof segment === "number" ? [...parent.indices, segment] : parent.indices;
+    child = { parent, segment, depth: parent.depth + 1, indices, labelLength, offered: false, children: new Map() };
   }
   parent.children.set(segment, child);
   return child;
@@ -122,7 +133,7 @@ function inPayloadOrder(kept: { order: number[]; field: PayloadField }[]): Paylo
   return kept.sort((a, b) => compareOrders(a.order, b.order)).map(({ field }) => field);
 }
 
-/** Depth-first order: the first differing place decides, and a value comes before the values inside it. */
+/** Depth-first order (or indices' order): the first differing place decides, and a prefix comes first. */
 function compareOrders(a: number[], b: number[]): number {
   for (let index = 0; index < Math.min(a.length, b.length); index++) {
     if (a[index] !== b[index]) return a[index]! - b[index]!;
