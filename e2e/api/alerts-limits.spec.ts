@@ -171,6 +171,17 @@ test.describe("alert payload limits", () => {
     expect(await listAlerts(request, owner.token, project.id)).toEqual([]);
   });
 
+  test("the alert list's search is at most 255 characters, as on the list page", async ({ request }) => {
+    const owner = await createUser(request);
+    const project = await createProject(request, owner.token);
+    expect(await listAlerts(request, owner.token, project.id, `?search=${"x".repeat(255)}`)).toEqual([]);
+    await expectJson(
+      await request.get(`/api/v4/projects/${project.id}/alert_management/alerts?search=${"x".repeat(256)}`, { headers: asToken(owner.token) }),
+      400,
+      { error: "search is invalid" },
+    );
+  });
+
   test("a mapping through constructor, toString or __proto__ is refused when saved; a sample with such a key allows it", async ({ request }) => {
     const owner = await createUser(request);
     const project = await createProject(request, owner.token);
