@@ -8,7 +8,7 @@ import { Notice } from "@/components/ui/notice";
 import { TableHead } from "@/components/ui/table-head";
 import { alertFields, alertSeverities, type AlertFieldName, type MappedField, type PayloadAttributeMapping } from "@/lib/alerts/fields";
 import { alertSeverityLabels } from "@/lib/alerts/form-schemas";
-import { isPlainObject } from "@/lib/alerts/json-values";
+import { isPlainObject, jsonPreview } from "@/lib/alerts/json-values";
 import { readGenericPayload, truncate, type FieldReading } from "@/lib/alerts/normalize";
 import { extractPayloadFields, pathLabel, valueAtPath, type PayloadField } from "@/lib/alerts/payload-fields";
 import type { ActionResult } from "@/lib/forms/action-result";
@@ -168,9 +168,9 @@ export function PayloadMapper({
 
 const sampleLimit = 40;
 
-/** A sample value as the dropdown shows it next to its path: JSON, cut to a glance. */
+/** A sample value as the dropdown shows it next to its path: JSON, cut to a glance (and only that much written). */
 function sampleText(value: unknown): string {
-  return truncate(JSON.stringify(value) ?? "", sampleLimit);
+  return value === undefined ? "" : truncate(jsonPreview(value, sampleLimit), sampleLimit);
 }
 
 function MappingTable({

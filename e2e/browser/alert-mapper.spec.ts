@@ -148,3 +148,27 @@ test("the mapper fits a 390 px wide screen: the page does not scroll sideways", 
   await page.screenshot({ path: test.info().outputPath("mapper-390.png"), fullPage: true });
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
+
+test("a mapping that reaches the server reading an inherited name (constructor) is refused with the form's error", async ({ page, request }) => {
+  const owner = await createUser(request);
+  const project = await createProject(request, owner.token);
+  await createIntegration(request, owner.token, project.id, { name: "Guarded", payload_example: JSON.stringify({ alert: { name: "Disk full" } }) });
+  await signIn(page, owner.username, owner.password);
+  await page.goto(`/${project.path_with_namespace}/-/settings/operations`);
+  await page.getByRole("button", { name: "Edit integration Guarded" }).click();
+  await mapField(page, "Title", "name", "alert/name");
+  // The form offers only the sample's own keys; a request written by hand can name any step.
+  await page.route(`**/${project.path_with_namespace}/-/settings/operations`, async (route) => {
+    const sent = route.request();
+    const body = sent.postData() ?? "";
+    if (sent.method() === "POST" && sent.headers()["next-action"] && body.includes('"path":["alert","name"]')) {
+      await route.continue({ postData: body.replace('"path":["alert","name"]', '"path":["alert","constructor"]') });
+    } else {
+      await route.continue();
+    }
+  });
+  await page.getByRole("button", { name: "Save integration" }).click();
+  await expect(page.getByText('Payload attribute mapping title reads "constructor", which is not a key of the sample payload')).toBeVisible();
+  const response = await request.get(integrationsPath(project.id), { headers: asToken(owner.token) });
+  expect(((await response.json()) as Integration[]).map((integration) => integration.payload_attribute_mapping)).toEqual([{}]);
+});

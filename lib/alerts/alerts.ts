@@ -12,6 +12,7 @@ import { alertStatuses, type AlertStatus } from "./fields";
 import { sourceLinks } from "./formats/registry";
 import type { SourceLink } from "./formats/types";
 import { incidentIid, openIncident } from "./incidents";
+import { displayedJson } from "./json-values";
 import { addSystemNote, unresolvedWithFingerprint } from "./process";
 import { alertDetailsUrl } from "./urls";
 
@@ -101,6 +102,8 @@ export interface AlertWithIncident {
 
 export interface AlertDetails extends AlertWithIncident {
   view: ProjectView;
+  /** The payload as the page shows it (`displayedJson`). */
+  payloadText: string;
   /** The links the source sent with the alert (its rule, dashboard, the event in the tool). */
   links: SourceLink[];
   notes: (AlertNoteRow & { authorUsername: string | null; authorName: string | null })[];
@@ -131,9 +134,13 @@ export async function getAlert(ctx: Ctx, projectReference: string, iid: number):
     alert,
     issueIid,
     links: sourceLinks(alert.payloadFormat, alert.payload),
+    payloadText: displayedJson(alert.payload, maxDisplayedPayloadCharacters),
     notes: notes.map((row) => ({ ...row.note, authorUsername: row.authorUsername, authorName: row.authorName })),
   };
 }
+
+/** The alert's page indents a payload whose indented form takes at most this many characters (1 MiB). */
+export const maxDisplayedPayloadCharacters = 1024 * 1024;
 
 const fingerprintAlreadyOpen =
   "An alert with the same fingerprint is already open. To change the status of this alert, resolve the linked alert.";

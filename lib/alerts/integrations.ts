@@ -10,17 +10,18 @@ import { NotFoundError, ValidationError } from "@/lib/errors";
 import { getEncryptionKey } from "@/lib/instance-secrets";
 import { hasFullRights } from "@/lib/projects/policy";
 import { getProjectWithAbility, type ProjectView } from "@/lib/projects/projects";
-import { alertFields, alertSeverities, isEachElement, type PayloadAttributeMapping } from "./fields";
-import { isPlainObject, jsonDepth } from "./json-values";
-import { extractPayloadFields, type PayloadField } from "./payload-fields";
+import { alertFields, alertSeverities, isEachElement, type PayloadAttributeMapping, type PayloadPath } from "./fields";
+import { deepSizeProblem, type DeepSizeProblem } from "./deep-size";
+import { isPlainObject } from "./json-values";
+import { extractPayloadFields, ownValue, type PayloadField } from "./payload-fields";
 import type { PayloadFormatSetting } from "./formats/types";
 import { integrationUrl, pagerDutyEventsUrl } from "./urls";
 
 export { integrationTypes };
 export type IntegrationType = (typeof integrationTypes)[number];
 
+/** The largest alert body the receiver reads, and the largest sample payload an integration keeps. */
 export const maxPayloadBytes = 1024 * 1024;
-export const maxPayloadDepth = 100;
 
 export interface IntegrationInput {
   name?: string;
@@ -36,6 +37,9 @@ function newToken(): string {
   return randomBytes(16).toString("hex");
 }
 
+/** How a payload over GitLab's limits (`deepSizeProblem`) is reported on the attribute that holds it. */
+export const deepSizeMessages: Record<DeepSizeProblem, string> = { too_big: "is too big", too_deep: "is nested too deeply" };
+
 /** Parses a sample payload: valid JSON, an object, within the receiver's size and depth limits. */
 export function parsePayloadExample(text: string): Record<string, unknown> {
   if (Buffer.byteLength(text, "utf8") > maxPayloadBytes) throw new ValidationError({ payload_example: ["is too big"] });
@@ -46,15 +50,18 @@ export function parsePayloadExample(text: string): Record<string, unknown> {
     throw new ValidationError({ payload_example: ["is not valid JSON"] });
   }
   if (!isPlainObject(parsed)) throw new ValidationError({ payload_example: ["must be a JSON object"] });
-  if (jsonDepth(parsed) > maxPayloadDepth) throw new ValidationError({ payload_example: ["is nested too deeply"] });
+  const problem = deepSizeProblem(parsed);
+  if (problem) throw new ValidationError({ payload_example: [deepSizeMessages[problem]] });
   return parsed;
 }
 
 /**
  * A mapping may name only known alert fields, each with a non-empty path and a type that field accepts; a path through
- * every element of an array reads a list, so it is an array; a severity's value map and fallback name severities.
+ * every element of an array reads a list, so it is an array; a severity's value map and fallback name severities. A
+ * path's keys are the payload's own: a name every object inherits (`constructor`, `toString`, `__proto__`…) is a key
+ * only where the sample payload has it.
  */
-function validateMapping(mapping: PayloadAttributeMapping): void {
+function validateMapping(mapping: PayloadAttributeMapping, sampleText: string): void {
   const invalid = (message: string) => new ValidationError({ payload_attribute_mapping: [message] });
   for (const [field, mapped] of Object.entries(mapping)) {
     const definition = alertFields.find((candidate) => candidate.name === field);
@@ -62,11 +69,39 @@ function validateMapping(mapping: PayloadAttributeMapping): void {
     if (!mapped || mapped.path.length === 0) throw invalid(`${field} needs a path`);
     if (!(definition.types as readonly string[]).includes(mapped.type)) throw invalid(`${field} cannot take a value of type ${mapped.type}`);
     if (mapped.path.some(isEachElement) && mapped.type !== "array") throw invalid(`${field} reads every element of an array, so its type is array`);
+    const inherited = inheritedKeyMissingFromSample(mapped.path, sampleText);
+    if (inherited !== null) throw invalid(`${field} reads "${inherited}", which is not a key of the sample payload`);
     if (field === "severity") {
       const named = [...Object.values(mapped.values ?? {}), ...(mapped.fallback ? [mapped.fallback] : [])];
       const unknown = named.find((severity) => !(alertSeverities as readonly string[]).includes(severity));
       if (unknown !== undefined) throw invalid(`severity values must be one of ${alertSeverities.join(", ")}, not ${unknown}`);
     }
+  }
+}
+
+/** The first step of a path that names an inherited property the sample does not hold itself there, or null. */
+function inheritedKeyMissingFromSample(path: PayloadPath, sampleText: string): string | null {
+  if (!path.some((segment) => typeof segment === "string" && segment in inheritedKeys)) return null;
+  let reached: unknown[] = [parseSample(sampleText)];
+  for (const segment of path) {
+    if (typeof segment === "string" && segment in inheritedKeys && !reached.some((value) => isPlainObject(value) && Object.hasOwn(value, segment))) {
+      return segment;
+    }
+    reached = isEachElement(segment)
+      ? reached.flatMap((value) => (Array.isArray(value) ? value : []))
+      : reached.map((value) => ownValue(value, segment)).filter((value) => value !== undefined);
+  }
+  return null;
+}
+
+/** Every property a parsed JSON object has without holding it: `Object.prototype`'s. */
+const inheritedKeys: object = Object.prototype;
+
+function parseSample(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
   }
 }
 
@@ -86,7 +121,7 @@ export async function createIntegration(ctx: Ctx, projectReference: string, inpu
   const view = await projectForIntegrations(ctx, projectReference);
   const name = validateName(input.name ?? "");
   if (input.payloadExample !== undefined) parsePayloadExample(input.payloadExample);
-  if (input.payloadAttributeMapping) validateMapping(input.payloadAttributeMapping);
+  if (input.payloadAttributeMapping) validateMapping(input.payloadAttributeMapping, input.payloadExample ?? "{}");
   const type = input.type ?? "http";
   const token = newToken();
   const tokenCiphertext = encryptSecret(token, await getEncryptionKey(ctx.db));
@@ -163,7 +198,7 @@ export async function updateIntegration(
   const view = await projectForIntegrations(ctx, projectReference);
   const existing = await findIntegration(ctx, view, integrationId);
   if (input.payloadExample !== undefined) parsePayloadExample(input.payloadExample);
-  if (input.payloadAttributeMapping) validateMapping(input.payloadAttributeMapping);
+  if (input.payloadAttributeMapping) validateMapping(input.payloadAttributeMapping, input.payloadExample ?? existing.payloadExample);
   const exampleChanged = input.payloadExample !== undefined && input.payloadExample !== existing.payloadExample;
   const mapping = input.payloadAttributeMapping ?? (exampleChanged ? {} : existing.payloadAttributeMapping);
   const [integration] = await ctx.db

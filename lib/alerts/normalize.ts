@@ -31,7 +31,8 @@ export interface NormalizedAlert {
 }
 
 export const defaultAlertTitle = "New: Alert";
-export const limits = { title: 200, description: 1000, service: 100, monitoringTool: 100, hosts: 255 } as const;
+/** Lengths GitLab gives these alert fields (an environment name, like GitLab's environments, at most 255). */
+export const limits = { title: 200, description: 1000, service: 100, monitoringTool: 100, hosts: 255, environment: 255 } as const;
 
 /** ActiveSupport's `String#truncate`: at most `limit` characters, ending in "..." when cut. */
 export function truncate(text: string, limit: number, omission = "..."): string {
@@ -207,7 +208,7 @@ export function readGenericPayload(
     monitoringTool: nullableTruncate(read("monitoring_tool"), limits.monitoringTool),
     hosts: hostList(read("hosts")),
     severity: genericSeverity(read("severity")),
-    environmentName: text(read("gitlab_environment_name")),
+    environmentName: nullableTruncate(read("gitlab_environment_name"), limits.environment),
     action: endedAt !== null ? "resolve" : "trigger",
     fingerprintSource: !isBlank(explicitFingerprint) ? explicitFingerprint : isBlank(automaticSource) ? null : automaticSource,
   };
@@ -242,7 +243,7 @@ const alertmanagerKeys = [
 
 /** An Alertmanager webhook body (version "4" with all nine top-level keys): one alert per element of `alerts`. */
 export function isAlertmanagerPayload(body: Record<string, unknown>): boolean {
-  return alertmanagerKeys.every((key) => key in body) && body.version === "4" && Array.isArray(body.alerts);
+  return alertmanagerKeys.every((key) => Object.hasOwn(body, key)) && body.version === "4" && Array.isArray(body.alerts);
 }
 
 function prometheusQuery(generatorUrl: unknown): string {
@@ -272,7 +273,7 @@ export function normalizePrometheusAlert(alert: unknown, now: Date): NormalizedA
     monitoringTool: "Prometheus",
     hosts: [],
     severity: prometheusSeverity(labels.severity),
-    environmentName: text(labels.gitlab_environment_name),
+    environmentName: nullableTruncate(labels.gitlab_environment_name, limits.environment),
     action: resolving ? "resolve" : "trigger",
     fingerprintSource: `${startsAt}/${title}/${prometheusQuery(alert.generatorURL)}`,
   };

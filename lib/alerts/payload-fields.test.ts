@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { eachElement } from "./fields";
-import { extractPayloadFields, pathLabel, valueAtPath } from "./payload-fields";
+import { extractPayloadFields, pathLabel, payloadFieldLimits, valueAtPath } from "./payload-fields";
 
 describe("extractPayloadFields", () => {
   it("offers strings, date-like strings, numbers and arrays (then every key of their objects, then each element), depth first", () => {
@@ -43,7 +43,66 @@ describe("extractPayloadFields", () => {
   it("offers nothing for an empty payload", () => {
     expect(extractPayloadFields({})).toEqual([]);
   });
+
+  it("answers a 762 KB sample within its bounds: shallower fields first, every top-level key kept, in the payload's order", () => {
+    const sample = largeSample();
+    expect(JSON.stringify(sample).length).toBeGreaterThan(760_000);
+    const started = performance.now();
+    const fields = extractPayloadFields(sample);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(fields).toHaveLength(payloadFieldLimits.fields);
+    expect(JSON.stringify(fields).length).toBeLessThanOrEqual(payloadFieldLimits.answerCharacters);
+    // The top level and the keys of every alert come first; the list is then filled with alerts by index, in order.
+    expect(fields.slice(0, 12).map((field) => field.label)).toEqual([
+      "receiver",
+      "alerts",
+      "alerts[*]/status",
+      "alerts[*]/labels/alertname",
+      "alerts[*]/labels/instance",
+      "alerts[*]/annotations/description",
+      "alerts[*]/startsAt",
+      "alerts[0]/status",
+      "alerts[0]/labels/alertname",
+      "alerts[0]/labels/instance",
+      "alerts[0]/annotations/description",
+      "alerts[0]/startsAt",
+    ]);
+    expect(fields.slice(-4).map((field) => field.label)).toEqual(["alerts[197]/startsAt", "alerts[198]/status", "commonLabels/severity", "externalURL"]);
+    expect(fields.find((field) => field.label === "alerts[197]/startsAt")).toEqual({
+      path: ["alerts", 197, "startsAt"],
+      label: "alerts[197]/startsAt",
+      type: "datetime",
+    });
+    expect(fields.some((field) => field.label.startsWith("alerts[199]"))).toBe(false);
+  });
+
+  it("offers no path longer than 20 steps nor any label longer than 255 characters", () => {
+    let deep: Record<string, unknown> = { leaf: "x" };
+    for (let level = 0; level < 30; level++) deep = { n: deep };
+    const fields = extractPayloadFields({ deep, ["k".repeat(256)]: "long", ["k".repeat(255)]: "fits" });
+    expect(fields.map((field) => field.path.length)).toEqual([1]);
+    expect(fields[0]!.label).toHaveLength(255);
+    let twenty: Record<string, unknown> = { leaf: "x" };
+    for (let level = 0; level < 19 - 1; level++) twenty = { n: twenty };
+    expect(extractPayloadFields({ n: twenty }).map((field) => field.path.length)).toEqual([20]);
+  });
 });
+
+/** An Alertmanager group of 3,150 alerts with a few keys around it: about 762 KB of JSON. */
+function largeSample(): Record<string, unknown> {
+  return {
+    receiver: "gitlab",
+    alerts: Array.from({ length: 3150 }, (_, index) => ({
+      status: "firing",
+      labels: { alertname: `Alert${index}`, instance: `host-${index}.example.com:9100` },
+      annotations: { description: `Instance host-${index} has been above its threshold for ten minutes now.` },
+      startsAt: "2026-01-01T10:00:00.000Z",
+      ok: true,
+    })),
+    commonLabels: { severity: "warning" },
+    externalURL: "http://alertmanager.example.com",
+  };
+}
 
 describe("valueAtPath", () => {
   const payload = { a: { b: [{ c: "deep" }] } };
@@ -59,6 +118,17 @@ describe("valueAtPath", () => {
     const nested = { groups: [{ hosts: [{ name: "a" }, { name: "b" }] }, { hosts: [{ name: "c" }] }] };
     expect(valueAtPath(nested, ["groups", eachElement, "hosts", eachElement, "name"])).toEqual(["a", "b", "c"]);
     expect(valueAtPath({ "*": "star", items: [] }, ["*"])).toBe("star");
+  });
+
+  it("reads a payload's own keys only: inherited names such as constructor, toString and __proto__ find nothing", () => {
+    expect(valueAtPath({ a: {} }, ["a", "constructor"])).toBeUndefined();
+    expect(valueAtPath({ a: {} }, ["a", "toString"])).toBeUndefined();
+    expect(valueAtPath({}, ["__proto__"])).toBeUndefined();
+    expect(valueAtPath({ items: [{}, {}] }, ["items", eachElement, "constructor"])).toEqual([]);
+    expect(valueAtPath({ items: [1, 2] }, ["items", 5])).toBeUndefined();
+    // A payload's own key of that name is a key like any other.
+    expect(valueAtPath(JSON.parse('{"constructor": "mine", "__proto__": {"x": 1}}'), ["constructor"])).toBe("mine");
+    expect(valueAtPath(JSON.parse('{"__proto__": {"x": 1}}'), ["__proto__", "x"])).toBe(1);
   });
 
   it("is undefined when a step is missing or of the wrong kind", () => {

@@ -5,9 +5,10 @@ import { sha256Hex } from "@/lib/crypto";
 import { createProject } from "@/lib/projects/projects";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
-import { createIntegration } from "./integrations";
+import { ValidationError } from "@/lib/errors";
+import { createIntegration, updateIntegration } from "./integrations";
 import { fingerprintOf } from "./fingerprint";
-import { applyPayload, receiveAlert, receiverRequestOf } from "./receive";
+import { applyPayload, maxAlertsPerPayload, receiveAlert, receiverRequestOf } from "./receive";
 
 describe.each(testDatabases())("alert processing on $name", ({ open }) => {
   const handle = databaseForSuite(open);
@@ -17,7 +18,7 @@ describe.each(testDatabases())("alert processing on $name", ({ open }) => {
     const ctx = userContext(handle.db, owner);
     const { project, namespace } = await createProject(ctx, { name: `Alerts ${uniqueSuffix()}` });
     const { integration } = await createIntegration(ctx, String(project.id), { name: "Monitor", type: "http", active: true });
-    return { integration, projectId: project.id, projectPath: `${namespace.path}/${project.path}` };
+    return { ctx, integration, projectId: project.id, projectPath: `${namespace.path}/${project.path}` };
   }
 
   const now = new Date("2026-03-01T12:00:00Z");
@@ -190,5 +191,80 @@ describe.each(testDatabases())("alert processing on $name", ({ open }) => {
     expect(await windows()).toEqual([["2026-03-01T12:00:00.000Z", 2]]);
     expect((await send("2026-03-01T12:03:05Z")).status).toBe(200);
     expect(await windows()).toEqual([["2026-03-01T12:03:00.000Z", 1]]);
+  });
+
+  it("refuses a mapping through a name every object inherits, unless the sample holds that key itself", async () => {
+    const { ctx, integration, projectId } = await newIntegration();
+    for (const path of [["constructor"], ["toString"], ["__proto__"], ["alert", "constructor", "name"], ["items", { each: true }, "hasOwnProperty"]]) {
+      const refused = updateIntegration(ctx, String(projectId), integration.id, {
+        payloadExample: JSON.stringify({ alert: { name: "x" }, items: [{}] }),
+        payloadAttributeMapping: { hosts: { path, type: path.some((step) => typeof step === "object") ? "array" : "string" } as never },
+      });
+      await expect(refused).rejects.toBeInstanceOf(ValidationError);
+      await expect(refused).rejects.toMatchObject({
+        errors: { payload_attribute_mapping: [`hosts reads "${path.find((step) => typeof step === "string" && step in Object.prototype)}", which is not a key of the sample payload`] },
+      });
+    }
+    // A sample that has such a key itself makes it a key like any other.
+    const saved = await updateIntegration(ctx, String(projectId), integration.id, {
+      payloadExample: '{"constructor": {"name": "Disk full"}}',
+      payloadAttributeMapping: { title: { path: ["constructor", "name"], type: "string" } },
+    });
+    expect(saved.integration.payloadAttributeMapping).toEqual({ title: { path: ["constructor", "name"], type: "string" } });
+    expect(await applyPayload(handle.db, saved.integration, JSON.parse('{"constructor": {"name": "Mine"}}'), now)).toEqual({
+      status: 200,
+      body: [{ iid: 1, title: "Mine" }],
+    });
+  });
+
+  it("reads a stored mapping through inherited names as finding nothing: the alert is recorded with its defaults", async () => {
+    const { integration, projectId } = await newIntegration();
+    const mapping = {
+      title: { path: ["constructor", "name"], type: "string" },
+      description: { path: ["toString"], type: "string" },
+      service: { path: ["__proto__"], type: "string" },
+      hosts: { path: ["constructor"], type: "string" },
+      fingerprint: { path: ["valueOf"], type: "string" },
+    };
+    // Saved before mappings were checked for inherited names.
+    const [stored] = await handle.db
+      .update(alertIntegrations)
+      .set({ payloadAttributeMapping: mapping as never })
+      .where(eq(alertIntegrations.id, integration.id))
+      .returning();
+    expect(await applyPayload(handle.db, stored!, { note: "anything" }, now)).toEqual({ status: 200, body: [{ iid: 1, title: "New: Alert" }] });
+    const [row] = await handle.db.select().from(alerts).where(eq(alerts.projectId, projectId));
+    expect(row).toMatchObject({ title: "New: Alert", description: null, service: null, hosts: [], fingerprint: fingerprintOf({ note: "anything" }) });
+  });
+
+  it("records at most the first 100 alerts of one payload, as GitLab does with Alertmanager's", async () => {
+    const { integration, projectId } = await newIntegration();
+    const names = Array.from({ length: 150 }, (_, index) => `Alert ${index}`);
+    const webhook = {
+      version: "4",
+      groupKey: "{}",
+      status: "firing",
+      receiver: "gitlab",
+      groupLabels: {},
+      commonLabels: {},
+      commonAnnotations: {},
+      externalURL: "http://alertmanager.invalid",
+      alerts: names.map((name) => ({ status: "firing", labels: { alertname: name }, annotations: {}, startsAt: "2026-03-01T11:00:00Z" })),
+    };
+    const answer = await applyPayload(handle.db, integration, webhook, now);
+    expect(maxAlertsPerPayload).toBe(100);
+    expect(answer).toEqual({ status: 201, body: names.slice(0, 100).map((title, index) => ({ iid: index + 1, title })) });
+    expect(await handle.db.$count(alerts, eq(alerts.projectId, projectId))).toBe(100);
+  });
+
+  it("answers a payload over GitLab's size or depth limit with a bare 400 before looking at the key", async () => {
+    const { integration, projectPath } = await newIntegration();
+    const target = { projectPath, endpoint: { kind: "identifier" as const, identifier: integration.endpointIdentifier } };
+    const post = (body: string) =>
+      receiveAlert(handle.db, target, receiverRequestOf(new Request("http://localhost/", { method: "POST", body })), now);
+    const manyKeys = JSON.stringify(Object.fromEntries(Array.from({ length: 30_000 }, (_, index) => [index.toString(36), 0])));
+    expect(await post(manyKeys)).toEqual({ status: 400 });
+    expect(await post(`${'{"a":'.repeat(101)}1${"}".repeat(101)}`)).toEqual({ status: 400 });
+    expect(await post(`${'{"a":'.repeat(100)}1${"}".repeat(100)}`)).toEqual({ status: 401, body: { message: "401 Unauthorized" } });
   });
 });

@@ -5,8 +5,10 @@ import { constantTimeEqual, sha256Hex } from "@/lib/crypto";
 import { readBodyText } from "@/lib/http/body";
 import { alertIntegrations, alertRateWindows, namespaces, projectAlertSettings, projects, type AlertIntegrationRow } from "@/lib/db/schema";
 import { parseProjectReference, projectNamed } from "@/lib/projects/projects";
-import { isPlainObject, jsonDepth } from "./json-values";
-import { maxPayloadBytes, maxPayloadDepth } from "./integrations";
+import { logger } from "@/lib/log";
+import { deepSizeProblem } from "./deep-size";
+import { isPlainObject } from "./json-values";
+import { maxPayloadBytes } from "./integrations";
 import { answerForEvents, answerForInvalid, choosePayloadFormat, payloadFormatDefinitions } from "./formats/registry";
 import type { PayloadFormat, RecordedAlert, SubscriptionConfirmation } from "./formats/types";
 import { isAlertmanagerPayload } from "./normalize";
@@ -34,7 +36,8 @@ export interface ReceiverTarget {
 
 export interface ReceiverAnswer {
   status: number;
-  body: unknown;
+  /** The JSON body; none (an empty body) where GitLab answers with its bare status (`head`). */
+  body?: unknown;
   headers?: Record<string, string>;
 }
 
@@ -44,6 +47,9 @@ const forbidden: ReceiverAnswer = { status: 403, body: { message: "403 Forbidden
 function badRequest(message: string): ReceiverAnswer {
   return { status: 400, body: { message } };
 }
+
+/** GitLab's answer to a payload over its size or depth limit: `head :bad_request`. */
+const payloadOverLimits: ReceiverAnswer = { status: 400 };
 
 /** The key from `Authorization: Bearer <key>`, or the password of HTTP Basic (any user name). */
 export function presentedKey(authorization: string | null): string | null {
@@ -90,9 +96,7 @@ function parsePayload(text: string): ParsedPayload {
     return { ok: false, answer: badRequest("The payload is not valid JSON.") };
   }
   if (!isPlainObject(parsed)) return { ok: false, answer: badRequest("The payload must be a JSON object.") };
-  if (jsonDepth(parsed) > maxPayloadDepth) {
-    return { ok: false, answer: badRequest(`The payload is nested deeper than ${maxPayloadDepth} levels.`) };
-  }
+  if (deepSizeProblem(parsed)) return { ok: false, answer: payloadOverLimits };
   return { ok: true, payload: parsed };
 }
 
@@ -196,7 +200,8 @@ async function checkRateLimit(db: Database, integration: ReceivingIntegration, n
 }
 
 /**
- * The alert receiver, in GitLab's order of checks: size (413, before anything else), JSON (400), integration
+ * The alert receiver, in GitLab's order of checks: size (413, before anything else), JSON and GitLab's limits on the
+ * parsed payload (400), integration
  * (403; 401 for an Alertmanager body), key (401, constant time), rate limit (429), then the alerts. Every 2xx answer
  * is sent after the alerts are committed.
  */
@@ -222,6 +227,12 @@ export async function receiveAlert(db: Database, target: ReceiverTarget, request
 }
 
 /**
+ * At most this many alerts of one payload are processed, the first ones, as GitLab does with Alertmanager's
+ * (`PROCESS_MAX_ALERTS`): one request cannot hold the receiver for an unbounded number of alerts.
+ */
+export const maxAlertsPerPayload = 100;
+
+/**
  * Turns an accepted payload into alerts; shared by the receiver and the integration's test alert. The payload is read
  * in one format (`choosePayloadFormat`), which decides what it opens, acknowledges or resolves and how it is answered.
  */
@@ -242,14 +253,21 @@ export async function applyPayload(
     await keepSubscriptionConfirmation(db, integration.id, reading.confirmation);
     return { status: 200, body: { message: "The subscription confirmation is kept for a Maintainer to confirm on the integration's settings." } };
   }
+  const events = reading.events.slice(0, maxAlertsPerPayload);
+  if (reading.events.length > events.length) {
+    logger.warn(
+      { projectId: integration.projectId, integrationId: integration.id, alerts: { total: reading.events.length, max: maxAlertsPerPayload } },
+      "alert payload exceeded the maximum number of alerts; the rest were dropped",
+    );
+  }
   const recorded: (RecordedAlert | null)[] = [];
-  for (const { alert: normalized, payload } of reading.events) {
+  for (const { alert: normalized, payload } of events) {
     const alert = await processAlert(db, { projectId: integration.projectId, integration, normalized, payload, format, now, settings });
     recorded.push(alert ? { iid: alert.iid, title: alert.title } : null);
   }
   // A topic that delivers notifications has been confirmed: the request to confirm it is done with.
   if (format === "cloudwatch" && integration.snsSubscriptionConfirmation) await keepSubscriptionConfirmation(db, integration.id, null);
-  return answerForEvents(format, recorded, reading.events);
+  return answerForEvents(format, recorded, events);
 }
 
 /** The integration page says which format the latest payload was read in; written only when that changes. */

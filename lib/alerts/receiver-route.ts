@@ -80,6 +80,7 @@ export function receiverRoute<Params extends { namespace: string; project: strin
       target: receiverTargetOf(resolved.namespace, resolved.project, tailOf(resolved)),
       request: receiverRequestOf(request),
     });
-    return { status: answer.status, headers: { ...receiverAnswerHeaders, ...answer.headers }, body: JSON.stringify(answer.body) };
+    const body = answer.body === undefined ? "" : JSON.stringify(answer.body);
+    return { status: answer.status, headers: { ...receiverAnswerHeaders, ...answer.headers }, body };
   });
 }

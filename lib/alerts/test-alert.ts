@@ -2,13 +2,16 @@ import "server-only";
 import type { Ctx } from "@/lib/context";
 import { alertIntegrations } from "@/lib/db/schema";
 import { and, eq } from "drizzle-orm";
-import { NotFoundError } from "@/lib/errors";
+import { NotFoundError, ValidationError } from "@/lib/errors";
 import { getProjectWithAbility } from "@/lib/projects/projects";
+import { deepSizeProblem } from "./deep-size";
+import { deepSizeMessages } from "./integrations";
 import { applyPayload, type ReceiverAnswer } from "./receive";
 
 /**
  * `POST …/integrations/:id/test_alert` (Developer+): the payload goes through the same processing as the receiver
- * and gets the same answer; an inactive integration refuses it with 403, as GitLab's UI reports.
+ * and gets the same answer; an inactive integration refuses it with 403, as GitLab's UI reports. A payload over the
+ * receiver's limits is refused as invalid input.
  */
 export async function sendTestAlert(
   ctx: Ctx,
@@ -17,6 +20,8 @@ export async function sendTestAlert(
   payload: Record<string, unknown>,
 ): Promise<ReceiverAnswer> {
   const view = await getProjectWithAbility(ctx, projectReference, "sendTestAlerts");
+  const problem = deepSizeProblem(payload);
+  if (problem) throw new ValidationError({ payload: [deepSizeMessages[problem]] });
   const [integration] = await ctx.db
     .select()
     .from(alertIntegrations)

@@ -1,7 +1,7 @@
 import type { AlertSeverity } from "../fields";
 import { isPlainObject } from "../json-values";
 import { defaultAlertTitle, hostList, limits, nullableTruncate, parseTime, prometheusSeverity, truncate } from "../normalize";
-import { formatIdentity, httpLink, objectAt, stringValue } from "./links";
+import { formatIdentity, httpLink, maxSourceLinks, objectAt, stringValue } from "./links";
 import type { FormatReading, PayloadFormatDefinition, SourceLink } from "./types";
 
 /** Azure's five levels onto ours: Sev0 is critical, Sev4 informational. */
@@ -53,7 +53,7 @@ function readAzureAlert(body: Record<string, unknown>, now: Date): FormatReading
 function searchResultLinks(alertContext: Record<string, unknown>): SourceLink[] {
   const conditions = objectAt(alertContext, "condition").allOf;
   if (!Array.isArray(conditions)) return [];
-  return conditions.flatMap((condition) =>
+  return conditions.slice(0, maxSourceLinks).flatMap((condition) =>
     isPlainObject(condition)
       ? [...httpLink("Search results", condition.linkToFilteredSearchResultsUI), ...httpLink("All search results", condition.linkToSearchResultsUI)]
       : [],
@@ -72,7 +72,7 @@ export const azureFormat: PayloadFormatDefinition = {
     const data = objectAt(stored, "data");
     const essentials = objectAt(data, "essentials");
     const alertId = stringValue(essentials.alertId);
-    const targets = Array.isArray(essentials.alertTargetIDs) ? essentials.alertTargetIDs : [];
+    const targets = Array.isArray(essentials.alertTargetIDs) ? essentials.alertTargetIDs.slice(0, maxSourceLinks) : [];
     return [
       ...(alertId?.startsWith("/") ? httpLink("Alert in the Azure portal", `https://portal.azure.com/#view/Microsoft_Azure_Monitoring_Alerts/AlertDetails.ReactView/alertId~/${encodeURIComponent(alertId)}`) : []),
       ...targets.flatMap((target) => (typeof target === "string" && target.startsWith("/") ? httpLink("Affected resource", `https://portal.azure.com/#resource${target}`) : [])),

@@ -1,3 +1,4 @@
+import { deepSizeProblem } from "../deep-size";
 import { isPlainObject } from "../json-values";
 import { defaultAlertTitle, hostList, limits, nullableTruncate, parseTime, truncate } from "../normalize";
 import { formatIdentity, httpLink, identifierValue, objectAt, stringValue } from "./links";
@@ -6,15 +7,32 @@ import type { FormatReading, PayloadFormatDefinition } from "./types";
 /** Only Amazon SNS's own confirmation URLs are shown to Maintainers to open: `https://sns.<region>.amazonaws.com/…`. */
 const snsHost = /^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/;
 
+/** The alarm a notification's `Message` carries, parsed once per body (detection and reading both ask). */
+const parsedMessages = new WeakMap<Record<string, unknown>, Record<string, unknown> | null>();
+
 function parsedMessage(body: Record<string, unknown>): Record<string, unknown> | null {
   if (isPlainObject(body.Message)) return body.Message;
   if (typeof body.Message !== "string") return null;
+  let parsed = parsedMessages.get(body);
+  if (parsed === undefined) {
+    parsed = parseAlarm(body.Message);
+    parsedMessages.set(body, parsed);
+  }
+  return parsed;
+}
+
+/**
+ * The text of `Message` as JSON, within GitLab's payload limits where it will be kept (one level down in the stored
+ * payload): the body's own check saw it as a string, however deep its JSON is.
+ */
+function parseAlarm(message: string): Record<string, unknown> | null {
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(body.Message);
-    return isPlainObject(parsed) ? parsed : null;
+    parsed = JSON.parse(message);
   } catch {
     return null;
   }
+  return isPlainObject(parsed) && deepSizeProblem({ Message: parsed }) === null ? parsed : null;
 }
 
 function isCloudWatchAlarm(message: Record<string, unknown> | null): message is Record<string, unknown> {

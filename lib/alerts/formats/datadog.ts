@@ -1,25 +1,31 @@
 import { isPlainObject } from "../json-values";
 import { defaultAlertTitle, limits, nullableTruncate, parseMappedTime, prometheusSeverity, truncate } from "../normalize";
-import { formatIdentity, httpLink, identifierValue, objectAt, stringValue } from "./links";
+import { formatIdentity, httpLink, identifierValue, maxSourceLinks, objectAt, stringValue } from "./links";
 import type { FormatReading, PayloadFormatDefinition } from "./types";
 
 /** The keys of Datadog's default webhook payload. */
 const defaultPayloadKeys = ["body", "last_updated", "event_type", "title", "date", "org", "id"];
 
 function isDatadogDefaultPayload(body: Record<string, unknown>): boolean {
-  return defaultPayloadKeys.every((key) => key in body) && isPlainObject(body.org);
+  return defaultPayloadKeys.every((key) => Object.hasOwn(body, key)) && isPlainObject(body.org);
 }
 
 /**
  * A monitor notification's title: `[P2] [Triggered on {host:web-1}] CPU is high` — an optional priority, the
- * transition with the scope it happened on, then the monitor's name.
+ * transition with the scope it happened on, then the monitor's name: the rest of the title after any white space,
+ * on one line. The name is cut off by hand rather than by the pattern, whose `\s*(.*)$` would try every split of
+ * a long run of white space before a second line.
  */
-const monitorTitle = /^(?:\[(P[1-5])\]\s*)?\[(Triggered|Re-Triggered|Recovered|Warn|Re-Warn|No Data|Re-No Data|Renotify)(?: on ([^\]]*))?\]\s*(.*)$/i;
+const monitorTitle = /^(?:\[(P[1-5])\]\s*)?\[(Triggered|Re-Triggered|Recovered|Warn|Re-Warn|No Data|Re-No Data|Renotify)(?: on ([^\]]*))?\]/i;
+const lineTerminator = /[\n\r\u2028\u2029]/;
 
 export function parseDatadogTitle(title: string) {
-  const match = monitorTitle.exec(title.trim());
+  const trimmed = title.trim();
+  const match = monitorTitle.exec(trimmed);
   if (!match) return null;
-  return { priority: match[1] ?? null, transition: match[2]!.toLowerCase(), scope: match[3]?.trim() || null, monitor: match[4]!.trim() };
+  const monitor = trimmed.slice(match[0].length).trimStart();
+  if (lineTerminator.test(monitor)) return null;
+  return { priority: match[1] ?? null, transition: match[2]!.toLowerCase(), scope: match[3]?.trim() || null, monitor: monitor.trim() };
 }
 
 function readDatadog(body: Record<string, unknown>, now: Date): FormatReading {
@@ -56,8 +62,12 @@ function readDatadog(body: Record<string, unknown>, now: Date): FormatReading {
   };
 }
 
-/** Markdown links in the notification's text (`[Monitor Status](https://app.datadoghq.com/monitors/…)`). */
-const markdownLink = /\[([^[\]\n]{1,100})\]\((https?:\/\/[^)\s]+)\)/g;
+/**
+ * Markdown links in the notification's text (`[Monitor Status](https://app.datadoghq.com/monitors/…)`). The URL stops
+ * at a bracket or parenthesis and is at most 2,048 characters, so each attempt reads only up to the next one: the text
+ * is read in one pass, whatever it holds.
+ */
+const markdownLink = /\[([^[\]\n]{1,100})\]\((https?:\/\/[^()[\]\s]{1,2048})\)/g;
 
 /**
  * Datadog's default webhook payload: the monitor's transition in the title (`[Triggered]`, `[Recovered]`), grouped by
@@ -69,6 +79,11 @@ export const datadogFormat: PayloadFormatDefinition = {
   read: readDatadog,
   links(stored) {
     const text = isPlainObject(stored) && typeof stored.body === "string" ? stored.body : "";
-    return [...text.matchAll(markdownLink)].flatMap((match) => httpLink(match[1]!, match[2]));
+    const links = [];
+    for (const match of text.matchAll(markdownLink)) {
+      links.push(...httpLink(match[1]!, match[2]));
+      if (links.length === maxSourceLinks) break;
+    }
+    return links;
   },
 };

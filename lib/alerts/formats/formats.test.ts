@@ -280,6 +280,26 @@ describe("Datadog", () => {
     expect(parseDatadogTitle("[P1] [Triggered on {host:web-1}] CPU load is high")).toEqual({ priority: "P1", transition: "triggered", scope: "{host:web-1}", monitor: "CPU load is high" });
     expect(parseDatadogTitle("[Recovered] Disk")).toEqual({ priority: null, transition: "recovered", scope: null, monitor: "Disk" });
     expect(parseDatadogTitle("Deployment finished")).toBeNull();
+    // The monitor's name is the rest of the title, on one line.
+    expect(parseDatadogTitle("[Triggered]  \n  Disk full ")).toEqual({ priority: null, transition: "triggered", scope: null, monitor: "Disk full" });
+    expect(parseDatadogTitle("[Triggered] Disk\nfull")).toBeNull();
+  });
+
+  it("reads a title of long white space and a second line, and a body of unclosed links, in one pass", () => {
+    const started = performance.now();
+    expect(parseDatadogTitle(`[Triggered]${" ".repeat(200_000)}x\ny`)).toBeNull();
+    const unclosed = { ...datadogWebhook("Triggered"), body: "[a](http://x".repeat(80_000) };
+    expect(sourceLinks("datadog", unclosed)).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it("shows at most 20 links of a payload", () => {
+    const links = Array.from({ length: 50 }, (_, index) => `[Link ${index}](https://example.com/${index})`).join(" ");
+    const shown = sourceLinks("datadog", { ...datadogWebhook("Triggered"), body: links });
+    expect(shown).toHaveLength(20);
+    expect(shown[19]).toEqual({ label: "Link 19", url: "https://example.com/19" });
+    const pagerDutyLinks = Array.from({ length: 10_000 }, (_, index) => ({ href: `https://example.com/${index}`, text: `L${index}` }));
+    expect(sourceLinks("pagerduty", { links: pagerDutyLinks, images: pagerDutyLinks })).toHaveLength(20);
   });
 
   it("fires on Triggered and resolves on Recovered, grouped by monitor and scope, severity by priority", () => {

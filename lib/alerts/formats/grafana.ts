@@ -6,7 +6,7 @@ import type { AlertEvent, PayloadFormatDefinition } from "./types";
 
 /** Grafana's unified alerting webhook: Alertmanager's shape with `"version": "1"` and the organization's `orgId`. */
 function isGrafanaPayload(body: Record<string, unknown>): boolean {
-  return body.version === "1" && "orgId" in body && Array.isArray(body.alerts);
+  return body.version === "1" && Object.hasOwn(body, "orgId") && Array.isArray(body.alerts);
 }
 
 /** Labels in a stable order: the identity of an alert that came without Grafana's fingerprint. */
@@ -30,7 +30,7 @@ function readGrafanaAlert(element: unknown, orgId: string | null, now: Date): Al
       monitoringTool: "Grafana",
       hosts: [],
       severity: prometheusSeverity(labels.severity),
-      environmentName: text(labels.gitlab_environment_name),
+      environmentName: nullableTruncate(labels.gitlab_environment_name, limits.environment),
       action: resolving ? "resolve" : "trigger",
       // Grafana's fingerprint is the hash of the alert's labels: the same while it fires and when it resolves.
       fingerprintSource: formatIdentity("grafana", orgId, identifierValue(element.fingerprint) ?? labelIdentity(labels)),

@@ -2,6 +2,12 @@ import { isPlainObject } from "../json-values";
 import type { SourceLink } from "./types";
 
 /**
+ * The most links an alert's page and API show from its payload; the formats stop reading a payload's lists of links
+ * there, however long they are.
+ */
+export const maxSourceLinks = 20;
+
+/**
  * A link from a payload, kept only when it is an absolute http(s) URL: the alert's page renders it as a link, and a
  * payload is no place to take a `javascript:` URL from. Pure.
  */

@@ -1,6 +1,6 @@
 import { isPlainObject } from "../json-values";
 import { defaultAlertTitle, limits, nullableTruncate, parseTime, prometheusSeverity, text, truncate, type AlertAction } from "../normalize";
-import { formatIdentity, httpLink, stringValue } from "./links";
+import { formatIdentity, httpLink, maxSourceLinks, stringValue } from "./links";
 import type { FormatReading, PayloadFormatDefinition, SourceLink } from "./types";
 
 const eventActions: readonly AlertAction[] = ["trigger", "acknowledge", "resolve"];
@@ -78,7 +78,9 @@ function readPagerDutyEvent(body: Record<string, unknown>, now: Date): FormatRea
 
 function linkList(value: unknown, urlKey: string, labelKey: string, fallbackLabel: string): SourceLink[] {
   if (!Array.isArray(value)) return [];
-  return value.flatMap((item) => (isPlainObject(item) ? httpLink(stringValue(item[labelKey]) ?? fallbackLabel, item[urlKey]) : []));
+  return value
+    .slice(0, maxSourceLinks)
+    .flatMap((item) => (isPlainObject(item) ? httpLink(stringValue(item[labelKey]) ?? fallbackLabel, item[urlKey]) : []));
 }
 
 /**

@@ -5,6 +5,7 @@ import { cloudWatchFormat } from "./cloudwatch";
 import { datadogFormat } from "./datadog";
 import { genericFormat } from "./generic";
 import { grafanaFormat } from "./grafana";
+import { maxSourceLinks } from "./links";
 import { pagerDutyFormat } from "./pagerduty";
 import { sentryFormat } from "./sentry";
 import {
@@ -66,8 +67,11 @@ export function answerForInvalid(format: PayloadFormat, errors: string[]): Forma
   return payloadFormatDefinitions[format].invalidAnswer?.(errors) ?? { status: 400, body: { message: errors.join(" ") } };
 }
 
-/** The links an alert's stored payload carries, read in the format the alert arrived in (none for older alerts). */
+/**
+ * The links an alert's stored payload carries, read in the format the alert arrived in (none for older alerts), at most
+ * `maxSourceLinks`.
+ */
 export function sourceLinks(format: string | null, storedPayload: unknown): SourceLink[] {
   if (!format || !(payloadFormats as readonly string[]).includes(format)) return [];
-  return payloadFormatDefinitions[format as PayloadFormat].links(storedPayload);
+  return payloadFormatDefinitions[format as PayloadFormat].links(storedPayload).slice(0, maxSourceLinks);
 }

@@ -12,9 +12,9 @@ type SentryShape = "event_alert" | "issue" | "plugin";
 function shapeOf(body: Record<string, unknown>): SentryShape | null {
   const data = objectAt(body, "data");
   const fromIntegration = typeof body.action === "string" && isPlainObject(body.actor);
-  if (fromIntegration && isPlainObject(data.event) && "triggered_rule" in data) return "event_alert";
+  if (fromIntegration && isPlainObject(data.event) && Object.hasOwn(data, "triggered_rule")) return "event_alert";
   if (fromIntegration && isPlainObject(data.issue) && isPlainObject(body.installation)) return "issue";
-  if ((typeof body.project_slug === "string" || typeof body.project === "string") && "culprit" in body && isPlainObject(body.event) && typeof body.url === "string") {
+  if ((typeof body.project_slug === "string" || typeof body.project === "string") && Object.hasOwn(body, "culprit") && isPlainObject(body.event) && typeof body.url === "string") {
     return "plugin";
   }
   return null;

@@ -138,7 +138,9 @@ export async function sendTestAlertAction(
     if (answer.status < 200 || answer.status >= 300) return { ok: false, message: invalidPayload };
     return actionSuccess(answer.body as { iid: number; title: string }[]);
   } catch (error) {
-    return toActionFailure(error);
+    // The box has one field: a payload over the limits is said in the notice ("Payload is too big").
+    const failure = toActionFailure(error);
+    return !failure.ok && failure.fieldErrors?.payload ? { ok: false, message: failure.fieldErrors.payload.join(" ") } : failure;
   }
 }
 

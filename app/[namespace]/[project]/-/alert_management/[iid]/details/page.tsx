@@ -41,7 +41,7 @@ export default async function AlertDetailsPage({ params }: { params: Promise<{ n
     if (error instanceof NotFoundError || error instanceof ForbiddenError) notFound();
     throw error;
   }
-  const { view, alert, issueIid, notes, links } = details;
+  const { view, alert, issueIid, notes, links, payloadText } = details;
   const fullPath = projectFullPath(view);
   const canTriage = can(view, "triageAlerts");
   const overview: [string, ReactNode][] = [
@@ -107,7 +107,7 @@ export default async function AlertDetailsPage({ params }: { params: Promise<{ n
       <section aria-labelledby="alert-payload-heading" className="section">
         <h3 id="alert-payload-heading">Full payload</h3>
         <pre className="payload" aria-labelledby="alert-payload-heading" tabIndex={0}>
-          {JSON.stringify(alert.payload, null, 2)}
+          {payloadText}
         </pre>
       </section>
       <section aria-labelledby="alert-activity-heading" className="section">

@@ -12,7 +12,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/aler
     paginated: true,
     params: {
       status: stringListParam.pipe(z.array(z.enum(alertStatuses))).optional(),
-      search: z.string().optional(),
+      // The list page's bound too: a contains-search costs the length of the pattern at every place of every text.
+      search: z.string().max(255).optional(),
       sort: z.enum(alertSorts).optional(),
     },
     handle: async ({ ctx, url, path, params, page }) => {
