@@ -77,3 +77,32 @@ export function hangUpMidBody(baseURL: string, path: string, headers: Record<str
     setTimeout(() => request.destroy(), 100);
   });
 }
+
+export interface PlainAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * Sends one request from the local address `from` (any of 127.0.0.0/8 on Linux), straight to the server's IPv4
+ * loopback, as a client on that address connected directly would.
+ */
+export function requestFrom(
+  baseURL: string,
+  from: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<PlainAnswer> {
+  const url = new URL(path, baseURL);
+  url.hostname = "127.0.0.1";
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: options.method ?? "GET", headers: options.headers, localAddress: from }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (data: Buffer) => chunks.push(data));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString("utf8") }));
+    });
+    request.on("error", reject);
+    request.end(options.body);
+  });
+}
