@@ -139,6 +139,50 @@ test("changing the password needs the current one and signs out every browser, t
   await elsewhere.context().close();
 });
 
+test("wrong current passwords count toward the account lock; the one that locks it signs the account out everywhere and says so", async ({
+  page,
+  request,
+  browser,
+  baseURL,
+}) => {
+  const user = await createUser(request);
+  const elsewhere = await otherBrowser(browser, baseURL, user.username, user.password);
+  await signIn(page, user.username, user.password);
+  // The e2e servers lock an account after five failures (SIGN_IN_MAX_ATTEMPTS=5): two on the two-factor page...
+  await page.goto("/profile/two_factor_auth");
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    await page.getByLabel("Verification code").fill("000000");
+    await page.getByLabel("Current password").fill(`not my password ${attempt}`);
+    await page.getByRole("button", { name: "Register with two-factor app" }).click();
+    await expect(page.getByText("Password is incorrect")).toBeVisible();
+  }
+  // ...and three on the password page, the last of which locks the account.
+  await page.goto("/profile/password/edit");
+  const newPassword = "a password guessed into";
+  await page.getByLabel("New password").fill(newPassword);
+  await page.getByLabel("Password confirmation").fill(newPassword);
+  for (let attempt = 3; attempt <= 4; attempt++) {
+    await page.getByLabel("Current password").fill(`not my password ${attempt}`);
+    await page.getByRole("button", { name: "Save password" }).click();
+    await expect(page.getByText("Current password is incorrect")).toBeVisible();
+  }
+  expect(await apiSessionStatus(elsewhere)).toBe(200);
+  await page.getByLabel("Current password").fill("not my password 5");
+  await page.getByRole("button", { name: "Save password" }).click();
+  await expect(page.getByRole("main").getByRole("alert")).toHaveText(
+    "Too many wrong passwords: your account is locked for 10 minutes and signed out everywhere. Sign in again after that, or reset your password by email.",
+  );
+  await expectSessionEnded(elsewhere);
+  await page.goto("/profile/password/edit");
+  await expect(page).toHaveURL(/\/users\/sign_in\?callbackUrl=/);
+  // Locked like a failed sign-in locks it: the right password does not sign in, whichever login is typed.
+  for (const login of [user.username, user.email]) {
+    await submitSignIn(page, login, user.password);
+    await expect(page.getByRole("main").getByRole("alert")).toHaveText("Your account is locked. Try again later.");
+  }
+  await elsewhere.context().close();
+});
+
 test("sign out everywhere ends every session of the account, and no one else's", async ({ page, request, browser, baseURL }) => {
   const user = await createUser(request);
   const other = await createUser(request);
