@@ -113,6 +113,53 @@ test("password reset by email: the same answer for any address; the link sets a 
   await elsewhere.context().close();
 });
 
+test("a pending password reset link stops working when an admin changes the address or the password, and when the owner changes the password", async ({
+  page,
+  request,
+}, testInfo) => {
+  const user = await createUser(request);
+  const invalid = "This password reset link is not valid. It may have been used already, or replaced by a newer one.";
+  const requestLink = async (email: string, count: number) => {
+    await page.goto("/users/password/new");
+    await page.getByLabel("Email").fill(email);
+    await page.getByRole("button", { name: "Reset password" }).click();
+    await expect(page.getByRole("status")).toContainText("you will receive a password recovery link");
+    return waitForMailedLink(testInfo.project.name, email, count);
+  };
+  const expectVoid = async (link: string) => {
+    await page.goto(link);
+    await expect(page.getByRole("main").getByRole("alert")).toHaveText(invalid);
+    await expect(page.getByLabel("New password")).toHaveCount(0);
+  };
+  const adminUpdate = async (data: Record<string, unknown>) => {
+    const response = await request.put(`/api/v4/users/${user.id}`, { headers: asToken(rootToken), data });
+    expect(response.status(), await response.text()).toBe(200);
+  };
+
+  // A change that touches neither keeps the link.
+  const kept = await requestLink(user.email, 1);
+  await adminUpdate({ bio: "Unrelated" });
+  await page.goto(kept);
+  await expect(page.getByLabel("New password")).toBeVisible();
+
+  await adminUpdate({ email: `moved-${user.email}`, skip_reconfirmation: true });
+  await expectVoid(kept);
+
+  const beforePasswordChange = await requestLink(`moved-${user.email}`, 1);
+  await adminUpdate({ password: "an admin sets this password" });
+  await expectVoid(beforePasswordChange);
+
+  const beforeOwnChange = await requestLink(`moved-${user.email}`, 2);
+  await signIn(page, user.username, "an admin sets this password");
+  await page.goto("/profile/password/edit");
+  await page.getByLabel("Current password").fill("an admin sets this password");
+  await page.getByLabel("New password").fill("the owner's own password");
+  await page.getByLabel("Password confirmation").fill("the owner's own password");
+  await page.getByRole("button", { name: "Save password" }).click();
+  await expect(page).toHaveURL(/\/users\/sign_in\?notice=password_changed$/);
+  await expectVoid(beforeOwnChange);
+});
+
 test("changing the password needs the current one and signs out every browser, this one included", async ({ page, request, browser, baseURL }) => {
   const user = await createUser(request);
   const elsewhere = await otherBrowser(browser, baseURL, user.username, user.password);
