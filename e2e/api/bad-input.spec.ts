@@ -91,7 +91,8 @@ test.describe("bad input is 400, never 500", () => {
     await expectJson(await request.get("/api/v4/projects?visibility=secret"), 400, { error: "visibility does not have a valid value" });
     await expectJson(await request.get("/api/v4/projects?search=%00"), 400, { error: "search is invalid" });
     await expectJson(await request.get("/api/v4/users/abc", { headers: asToken(owner.token) }), 400, { error: "id is invalid" });
-    await expectJson(await request.get("/api/v4/users/99999999999", { headers: asToken(owner.token) }), 400, { error: "id is invalid" });
+    // An integer no user can have is a path that names nothing, as on GitLab.
+    await expectJson(await request.get("/api/v4/users/99999999999", { headers: asToken(owner.token) }), 404, { message: "404 User Not Found" });
 
     const admin = (data: unknown) => request.post("/api/v4/users", { headers: asToken(rootToken), data });
     const username = uniqueName("typed");

@@ -70,20 +70,32 @@ export function apiResource(route: string, endpoints: Partial<Record<ApiMethod, 
       continue;
     }
     handlers[method] = routeFor(route, method, declared);
-    declarations.set(handlers[method], { method, route });
+    declarations.set(handlers[method], { method, route, path: declared.path ?? {}, params: parameterShapeOf(declared) });
   }
   return handlers;
 }
 
-/** Which method of which route a handler serves, for the tests that must reach every route. */
-const declarations = new WeakMap<RouteHandler, { method: ApiMethod; route: string }>();
+/** What a handler serves: its method, its route, and the path segments and parameters it reads. */
+export interface Declaration {
+  method: ApiMethod;
+  route: string;
+  path: Shape;
+  params: Shape;
+}
 
-export function declarationOf(handler: unknown): { method: ApiMethod; route: string } | undefined {
+/** Which method of which route a handler serves, for the tests that must reach every route and parameter. */
+const declarations = new WeakMap<RouteHandler, Declaration>();
+
+export function declarationOf(handler: unknown): Declaration | undefined {
   return typeof handler === "function" ? declarations.get(handler as RouteHandler) : undefined;
 }
 
+function parameterShapeOf(declared: Endpoint): Shape {
+  return declared.paginated ? { ...paginationParams, ...declared.params } : (declared.params ?? {});
+}
+
 function routeFor(route: string, method: ApiMethod, declared: Endpoint): RouteHandler {
-  const paramShape = declared.paginated ? { ...paginationParams, ...declared.params } : (declared.params ?? {});
+  const paramShape = parameterShapeOf(declared);
   return apiRoute(
     { route, scopes: declared.scopes, allowAnonymous: declared.allowAnonymous },
     async ({ ctx, request, url, params: segments }) => {
