@@ -32,10 +32,11 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 process.env.NODE_ENV ??= "production";
 
 // Imported after NODE_ENV is set: Next.js reads it as it loads.
-const [{ default: next }, { securityHeaders }, { directLane }] = await Promise.all([
+const [{ default: next }, { securityHeaders }, { directLane }, { peerAddressHeader }] = await Promise.all([
   import("next"),
   import("./next.config.mjs"),
   import("./lib/http/direct-lane.mjs"),
+  import("./lib/http/lane-keys.mjs"),
 ]);
 const app = next({ dev: false, hostname: options.hostname ?? "localhost", port });
 const handle = app.getRequestHandler();
@@ -54,13 +55,12 @@ if (!["on", "off", undefined].includes(process.env.DIRECT_DISPATCH)) {
 const takenDirectly =
   process.env.DIRECT_DISPATCH === "off" ? () => false : directLane({ distDir: path.resolve(".next"), commonHeaders: securityHeaders });
 
-// Rate limits count per client address; the application reads the socket's peer from this header (see
-// lib/http/client-address.ts, which owns the name), so whatever a client sent under it is replaced.
-const peerAddressHeader = "x-peer-address";
-
 const server = createServer((request, response) => {
+  if (takenDirectly(request, response)) return;
+  // Rate limits count per client address, which the application reads from this header (lib/http/client-address.ts):
+  // whatever a client sent under it is replaced by the socket's peer. The direct lane does the same for its requests.
   request.headers[peerAddressHeader] = request.socket.remoteAddress ?? "";
-  if (!takenDirectly(request, response)) void handle(request, response);
+  void handle(request, response);
 });
 if (options.keepAliveTimeout) {
   const keepAliveTimeout = Number(options.keepAliveTimeout);

@@ -64,27 +64,36 @@ const envSchema = z.object({
     .string()
     .default("127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7")
     .transform((value, context) => parseAddressRanges(value, context)),
-  // Rate limits, GitLab's (Rack::Attack) with GitLab's numbers: a number of requests per period in seconds; 0 turns one off.
+  // Rate limits, GitLab's (Rack::Attack and its application limits) with GitLab self-managed's defaults: a number of
+  // requests per period in seconds; 0 turns one off. What protects against guessing is on; the request-volume limits
+  // are off, as GitLab ships them, so that an ordinary script is never made to wait.
   /** Failed sign-ins (web form or password grant) per client address: GitLab's protected-paths limit. */
   THROTTLE_FAILED_SIGN_INS_PER_IP: z.coerce.number().int().min(0).default(10),
   THROTTLE_FAILED_SIGN_INS_PERIOD_SECONDS: z.coerce.number().int().min(1).default(60),
   /** Sign-ups, password reset requests and confirmation resends per client address: GitLab's protected paths. */
   THROTTLE_PROTECTED_PATHS_PER_IP: z.coerce.number().int().min(0).default(10),
   THROTTLE_PROTECTED_PATHS_PERIOD_SECONDS: z.coerce.number().int().min(1).default(60),
-  /** Messages mailed to one address (confirmation and reset links), so nobody can flood someone's inbox through us. */
-  THROTTLE_MAILS_PER_RECIPIENT: z.coerce.number().int().min(0).default(5),
+  /**
+   * Messages mailed to one address (confirmation and reset links), so nobody can flood someone's inbox through us:
+   * GitLab's limit on verification mails to one user (`email_verification_code_send`, 10 an hour).
+   */
+  THROTTLE_MAILS_PER_RECIPIENT: z.coerce.number().int().min(0).default(10),
   THROTTLE_MAILS_PER_RECIPIENT_PERIOD_SECONDS: z.coerce.number().int().min(1).default(3600),
   /** Wrong device-flow user codes per signed-in user and per client address (RFC 8628 §5.1: codes are short). */
   THROTTLE_DEVICE_CODE_ATTEMPTS: z.coerce.number().int().min(0).default(10),
   THROTTLE_DEVICE_CODE_PERIOD_SECONDS: z.coerce.number().int().min(1).default(60),
-  /** Requests to `/oauth/token` per client (per address for requests that name none). */
-  THROTTLE_OAUTH_TOKEN_PER_CLIENT: z.coerce.number().int().min(0).default(600),
+  /**
+   * Requests to `/oauth/token` per client (per address for requests that name none). Off, as on GitLab, which took
+   * `/oauth/token` off its protected paths because a limit there stopped ordinary OAuth use; the password grant's
+   * guesses are counted by the failed sign-in limits whatever this says.
+   */
+  THROTTLE_OAUTH_TOKEN_PER_CLIENT: z.coerce.number().int().min(0).default(0),
   THROTTLE_OAUTH_TOKEN_PERIOD_SECONDS: z.coerce.number().int().min(1).default(60),
-  /** API requests without valid credentials per client address (GitLab: 3600 per hour). */
-  THROTTLE_UNAUTHENTICATED_API_PER_IP: z.coerce.number().int().min(0).default(3600),
+  /** API requests without valid credentials per client address: off, as on GitLab; GitLab's value when on is 3600. */
+  THROTTLE_UNAUTHENTICATED_API_PER_IP: z.coerce.number().int().min(0).default(0),
   THROTTLE_UNAUTHENTICATED_API_PERIOD_SECONDS: z.coerce.number().int().min(1).default(3600),
-  /** API requests per authenticated user (GitLab: 7200 per hour). */
-  THROTTLE_AUTHENTICATED_API_PER_USER: z.coerce.number().int().min(0).default(7200),
+  /** API requests per authenticated user: off, as on GitLab; GitLab's value when on is 7200. */
+  THROTTLE_AUTHENTICATED_API_PER_USER: z.coerce.number().int().min(0).default(0),
   THROTTLE_AUTHENTICATED_API_PERIOD_SECONDS: z.coerce.number().int().min(1).default(3600),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Where the bare git repositories live (one `<project id>.git` each); defaults to `${DATA_DIR}/repositories`. */

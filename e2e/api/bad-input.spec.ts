@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 import { asToken, createProject, createUser, expectJson, rootToken, uniqueName } from "../support/api";
+import { serverLogFile } from "../support/constants";
 
 test.describe("bad input is 400, never 500", () => {
   test("unreadable bodies", async ({ request }) => {
@@ -91,7 +93,8 @@ test.describe("bad input is 400, never 500", () => {
     await expectJson(await request.get("/api/v4/projects?visibility=secret"), 400, { error: "visibility does not have a valid value" });
     await expectJson(await request.get("/api/v4/projects?search=%00"), 400, { error: "search is invalid" });
     await expectJson(await request.get("/api/v4/users/abc", { headers: asToken(owner.token) }), 400, { error: "id is invalid" });
-    await expectJson(await request.get("/api/v4/users/99999999999", { headers: asToken(owner.token) }), 400, { error: "id is invalid" });
+    // An integer no user can have is a path that names nothing, as on GitLab.
+    await expectJson(await request.get("/api/v4/users/99999999999", { headers: asToken(owner.token) }), 404, { message: "404 User Not Found" });
 
     const admin = (data: unknown) => request.post("/api/v4/users", { headers: asToken(rootToken), data });
     const username = uniqueName("typed");
@@ -137,5 +140,30 @@ test.describe("bad input is 400, never 500", () => {
     });
     const page = await request.get("/root/%E0%A4%A");
     expect(page.status()).toBe(400);
+  });
+
+  test("a malformed multipart body posted to a page is 400, not a framework 500, and logs no error", async ({ request }, testInfo) => {
+    const owner = await createUser(request);
+    const project = await createProject(request, owner.token, { visibility: "public" });
+    const logBefore = readFileSync(serverLogFile(testInfo.project.name), "utf8").length;
+    const unreadable = { message: "400 Bad request - the multipart form body could not be read" };
+    const pages = ["/users/sign_in", `/${owner.username}`, "/projects", `/${project.path_with_namespace}`, `/${project.path_with_namespace}/-/issues`];
+    const bodies = ['--xyz\r\nContent-Disposition: form-data; name="a"\r\n\r\nb', "not multipart at all"];
+    for (const path of pages) {
+      for (const body of bodies) {
+        // As a form posted without script, and as a server action's call: the framework parses both before any page code.
+        for (const action of [{}, { "Next-Action": "7f".repeat(21) }] as Record<string, string>[]) {
+          const response = await request.post(path, { headers: { "Content-Type": "multipart/form-data; boundary=xyz", ...action }, data: Buffer.from(body) });
+          await expectJson(response, 400, unreadable);
+        }
+      }
+    }
+    // A well-formed body goes on to the framework, which finds no server action in it.
+    const wellFormed = await request.post("/users/sign_in", { multipart: { a: "b" } });
+    expect(wellFormed.status()).toBe(400);
+    expect(wellFormed.headers()["x-nextjs-action-not-found"]).toBe("1");
+    const logged = readFileSync(serverLogFile(testInfo.project.name), "utf8").slice(logBefore);
+    expect(logged).not.toContain("Failed to parse body as FormData");
+    expect(logged).not.toContain("Unexpected end of form");
   });
 });

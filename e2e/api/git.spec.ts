@@ -4,6 +4,7 @@ import { expect, test, type APIRequestContext } from "@playwright/test";
 import { addMember, asToken, createProject, createToken, createUser } from "../support/api";
 import { serverLogFile } from "../support/constants";
 import { GitSandbox, remoteUrl } from "../support/git";
+import { postInTurn } from "../support/http";
 
 interface PushEvent {
   id: number;
@@ -272,6 +273,52 @@ test.describe("git over smart HTTP", () => {
     expect(await git.ok(["rev-parse", "HEAD"], clone)).toBe(head);
     // Refusing a body mid-stream leaves nothing behind in the server: it stopped reading cleanly.
     expect(readFileSync(serverLogFile(testInfo.project.name), "utf8")).not.toContain("uncaughtException");
+  });
+
+  test("garbage upload-pack bodies of any size on a public project are a clean 400 every time, on a connection that stays usable", async ({
+    request,
+    baseURL,
+  }) => {
+    const owner = await createUser(request);
+    const project = await createProject(request, owner.token, { visibility: "public" });
+    const sizes = [8, 100, 5_000, 70_000, 300_000];
+    const bodies = Array.from({ length: 50 }, (_, index) => Buffer.concat([Buffer.from("garb"), randomBytes(sizes[index % sizes.length]! - 4)]));
+    const answers = await postInTurn(baseURL!, `/${project.path_with_namespace}.git/git-upload-pack`, { "Content-Type": "application/x-git-upload-pack-request" }, bodies);
+    const refusal = 'Bad request: the body is not a git-upload-pack request (bad pkt-line length "garb").\n';
+    expect(answers.map((answer) => ("error" in answer ? answer.error : `${answer.status} ${answer.body}`))).toEqual(bodies.map(() => `400 ${refusal}`));
+  });
+
+  test("a path with malformed or doubly encoded percent-encoding names no repository: asked for credentials, then not found", async ({ request }) => {
+    const owner = await createUser(request);
+    const project = await createProject(request, owner.token, { visibility: "public" });
+    const [namespace, name] = project.path_with_namespace.split("/") as [string, string];
+    // What a path naming no project answers anonymously today.
+    const unknownProject = await request.get(`/${namespace}/nothing-here.git/info/refs?service=git-upload-pack`);
+    expect(unknownProject.status()).toBe(401);
+    const challenge = unknownProject.headers()["www-authenticate"];
+    const notFound = "The project you were looking for could not be found or you don't have permission to view it.\n";
+    const paths = [
+      `/${namespace}/%25E0.git`,
+      `/${namespace}/${name}%E0.git`,
+      `/${namespace}%E0/${name}.git`,
+      // The public project's name, encoded twice: decoded once, as every path is, it names nothing.
+      `/${namespace}/${name}%252Egit`,
+    ];
+    for (const path of paths) {
+      const calls = [
+        (headers: Record<string, string>) => request.get(`${path}/info/refs?service=git-upload-pack`, { headers }),
+        (headers: Record<string, string>) =>
+          request.post(`${path}/git-upload-pack`, { headers: { ...headers, "Content-Type": "application/x-git-upload-pack-request" }, data: Buffer.from("0000") }),
+      ];
+      for (const call of calls) {
+        const anonymous = await call({});
+        expect(anonymous.status(), path).toBe(401);
+        expect(anonymous.headers()["www-authenticate"], path).toBe(challenge);
+        const signedIn = await call(basic(owner.token));
+        expect(signedIn.status(), path).toBe(404);
+        expect(await signedIn.text(), path).toBe(notFound);
+      }
+    }
   });
 
   test("a push larger than git's post buffer (sent chunked, after a probe) goes through under the default size limit", async ({ request, baseURL }) => {

@@ -2,7 +2,7 @@ import { expect, test, type APIRequestContext } from "@playwright/test";
 import { addMember, asToken, createProject, createToken, createUser, rootToken, uniqueName, type CreatedUser } from "../support/api";
 import { createIntegration } from "../support/alerts";
 import { createApplication } from "../support/oauth";
-import { sweptRoutes } from "./swept-routes";
+import { sweptIntegerParameters, sweptRoutes, type IntegerColumn } from "./swept-routes";
 
 /**
  * Clients send parameters a server may not know (python-gitlab's `statistics`, gitbeaker's `showExpanded` leftovers,
@@ -284,4 +284,86 @@ test("every route ignores parameters it does not declare and reads booleans as G
         : await request.fetch(url, { method: call.method, headers, data: { ...declared, ...undeclared } });
     expect(response.status(), `${call.method} ${call.route}: ${await response.text()}`).toBe(call.status);
   }
+});
+
+/** Values the column an integer parameter is compared with cannot hold. */
+const beyondColumn: Record<IntegerColumn, string[]> = {
+  integer: ["2147483648", "-2147483649", "99999999999"],
+  bigint: ["9223372036854775808", "-9223372036854775809"],
+};
+
+/** Path segments that can name nothing: no id is zero or negative, and none is beyond the integer column's range. */
+const namingNothing = ["0", "-1", "2147483648", "99999999999", "-99999999999"];
+
+/** What a path segment that names nothing answers: GitLab's 404 for the thing it names. */
+const notFoundThings: Record<string, string> = {
+  "/applications/:id": "Application",
+  "/issues/:id": "Issue",
+  "/personal_access_tokens/:id": "Personal Access Token",
+  "/projects/:id": "Project",
+  ":alert_iid": "Alert",
+  ":integration_id": "Integration",
+  ":issue_iid": "Issue",
+  ":milestone_id": "Milestone",
+  ":name": "Label",
+  ":note_id": "Note",
+  "/members/:user_id": "Member",
+  "/all/:user_id": "Member",
+  "/users/:id": "User",
+  "/users/:user_id": "User",
+};
+
+function expectedForMissing(call: SweptCall, position: number): { status: number; body: unknown } {
+  const segments = call.route.split("/");
+  // Rotating someone else's token is 401 whether it exists or not; only admins learn that it does not (README).
+  if (call.route === "/personal_access_tokens/:id/rotate") return { status: 401, body: { message: "401 Unauthorized" } };
+  const thing = notFoundThings[`/${segments[position - 1]}/${segments[position]}`] ?? notFoundThings[segments[position]!];
+  return { status: 404, body: { message: `404 ${thing} Not Found` } };
+}
+
+async function send(request: APIRequestContext, call: SweptCall, path: string, data: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
+  const headers = call.token ? asToken(call.token) : {};
+  const response =
+    call.method === "GET"
+      ? await request.get(`/api/v4${path}?${new URLSearchParams(data as Record<string, string>).toString()}`, { headers })
+      : await request.fetch(`/api/v4${path}`, { method: call.method, headers, data });
+  const text = await response.text();
+  return { status: response.status(), body: response.headers()["content-type"] === "application/json" ? JSON.parse(text) : text };
+}
+
+test("every integer path segment and parameter answers GitLab's 404 or 400 for values beyond its column's range, never a 500", async ({ request }) => {
+  test.setTimeout(180_000);
+  const calls = await sweptCalls(request, await fixture(request));
+  const unexpected: string[] = [];
+  const check = (what: string, answer: { status: number; body: unknown }, expected: { status: number; body: unknown }) => {
+    if (JSON.stringify(answer) !== JSON.stringify(expected)) unexpected.push(`${what}: ${JSON.stringify(answer)}, expected ${JSON.stringify(expected)}`);
+  };
+  for (const call of calls) {
+    const declared = { ...call.data, ...(call.gitlabBoolean ? { [call.gitlabBoolean[0]]: call.gitlabBoolean[1] } : {}) };
+    for (const [position, segment] of call.route.split("/").entries()) {
+      if (!segment.startsWith(":")) continue;
+      for (const value of namingNothing) {
+        const path = call.path
+          .split("/")
+          .map((part, index) => (index === position ? value : part))
+          .join("/");
+        check(`${call.method} ${call.route} with ${segment} ${value}`, await send(request, call, path, declared), expectedForMissing(call, position));
+      }
+    }
+    for (const [name, column] of Object.entries(sweptIntegerParameters[`${call.method} ${call.route}`] ?? {})) {
+      for (const value of beyondColumn[column]) {
+        // Query strings carry text; JSON bodies carry numbers as well.
+        for (const sent of call.method === "GET" ? [value] : [value, Number(value)]) {
+          const answer = await send(request, call, call.path, { ...declared, [name]: sent });
+          check(`${call.method} ${call.route} with ${name}=${JSON.stringify(sent)}`, answer, { status: 400, body: { error: `${name} is invalid` } });
+        }
+      }
+      // Events' ids are bigint: a keyset cursor past the integer's range is an ordinary one.
+      if (column === "bigint") {
+        const answer = await send(request, call, call.path, { ...declared, pagination: "keyset", [name]: "3000000000" });
+        check(`${call.method} ${call.route} with ${name}=3000000000`, { status: answer.status, body: null }, { status: call.status, body: null });
+      }
+    }
+  }
+  expect(unexpected).toEqual([]);
 });

@@ -84,3 +84,41 @@ export const sweptRoutes = [
   "PUT /projects/:id/milestones/:milestone_id",
   "PUT /users/:id",
 ] as const;
+
+/** The range of the column an integer parameter is compared with: PostgreSQL's `integer`, or events' `bigint`. */
+export type IntegerColumn = "integer" | "bigint";
+
+/**
+ * Every integer parameter of every route (`page` and `per_page` of lists included), with the range of the column it
+ * is compared with, as the route files declare them: the parameter sweep sends each a value beyond that range (a 400
+ * in GitLab's shape), and lib/api/endpoint.test.ts checks this list against the declarations. Every `:segment` of a
+ * route's path is swept as well, with ids that can name nothing (GitLab's 404).
+ */
+export const sweptIntegerParameters: Record<string, Record<string, IntegerColumn>> = {
+  "DELETE /projects/:id/labels": { label_id: "integer" },
+  "GET /applications": { page: "integer", per_page: "integer" },
+  "GET /events": { id_before: "bigint", id_after: "bigint", page: "integer", per_page: "integer" },
+  "GET /issues": { page: "integer", per_page: "integer", iids: "integer", author_id: "integer", assignee_id: "integer" },
+  "GET /personal_access_tokens": { page: "integer", per_page: "integer", user_id: "integer" },
+  "GET /projects": { page: "integer", per_page: "integer", min_access_level: "integer", id_after: "integer", id_before: "integer" },
+  "GET /projects/:id/alert_management/alerts": { page: "integer", per_page: "integer" },
+  "GET /projects/:id/alert_management/integrations": { page: "integer", per_page: "integer" },
+  "GET /projects/:id/events": { id_before: "bigint", id_after: "bigint", page: "integer", per_page: "integer" },
+  "GET /projects/:id/issues": { page: "integer", per_page: "integer", iids: "integer", author_id: "integer", assignee_id: "integer" },
+  "GET /projects/:id/issues/:issue_iid/notes": { page: "integer", per_page: "integer" },
+  "GET /projects/:id/labels": { page: "integer", per_page: "integer" },
+  "GET /projects/:id/members": { page: "integer", per_page: "integer", user_ids: "integer" },
+  "GET /projects/:id/members/all": { page: "integer", per_page: "integer", user_ids: "integer" },
+  "GET /projects/:id/milestones": { page: "integer", per_page: "integer", iids: "integer" },
+  "GET /projects/:id/milestones/:milestone_id/issues": { page: "integer", per_page: "integer" },
+  "GET /users": { page: "integer", per_page: "integer" },
+  "GET /users/:id/events": { id_before: "bigint", id_after: "bigint", page: "integer", per_page: "integer" },
+  "GET /users/:user_id/projects": { page: "integer", per_page: "integer", min_access_level: "integer", id_after: "integer", id_before: "integer" },
+  "POST /projects/:id/alert_management/integrations": { rate_limit_per_minute: "integer" },
+  "POST /projects/:id/issues": { assignee_ids: "integer", assignee_id: "integer", milestone_id: "integer" },
+  "POST /projects/:id/members": { user_id: "integer", access_level: "integer" },
+  "PUT /projects/:id/alert_management/integrations/:integration_id": { rate_limit_per_minute: "integer" },
+  "PUT /projects/:id/issues/:issue_iid": { assignee_ids: "integer", assignee_id: "integer", milestone_id: "integer" },
+  "PUT /projects/:id/labels": { label_id: "integer" },
+  "PUT /projects/:id/members/:user_id": { access_level: "integer" },
+};

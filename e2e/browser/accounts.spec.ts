@@ -113,6 +113,53 @@ test("password reset by email: the same answer for any address; the link sets a 
   await elsewhere.context().close();
 });
 
+test("a pending password reset link stops working when an admin changes the address or the password, and when the owner changes the password", async ({
+  page,
+  request,
+}, testInfo) => {
+  const user = await createUser(request);
+  const invalid = "This password reset link is not valid. It may have been used already, or replaced by a newer one.";
+  const requestLink = async (email: string, count: number) => {
+    await page.goto("/users/password/new");
+    await page.getByLabel("Email").fill(email);
+    await page.getByRole("button", { name: "Reset password" }).click();
+    await expect(page.getByRole("status")).toContainText("you will receive a password recovery link");
+    return waitForMailedLink(testInfo.project.name, email, count);
+  };
+  const expectVoid = async (link: string) => {
+    await page.goto(link);
+    await expect(page.getByRole("main").getByRole("alert")).toHaveText(invalid);
+    await expect(page.getByLabel("New password")).toHaveCount(0);
+  };
+  const adminUpdate = async (data: Record<string, unknown>) => {
+    const response = await request.put(`/api/v4/users/${user.id}`, { headers: asToken(rootToken), data });
+    expect(response.status(), await response.text()).toBe(200);
+  };
+
+  // A change that touches neither keeps the link.
+  const kept = await requestLink(user.email, 1);
+  await adminUpdate({ bio: "Unrelated" });
+  await page.goto(kept);
+  await expect(page.getByLabel("New password")).toBeVisible();
+
+  await adminUpdate({ email: `moved-${user.email}`, skip_reconfirmation: true });
+  await expectVoid(kept);
+
+  const beforePasswordChange = await requestLink(`moved-${user.email}`, 1);
+  await adminUpdate({ password: "an admin sets this password" });
+  await expectVoid(beforePasswordChange);
+
+  const beforeOwnChange = await requestLink(`moved-${user.email}`, 2);
+  await signIn(page, user.username, "an admin sets this password");
+  await page.goto("/profile/password/edit");
+  await page.getByLabel("Current password").fill("an admin sets this password");
+  await page.getByLabel("New password").fill("the owner's own password");
+  await page.getByLabel("Password confirmation").fill("the owner's own password");
+  await page.getByRole("button", { name: "Save password" }).click();
+  await expect(page).toHaveURL(/\/users\/sign_in\?notice=password_changed$/);
+  await expectVoid(beforeOwnChange);
+});
+
 test("changing the password needs the current one and signs out every browser, this one included", async ({ page, request, browser, baseURL }) => {
   const user = await createUser(request);
   const elsewhere = await otherBrowser(browser, baseURL, user.username, user.password);
@@ -136,6 +183,50 @@ test("changing the password needs the current one and signs out every browser, t
   await expect(page.getByRole("status")).toHaveText("Password was successfully updated. Please sign in again.");
   await expectSessionEnded(elsewhere);
   await signIn(page, user.username, newPassword);
+  await elsewhere.context().close();
+});
+
+test("wrong current passwords count toward the account lock; the one that locks it signs the account out everywhere and says so", async ({
+  page,
+  request,
+  browser,
+  baseURL,
+}) => {
+  const user = await createUser(request);
+  const elsewhere = await otherBrowser(browser, baseURL, user.username, user.password);
+  await signIn(page, user.username, user.password);
+  // The e2e servers lock an account after five failures (SIGN_IN_MAX_ATTEMPTS=5): two on the two-factor page...
+  await page.goto("/profile/two_factor_auth");
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    await page.getByLabel("Verification code").fill("000000");
+    await page.getByLabel("Current password").fill(`not my password ${attempt}`);
+    await page.getByRole("button", { name: "Register with two-factor app" }).click();
+    await expect(page.getByText("Password is incorrect")).toBeVisible();
+  }
+  // ...and three on the password page, the last of which locks the account.
+  await page.goto("/profile/password/edit");
+  const newPassword = "a password guessed into";
+  await page.getByLabel("New password").fill(newPassword);
+  await page.getByLabel("Password confirmation").fill(newPassword);
+  for (let attempt = 3; attempt <= 4; attempt++) {
+    await page.getByLabel("Current password").fill(`not my password ${attempt}`);
+    await page.getByRole("button", { name: "Save password" }).click();
+    await expect(page.getByText("Current password is incorrect")).toBeVisible();
+  }
+  expect(await apiSessionStatus(elsewhere)).toBe(200);
+  await page.getByLabel("Current password").fill("not my password 5");
+  await page.getByRole("button", { name: "Save password" }).click();
+  await expect(page.getByRole("main").getByRole("alert")).toHaveText(
+    "Too many wrong passwords: your account is locked for 10 minutes and signed out everywhere. Sign in again after that, or reset your password by email.",
+  );
+  await expectSessionEnded(elsewhere);
+  await page.goto("/profile/password/edit");
+  await expect(page).toHaveURL(/\/users\/sign_in\?callbackUrl=/);
+  // Locked like a failed sign-in locks it: the right password does not sign in, whichever login is typed.
+  for (const login of [user.username, user.email]) {
+    await submitSignIn(page, login, user.password);
+    await expect(page.getByRole("main").getByRole("alert")).toHaveText("Your account is locked. Try again later.");
+  }
   await elsewhere.context().close();
 });
 

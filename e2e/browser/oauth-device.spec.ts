@@ -1,6 +1,6 @@
 import { expect, test, type APIRequestContext, type Locator } from "@playwright/test";
-import { createUser } from "../support/api";
-import { signIn, submitSignIn, withFreshApi } from "../support/browser";
+import { asToken, createUser, rootToken } from "../support/api";
+import { signIn, signOut, submitSignIn, withFreshApi } from "../support/browser";
 import { createApplicationAsRoot } from "../support/oauth-browser";
 
 const deviceGrantType = "urn:ietf:params:oauth:grant-type:device_code";
@@ -97,5 +97,40 @@ test("a device denied by a code typed by hand gets access_denied", async ({ page
 
   await withFreshApi(playwright, baseURL, async (api) => {
     expect(await poll(api, app.uid, device.device_code)).toMatchObject({ status: 400, body: { error: "access_denied" } });
+  });
+});
+
+test("an account whose email address is not confirmed can neither see nor approve a device's request, as in the code flow", async ({
+  page,
+  request,
+  playwright,
+  baseURL,
+}) => {
+  const verify = "Verify the email address in your account profile before you sign in.";
+  const app = await createApplicationAsRoot(request, { redirectUri: "https://device.example/unused", scopes: "read_user", confidential: false });
+  const device = await startDevice(request, app.uid);
+
+  // Signed in with an address not yet confirmed (EMAIL_CONFIRMATION=soft lets the account in): no code is looked at.
+  const unconfirmed = await createUser(request, { confirmed: false });
+  await page.goto(device.verification_uri_complete);
+  await submitSignIn(page, unconfirmed.username, unconfirmed.password);
+  await expect(page).toHaveURL(/\/oauth\/device\?user_code=/);
+  await expect(page.getByRole("main").getByRole("alert")).toHaveText(verify);
+  await expect(page.getByRole("button", { name: "Authorize" })).toHaveCount(0);
+  await expect(page.getByLabel("User code")).toHaveCount(0);
+  await signOut(page);
+
+  // The decision itself refuses too: this person's address stops being confirmed while the page is open.
+  const user = await createUser(request);
+  await signIn(page, user.username, user.password);
+  await page.goto(device.verification_uri_complete);
+  await expect(page.getByRole("button", { name: "Authorize" })).toBeVisible();
+  const changed = await request.put(`/api/v4/users/${user.id}`, { headers: asToken(rootToken), data: { email: `new-${user.email}` } });
+  expect(changed.status(), await changed.text()).toBe(200);
+  await page.getByRole("button", { name: "Authorize" }).click();
+  await expect(page.getByRole("main").getByRole("alert")).toHaveText(verify);
+
+  await withFreshApi(playwright, baseURL, async (api) => {
+    expect(await poll(api, app.uid, device.device_code)).toMatchObject({ status: 400, body: { error: "authorization_pending" } });
   });
 });

@@ -3,6 +3,7 @@ import { expect, test, type APIResponse } from "@playwright/test";
 import { asToken, createUser } from "../support/api";
 import { submitSignIn } from "../support/browser";
 import { tightThrottles } from "../support/constants";
+import { requestFrom } from "../support/http";
 import { createApplication } from "../support/oauth";
 
 /**
@@ -85,6 +86,34 @@ test("password guessing through the password grant: an address is refused after 
   // The owner, elsewhere, still gets a token.
   const owner = await grant(victim.password, { "X-Forwarded-For": newAddress() });
   expect(owner.status(), await owner.text()).toBe(200);
+});
+
+test("a client connected directly is counted under its own address, loopback included, on both lanes of the server", async ({ baseURL }) => {
+  // Requests with a cookie are left to the framework; those without are answered by the direct lane.
+  const lanes: { name: string; headers: Record<string, string> }[] = [
+    { name: "direct", headers: {} },
+    { name: "framework", headers: { Cookie: "lane=framework" } },
+  ];
+  for (const lane of lanes) {
+    const client = `127.${1 + randomBytes(1)[0]! % 250}.${randomBytes(1)[0]}.${1 + randomBytes(1)[0]! % 250}`;
+    const login = `nobody_${randomBytes(4).toString("hex")}`;
+    const grant = (attempt: number) =>
+      requestFrom(baseURL!, client, "/oauth/token", {
+        method: "POST",
+        // Whatever a client puts in the server's own peer-address header is replaced by the socket's address.
+        headers: { ...lane.headers, "Content-Type": "application/x-www-form-urlencoded", "X-Peer-Address": newAddress() },
+        body: new URLSearchParams({ grant_type: "password", username: login, password: `guess-${attempt}` }).toString(),
+      });
+    for (let attempt = 0; attempt < limit("THROTTLE_FAILED_SIGN_INS_PER_IP"); attempt++) {
+      const failed = await grant(attempt);
+      expect(failed.status, `${lane.name} lane: ${failed.body}`).toBe(400);
+      expect(JSON.parse(failed.body).error).toBe("invalid_grant");
+    }
+    const refused = await grant(limit("THROTTLE_FAILED_SIGN_INS_PER_IP"));
+    expect(refused.status, `${lane.name} lane: ${refused.body}`).toBe(429);
+    expect(refused.headers["ratelimit-name"]).toBe("throttle_failed_sign_ins");
+    expect(JSON.parse(refused.body).error).toBe("temporarily_unavailable");
+  }
 });
 
 test("the sign-in form answers 429 to an address over its failures and says why", async ({ browser, request }) => {

@@ -1,4 +1,4 @@
-import { request as httpRequest } from "node:http";
+import { Agent, request as httpRequest } from "node:http";
 
 export interface EarlyAnswer {
   status: number;
@@ -76,4 +76,61 @@ export function hangUpMidBody(baseURL: string, path: string, headers: Record<str
     request.write("{");
     setTimeout(() => request.destroy(), 100);
   });
+}
+
+export interface PlainAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * Sends one request from the local address `from` (any of 127.0.0.0/8 on Linux), straight to the server's IPv4
+ * loopback, as a client on that address connected directly would.
+ */
+export function requestFrom(
+  baseURL: string,
+  from: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<PlainAnswer> {
+  const url = new URL(path, baseURL);
+  url.hostname = "127.0.0.1";
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: options.method ?? "GET", headers: options.headers, localAddress: from }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (data: Buffer) => chunks.push(data));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString("utf8") }));
+    });
+    request.on("error", reject);
+    request.end(options.body);
+  });
+}
+
+/**
+ * POSTs each body in turn on one kept-alive connection, as clients that reuse connections do, and answers what came
+ * back for each: the answer, or the error (`ECONNRESET`) when the connection broke under it.
+ */
+export async function postInTurn(baseURL: string, path: string, headers: Record<string, string>, bodies: Buffer[]): Promise<(PlainAnswer | { error: string })[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const answers: (PlainAnswer | { error: string })[] = [];
+  try {
+    for (const body of bodies) {
+      answers.push(
+        await new Promise((resolve) => {
+          const request = httpRequest(new URL(path, baseURL), { method: "POST", agent, headers: { ...headers, "Content-Length": body.length } }, (response) => {
+            const chunks: Buffer[] = [];
+            response.on("data", (data: Buffer) => chunks.push(data));
+            response.on("error", (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+            response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString("utf8") }));
+          });
+          request.on("error", (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+          request.end(body);
+        }),
+      );
+    }
+  } finally {
+    agent.destroy();
+  }
+  return answers;
 }

@@ -74,23 +74,38 @@ export function apiResource(route: string, endpoints: Partial<Record<ApiMethod, 
       continue;
     }
     handlers[method] = routeFor(route, method, declared);
-    declarations.set(handlers[method], { method, route });
+    declarations.set(handlers[method], { method, route, path: declared.path ?? {}, params: parameterShapeOf(declared) });
   }
   return handlers;
 }
 
-/** Which method of which route a handler serves, for the tests that must reach every route. */
-const declarations = new WeakMap<RouteHandler, { method: ApiMethod; route: string }>();
+/** What a handler serves: its method, its route, and the path segments and parameters it reads. */
+export interface Declaration {
+  method: ApiMethod;
+  route: string;
+  path: Shape;
+  params: Shape;
+}
 
-export function declarationOf(handler: unknown): { method: ApiMethod; route: string } | undefined {
+/** Which method of which route a handler serves, for the tests that must reach every route and parameter. */
+const declarations = new WeakMap<RouteHandler, Declaration>();
+
+export function declarationOf(handler: unknown): Declaration | undefined {
   return typeof handler === "function" ? declarations.get(handler as RouteHandler) : undefined;
 }
 
+function keysetTypeOf(declared: Endpoint): string | undefined {
+  return typeof declared.paginated === "object" ? declared.paginated.keysetType : undefined;
+}
+
+function parameterShapeOf(declared: Endpoint): Shape {
+  if (!declared.paginated) return declared.params ?? {};
+  return { ...paginationParams, ...(keysetTypeOf(declared) ? keysetPaginationParams : {}), ...declared.params };
+}
+
 function routeFor(route: string, method: ApiMethod, declared: Endpoint): RouteHandler {
-  const keysetType = typeof declared.paginated === "object" ? declared.paginated.keysetType : undefined;
-  const paramShape = declared.paginated
-    ? { ...paginationParams, ...(keysetType ? keysetPaginationParams : {}), ...declared.params }
-    : (declared.params ?? {});
+  const keysetType = keysetTypeOf(declared);
+  const paramShape = parameterShapeOf(declared);
   return apiRoute(
     { route, scopes: declared.scopes, allowAnonymous: declared.allowAnonymous },
     async ({ ctx, request, url, params: segments }) => {

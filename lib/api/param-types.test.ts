@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { booleanParam, dateParam, dateTimeParam, integerListParam } from "./param-types";
+import {
+  booleanParam,
+  dateParam,
+  dateTimeParam,
+  eventIdParam,
+  idSegment,
+  integerListParam,
+  integerParam,
+  noSuchId,
+  numericReference,
+  positiveIntegerParam,
+} from "./param-types";
 
 describe("booleanParam", () => {
   it("reads what GitLab's API framework reads as booleans, in any case", () => {
@@ -49,5 +60,43 @@ describe("integerListParam", () => {
     expect(integerListParam.parse("")).toEqual([]);
     expect(integerListParam.safeParse("1,x").success).toBe(false);
     expect(integerListParam.safeParse(["1.5"]).success).toBe(false);
+  });
+});
+
+describe("integer parameters stop at the range of the columns they are compared with", () => {
+  it("integerParam and positiveIntegerParam: PostgreSQL's integer, as a JSON number or text", () => {
+    for (const value of [2147483647, "2147483647", -2147483648, "-2147483648"]) expect(integerParam.safeParse(value).success).toBe(true);
+    for (const value of [2147483648, "2147483648", -2147483649, "-2147483649", "99999999999", "99999999999999999999999", 1e300]) {
+      expect(integerParam.safeParse(value).success).toBe(false);
+      expect(positiveIntegerParam.safeParse(value).success).toBe(false);
+    }
+  });
+
+  it("integerListParam: each item", () => {
+    expect(integerListParam.parse("1,2147483647")).toEqual([1, 2147483647]);
+    for (const value of ["1,2147483648", ["1", "-2147483649"], [2147483648]]) expect(integerListParam.safeParse(value).success).toBe(false);
+  });
+
+  it("eventIdParam: events' bigint, from 1 to its largest, taken as 2^53 − 1 beyond what a number holds exactly", () => {
+    expect(eventIdParam.parse("3000000000")).toBe(3000000000);
+    expect(eventIdParam.parse("9007199254740991")).toBe(Number.MAX_SAFE_INTEGER);
+    expect(eventIdParam.parse("9223372036854775807")).toBe(Number.MAX_SAFE_INTEGER);
+    for (const value of ["9223372036854775808", "0", "-1", "-9223372036854775809", "1.5", "x"]) expect(eventIdParam.safeParse(value).success).toBe(false);
+  });
+});
+
+describe("ids in paths", () => {
+  it("idSegment: any decimal integer; one no row can have names none", () => {
+    expect(idSegment.parse("42")).toBe(42);
+    expect(idSegment.parse("2147483647")).toBe(2147483647);
+    for (const text of ["0", "-1", "-0", "2147483648", "99999999999", "-99999999999", "1".repeat(400)]) expect(idSegment.parse(text)).toBe(noSuchId);
+    for (const text of ["", "abc", "1.5", "1e3", " 1"]) expect(idSegment.safeParse(text).success).toBe(false);
+  });
+
+  it("numericReference: an id when all digits, else a name", () => {
+    expect(numericReference("17")).toBe(17);
+    expect(numericReference("99999999999")).toBe(noSuchId);
+    expect(numericReference("0")).toBe(noSuchId);
+    for (const name of ["root", "-1", "group/project", "1a"]) expect(numericReference(name)).toBeNull();
   });
 });

@@ -4,9 +4,69 @@ import { z } from "zod";
  * Parameter types that accept what GitLab clients send: JSON values, or the strings of query strings and forms.
  * Pure: no server imports, so forms may share them.
  */
-export const integerParam = z.union([z.number().int(), z.string().regex(/^-?\d+$/).transform(Number)]);
 
-export const positiveIntegerParam = integerParam.pipe(z.number().int().min(1).max(2_147_483_647));
+/**
+ * The range of PostgreSQL's `integer` columns, which hold every id, iid, level and count except events' ids. The
+ * database refuses to compare such a column with a value beyond it, so parameters stop there.
+ */
+export const integerColumnRange = { min: -2_147_483_648, max: 2_147_483_647 } as const;
+
+/** The largest value of a `bigint` column (events' ids). */
+const bigintColumnMax = 9_223_372_036_854_775_807n;
+
+/** An id no row has (ids start at 1): what a path segment that can name no row stands for. */
+export const noSuchId = 0;
+
+const integerText = /^-?\d+$/;
+
+/**
+ * An integer parameter, as a JSON number or decimal text, within the integer column's range: beyond it, as anything
+ * that is not an integer, the parameter "is invalid" (400).
+ */
+const integerInColumnRange = z.number().int().min(integerColumnRange.min).max(integerColumnRange.max);
+const integerFromText = z.string().regex(integerText).transform(Number).pipe(integerInColumnRange);
+export const integerParam = z.union([integerInColumnRange, integerFromText]);
+
+export const positiveIntegerParam = integerParam.pipe(z.number().int().min(1));
+
+/**
+ * An event id in a parameter (`id_before`, `id_after`): events' ids are `bigint`, so anything from 1 to the column's
+ * largest value is valid. Ids are read as JavaScript numbers, exact up to 2^53 − 1, which no event id reaches; a
+ * larger parameter is taken as 2^53 − 1, which stands above every event just as it does.
+ */
+export const eventIdParam = z
+  .string()
+  .regex(integerText)
+  .transform((text, context) => {
+    const id = BigInt(text);
+    if (id < 1n || id > bigintColumnMax) {
+      context.addIssue({ code: "custom", message: "is invalid" });
+      return z.NEVER;
+    }
+    return id > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(id);
+  });
+
+/**
+ * An id in a path (`/users/:id`, `…/issues/:issue_iid`): any decimal integer, as GitLab's `type: Integer` path
+ * parameters take it (anything else is a 400). One that no row can have (zero, negative, or beyond the integer
+ * column's range) becomes `noSuchId`, so the route answers the 404 it gives for any id that names nothing, after the
+ * checks that come before it (a missing project's 404 first).
+ */
+export const idSegment = z.string().regex(integerText).transform((text) => idNamedBy(text));
+
+function idNamedBy(digits: string): number {
+  const id = Number(digits);
+  return id >= 1 && id <= integerColumnRange.max ? id : noSuchId;
+}
+
+/**
+ * What a path segment that takes an id or a name (`/users/:id` also takes a username, `/projects/:id` a path, label
+ * paths a title) names by id: its id when it is all digits (`noSuchId` when they are beyond the integer column's
+ * range), or null when it is a name.
+ */
+export function numericReference(segment: string): number | null {
+  return /^\d+$/.test(segment) ? idNamedBy(segment) : null;
+}
 
 /**
  * Booleans as GitLab's API framework reads them (dry-types' `Params::Bool`): JSON `true`/`false`, or `true/false`,
@@ -33,7 +93,10 @@ export const stringListParam = z.union([
   ),
 ]);
 
-/** Integer lists (`iids[]=1&iids[]=2`, JSON arrays or `1,2`), as GitLab's `Array[Integer]` with comma coercion. */
+/**
+ * Integer lists (`iids[]=1&iids[]=2`, JSON arrays or `1,2`), as GitLab's `Array[Integer]` with comma coercion; each
+ * item as `integerParam`.
+ */
 export const integerListParam = z.union([
   z.array(integerParam),
   z
@@ -44,7 +107,7 @@ export const integerListParam = z.union([
         .map((item) => item.trim())
         .filter((item) => item !== ""),
     )
-    .pipe(z.array(z.string().regex(/^-?\d+$/).transform(Number))),
+    .pipe(z.array(integerFromText)),
 ]);
 
 /** A calendar date `YYYY-MM-DD` that exists. */

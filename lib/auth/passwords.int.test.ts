@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { sha256Hex } from "@/lib/crypto";
 import { users, type UserRow } from "@/lib/db/schema";
 import { env } from "@/lib/env";
-import { UnauthorizedError, ValidationError } from "@/lib/errors";
+import { RefusedError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import type { MailMessage } from "@/lib/mail/mailer";
 import { captureMail, linkSecret } from "@/lib/testing/mail";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
@@ -62,6 +62,47 @@ describe.each(testDatabases())("passwords on $name", ({ open }) => {
       expect(sessionStillValid(stored, stored.sessionVersion, new Date())).toBe(true);
       expect(stored).toMatchObject({ resetPasswordTokenDigest: null, resetPasswordSentAt: null });
       expect(await signsInWith(user, testPassword)).toBe(false);
+      expect(await signsInWith(user, newPassword)).toBe(true);
+    });
+  });
+
+  describe("a wrong current password", () => {
+    const wrongCurrent = { currentPassword: "not it", password: newPassword, passwordConfirmation: newPassword };
+    const lockedMessage = `Too many wrong passwords: your account is locked for ${env.SIGN_IN_LOCK_MINUTES} minutes and signed out everywhere. Sign in again after that, or reset your password by email.`;
+
+    it("counts toward the account lock: the one that locks it ends every session, and the account signs in nowhere", async () => {
+      const user = await createTestUser(handle.db);
+      const ctx = userContext(handle.db, user);
+      for (let attempt = 1; attempt < env.SIGN_IN_MAX_ATTEMPTS; attempt++) {
+        await expect(changePassword(ctx, wrongCurrent)).rejects.toMatchObject({ errors: { current_password: ["is incorrect"] } });
+      }
+      expect((await reload(user)).sessionVersion).toBe(user.sessionVersion);
+      const locking = changePassword(ctx, wrongCurrent);
+      await expect(locking).rejects.toThrow(RefusedError);
+      await expect(locking).rejects.toThrow(lockedMessage);
+      const stored = await reload(user);
+      expect(stored.sessionVersion).toBe(user.sessionVersion + 1);
+      expect(stored.passwordHash).toBe(user.passwordHash);
+      // Locked whichever login is typed, even with the right password.
+      for (const login of [user.username, user.email.toUpperCase()]) {
+        expect(await verifySignIn(handle.db, { login, password: testPassword }, new Date())).toEqual({ ok: false, reason: "locked" });
+      }
+      // While locked, not even the right current password is taken.
+      await expect(changePassword(userContext(handle.db, stored), { ...wrongCurrent, currentPassword: testPassword })).rejects.toThrow(
+        `Your account is locked after too many failed attempts. Try again in ${env.SIGN_IN_LOCK_MINUTES} minutes, or reset your password by email.`,
+      );
+      expect((await reload(user)).passwordHash).toBe(user.passwordHash);
+    });
+
+    it("adds up with failed sign-ins, and a password reset by email unlocks the account", async () => {
+      const sent = captureMail();
+      const user = await createTestUser(handle.db);
+      for (let attempt = 1; attempt < env.SIGN_IN_MAX_ATTEMPTS; attempt++) {
+        expect(await verifySignIn(handle.db, { login: user.username, password: `guess ${attempt}` }, new Date())).toEqual({ ok: false, reason: "invalid_credentials" });
+      }
+      await expect(changePassword(userContext(handle.db, user), wrongCurrent)).rejects.toThrow(lockedMessage);
+      await requestPasswordReset(at(new Date()), { email: user.email });
+      await resetPassword(at(new Date()), { token: resetTokenIn(sent[0]), password: newPassword, passwordConfirmation: newPassword });
       expect(await signsInWith(user, newPassword)).toBe(true);
     });
   });

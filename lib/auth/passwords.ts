@@ -9,8 +9,8 @@ import { queueMail, type MailRequest } from "@/lib/mail/mailer";
 import { linkStillValid, passwordResetLinkLifetimeMs } from "@/lib/users/confirmation-rules";
 import { passwordProblem } from "@/lib/users/username-rules";
 import { throttleProtectedPath } from "@/lib/rate-limits/rate-limits";
-import { hashPassword, verifyPassword } from "./password";
-import { unlockAccount } from "./sign-in";
+import { hashPassword } from "./password";
+import { checkCurrentPassword, unlockAccount } from "./sign-in";
 import { raisedSessionVersion } from "./sessions";
 
 export interface NewPassword {
@@ -26,14 +26,15 @@ function validateNewPassword(input: NewPassword, errors: Record<string, string[]
 }
 
 /**
- * The profile's password page: the current password is required, and afterwards every browser session of the
- * account ends, this one included, so the person signs in again (GitLab does the same). Any reset link stops working.
+ * The profile's password page: the current password is required (a wrong one counts toward the account lock), and
+ * afterwards every browser session of the account ends, this one included, so the person signs in again (GitLab does
+ * the same). Any reset link stops working.
  */
 export async function changePassword(ctx: Ctx, input: NewPassword & { currentPassword: string }): Promise<void> {
   const user = actingUser(ctx);
   if (!user) throw new UnauthorizedError();
   const errors: Record<string, string[]> = {};
-  if (!(await verifyPassword(user.passwordHash, input.currentPassword))) errors.current_password = ["is incorrect"];
+  if (!(await checkCurrentPassword(ctx, user, input.currentPassword))) errors.current_password = ["is incorrect"];
   validateNewPassword(input, errors);
   await ctx.db
     .update(users)

@@ -1,13 +1,16 @@
 import "server-only";
 import { eq, sql } from "drizzle-orm";
+import type { Ctx } from "@/lib/context";
 import { sha256Hex } from "@/lib/crypto";
 import type { Database } from "@/lib/db";
 import { users, type UserRow } from "@/lib/db/schema";
 import { env } from "@/lib/env";
+import { RefusedError } from "@/lib/errors";
 import { getRateLimits, RateLimitExceeded, type RateLimits } from "@/lib/rate-limits/rate-limits";
 import { confirmationRequiredOnSignIn } from "@/lib/users/confirmation-rules";
 import { findUserByLogin } from "@/lib/users/users";
 import { verifyPassword } from "./password";
+import { raisedSessionVersion } from "./sessions";
 import { matchTotpStep } from "./totp";
 
 export type SignInFailure =
@@ -76,13 +79,50 @@ export async function unlockAccount(user: Pick<UserRow, "username" | "email">): 
 }
 
 async function isLocked(limits: RateLimits, login: string): Promise<boolean> {
-  try {
-    await limits.checkAttempts("failedSignInsPerAccount", accountThrottleKey(login));
-    return false;
-  } catch (error) {
-    if (error instanceof RateLimitExceeded) return true;
-    throw error;
+  return (await lockOn(limits, [accountThrottleKey(login)])) !== null;
+}
+
+/** The lock on any of `keys` (an account's logins), or null when none is locked. */
+async function lockOn(limits: RateLimits, keys: Iterable<string>): Promise<RateLimitExceeded | null> {
+  for (const key of keys) {
+    try {
+      await limits.checkAttempts("failedSignInsPerAccount", key);
+    } catch (error) {
+      if (error instanceof RateLimitExceeded) return error;
+      throw error;
+    }
   }
+  return null;
+}
+
+/**
+ * Checks the current password a signed-in person types to change their password or their two-factor authentication.
+ * As on GitLab (Devise's `increment_failed_attempts!`), a wrong one counts toward the account lock like a failed
+ * sign-in, under both of the account's logins, so whoever holds a session cannot guess the password behind it. The
+ * wrong password that locks the account also ends every session of it, as GitLab signs a locked account out; while
+ * the account is locked, even the right password is refused. Returns whether the password is right, and throws a
+ * `RefusedError` that says what happened when the account is, or has just become, locked.
+ */
+export async function checkCurrentPassword(ctx: Ctx, user: UserRow, password: string): Promise<boolean> {
+  const limits = await getRateLimits();
+  const keys = new Set([accountThrottleKey(user.username), accountThrottleKey(user.email)]);
+  const passwordMatches = await verifyPassword(user.passwordHash, password);
+  const lock = await lockOn(limits, keys);
+  if (lock) {
+    const minutes = Math.ceil(lock.retryAfterSeconds() / 60);
+    throw new RefusedError(
+      `Your account is locked after too many failed attempts. Try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}, or reset your password by email.`,
+    );
+  }
+  if (passwordMatches) return true;
+  let lockedNow = false;
+  for (const key of keys) lockedNow = (await limits.recordFailure("failedSignInsPerAccount", key)) || lockedNow;
+  if (!lockedNow) return false;
+  for (const key of keys) await limits.block("failedSignInsPerAccount", key, env.SIGN_IN_LOCK_MINUTES * 60);
+  await ctx.db.update(users).set(raisedSessionVersion).where(eq(users.id, user.id));
+  throw new RefusedError(
+    `Too many wrong passwords: your account is locked for ${env.SIGN_IN_LOCK_MINUTES} minutes and signed out everywhere. Sign in again after that, or reset your password by email.`,
+  );
 }
 
 async function recordFailure(limits: RateLimits, attempt: SignInAttempt, reason: SignInFailure): Promise<SignInResult> {

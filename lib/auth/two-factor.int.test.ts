@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { users, type UserRow } from "@/lib/db/schema";
 import { sha256Hex } from "@/lib/crypto";
-import { UnauthorizedError, ValidationError } from "@/lib/errors";
+import { env } from "@/lib/env";
+import { RefusedError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, testPassword, userContext } from "@/lib/testing/fixtures";
 import { verifySignIn } from "./sign-in";
@@ -23,6 +24,31 @@ describe.each(testDatabases())("two-factor enrollment on $name", ({ open }) => {
     const codes = await confirmTwoFactorEnrollment(await ctxFor(user), { code: totpCodeAt(secret, now), password: testPassword });
     return { secret, codes };
   }
+
+  it("counts wrong passwords on every form that asks for it toward the account lock, which ends the sessions", async () => {
+    const user = await createTestUser(handle.db);
+    const { secret } = await beginTwoFactorEnrollment(await ctxFor(user));
+    const wrong = { code: totpCodeAt(secret, now), password: "wrong password" };
+    const attempts = [
+      () => confirmTwoFactorEnrollment(userContext(handle.db, user), wrong),
+      async () => {
+        if (!(await reload(user)).otpSecret) await enrol(user);
+        return regenerateRecoveryCodes(await ctxFor(user), wrong);
+      },
+      async () => disableTwoFactor(await ctxFor(user), wrong),
+    ];
+    for (let attempt = 1; attempt < env.SIGN_IN_MAX_ATTEMPTS; attempt++) {
+      await expect(attempts[attempt % attempts.length]!()).rejects.toMatchObject({ errors: { password: ["is incorrect"] } });
+    }
+    const signedInUnder = (await reload(user)).sessionVersion;
+    await expect(disableTwoFactor(await ctxFor(user), wrong)).rejects.toThrow(RefusedError);
+    const stored = await reload(user);
+    expect(stored.sessionVersion).toBe(signedInUnder + 1);
+    // Two-factor authentication is still on, and the right password is refused while the account is locked.
+    expect(stored.otpSecret).not.toBeNull();
+    await expect(disableTwoFactor(await ctxFor(user), { password: testPassword })).rejects.toThrow(/^Your account is locked after too many failed attempts/);
+    expect((await reload(user)).otpSecret).not.toBeNull();
+  });
 
   it("begins with a pending secret that changes nothing for sign-in, and resumes with the same secret", async () => {
     const user = await createTestUser(handle.db);

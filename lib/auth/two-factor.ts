@@ -6,7 +6,7 @@ import { actingUser, type Ctx } from "@/lib/context";
 import { sha256Hex } from "@/lib/crypto";
 import { users, type UserRow } from "@/lib/db/schema";
 import { UnauthorizedError, ValidationError } from "@/lib/errors";
-import { verifyPassword } from "./password";
+import { checkCurrentPassword } from "./sign-in";
 import { generateTotpSecret, matchTotpStep, totpUri } from "./totp";
 
 const recoveryCodeCount = 10;
@@ -40,11 +40,14 @@ export async function beginTwoFactorEnrollment(ctx: Ctx): Promise<TwoFactorEnrol
   return { secret, otpauthUri, qrCodeDataUrl: await QRCode.toDataURL(otpauthUri, { margin: 1, width: 200 }) };
 }
 
-/** Confirms enrollment with a code from the app; returns the recovery codes, which are shown this once. */
+/**
+ * Confirms enrollment with a code from the app; returns the recovery codes, which are shown this once. Here and below,
+ * a wrong password counts toward the account lock (`checkCurrentPassword`).
+ */
 export async function confirmTwoFactorEnrollment(ctx: Ctx, input: { code: string; password: string }): Promise<string[]> {
   const user = requireUser(ctx);
   if (user.otpSecret) throw new ValidationError({ two_factor: ["is already enabled"] });
-  if (!(await verifyPassword(user.passwordHash, input.password))) {
+  if (!(await checkCurrentPassword(ctx, user, input.password))) {
     throw new ValidationError({ password: ["is incorrect"] });
   }
   const step = user.otpPendingSecret ? matchTotpStep(user.otpPendingSecret, input.code.trim(), ctx.now) : null;
@@ -67,7 +70,7 @@ export async function confirmTwoFactorEnrollment(ctx: Ctx, input: { code: string
 export async function regenerateRecoveryCodes(ctx: Ctx, input: { password: string }): Promise<string[]> {
   const user = requireUser(ctx);
   if (!user.otpSecret) throw new ValidationError({ two_factor: ["is not enabled"] });
-  if (!(await verifyPassword(user.passwordHash, input.password))) {
+  if (!(await checkCurrentPassword(ctx, user, input.password))) {
     throw new ValidationError({ password: ["is incorrect"] });
   }
   const recoveryCodes = generateRecoveryCodes();
@@ -81,7 +84,7 @@ export async function regenerateRecoveryCodes(ctx: Ctx, input: { password: strin
 /** Turns two-factor authentication off; requires the password. */
 export async function disableTwoFactor(ctx: Ctx, input: { password: string }): Promise<void> {
   const user = requireUser(ctx);
-  if (!(await verifyPassword(user.passwordHash, input.password))) {
+  if (!(await checkCurrentPassword(ctx, user, input.password))) {
     throw new ValidationError({ password: ["is incorrect"] });
   }
   await ctx.db

@@ -2,7 +2,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { keysetHeaders, maxPerPage, pageRequest, paginationHeaders } from "@/lib/api/pagination";
-import { dateParam, paginationParams, positiveIntegerParam } from "@/lib/api/param-types";
+import { dateParam, eventIdParam, paginationParams } from "@/lib/api/param-types";
 import type { Answer } from "@/lib/http/answer";
 import { eventActions, eventTargetTypeFilters, type EventFilters, type EventList, type EventPage } from "./query";
 
@@ -22,8 +22,8 @@ export const eventQueryParams = {
   after: dateParam.optional(),
   sort: z.enum(["asc", "desc"]).optional(),
   pagination: z.enum(["offset", "keyset"]).optional(),
-  id_before: positiveIntegerParam.optional(),
-  id_after: positiveIntegerParam.optional(),
+  id_before: eventIdParam.optional(),
+  id_after: eventIdParam.optional(),
   order_by: z.enum(["id", "created_at"]).optional(),
   ...paginationParams,
 };

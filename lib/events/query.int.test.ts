@@ -532,4 +532,20 @@ describe.each(testDatabases())("event lists on $name", ({ open }) => {
     const second = await projectEvents(owner, projectId, { action: "updated" }, { kind: "keyset", perPage: 2, idBefore: cursor });
     expect(second.items.map((item) => item.id)).toEqual([cursor - 1, cursor - 2]);
   });
+
+  it("takes keyset cursors over the whole bigint range of event ids, and a user reference no user can have as a missing user", async () => {
+    const owner = await createTestUser(handle.db);
+    const projectId = await projectOf(owner);
+    for (let index = 0; index < 2; index += 1) await record(projectId, owner, "updated");
+    const keyset = (query: string) => eventQueryOf(parseParams(eventQueryParams, readQuery(new URL(`http://x/?pagination=keyset&${query}`)))).page;
+    const all = (await projectEvents(owner, projectId, {}, { kind: "keyset", perPage: 10 })).items.map((item) => item.id);
+    for (const cursor of ["3000000000", "9007199254740991", "9223372036854775807"]) {
+      expect((await projectEvents(owner, projectId, {}, keyset(`id_before=${cursor}`))).items.map((item) => item.id)).toEqual(all);
+      expect((await projectEvents(owner, projectId, { sort: "asc" }, keyset(`id_after=${cursor}`))).items).toEqual([]);
+    }
+    expect(() => keyset("id_after=9223372036854775808")).toThrow(ParameterError);
+    for (const reference of ["99999999999", "2147483648", "0"]) {
+      await expect(listUserEvents(userContext(handle.db, owner), reference, { sort: "desc" }, { kind: "keyset", perPage: 10 })).rejects.toThrow(NotFoundError);
+    }
+  });
 });

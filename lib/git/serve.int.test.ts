@@ -125,4 +125,43 @@ describe.each(testDatabases())("git pushes through serveGitRequest on $name", ({
     expect(await listRefs(repositoryPath(view.project.id))).toEqual(new Map());
     expect(await pushEventCount(view.project.id)).toBe(0);
   });
+
+  it("reads a refused body to its end and drops it, never cancelling it (which would break the client's connection)", async () => {
+    const { view, authorization } = await projectWithPusher();
+    const { body } = pushBody(maxPushBytes * 2);
+    const pieces = Math.ceil(body.length / (16 * 1024));
+    let pulled = 0;
+    let cancelled = false;
+    const source = chunked(body).getReader();
+    const tracked = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await source.read();
+        if (done) return controller.close();
+        pulled += 1;
+        controller.enqueue(value);
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const response = await push(view, authorization, tracked);
+    expect(response.status).toBe(413);
+    await vi.waitFor(() => expect(pulled).toBe(pieces));
+    expect(cancelled).toBe(false);
+  });
+
+  it("takes the path's segments as the framework decoded them: what is still encoded in them names no project", async () => {
+    const { view, authorization } = await projectWithPusher();
+    const request = new Request("http://localhost/", { headers: { Authorization: authorization } });
+    for (const project of [`${view.project.path}%2Egit`, "%E0.git", `${view.project.path}%E0`]) {
+      const response = await serveGitRequest(
+        new Request(`http://localhost/x/y/info/refs?service=git-upload-pack`, request),
+        { namespace: view.namespace.path, project, endpoint: "info-refs" },
+        { database: async () => handle.db, maxPushBytes },
+      );
+      expect(response.status, project).toBe(404);
+      expect(await response.text()).toBe("The project you were looking for could not be found or you don't have permission to view it.\n");
+    }
+  });
 });
+

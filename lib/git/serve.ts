@@ -54,11 +54,12 @@ function describeSize(bytes: number): string {
   return Number.isInteger(mebibytes) ? `${mebibytes} MiB` : `${bytes} bytes`;
 }
 
-/** `name.git` in the URL names the project `name`; the suffix is optional, as in GitLab. */
+/**
+ * `name.git` in the URL names the project `name`; the suffix is optional, as in GitLab. The framework has decoded the
+ * segments already: decoding them again would read `%25E0` as a malformed `%E0`, and `pub%252Egit` as `pub.git`.
+ */
 export function projectReferenceFromPath(namespace: string, project: string): string {
-  const decodedNamespace = decodeURIComponent(namespace);
-  const decodedProject = decodeURIComponent(project);
-  return `${decodedNamespace}/${decodedProject.endsWith(".git") ? decodedProject.slice(0, -4) : decodedProject}`;
+  return `${namespace}/${project.endsWith(".git") ? project.slice(0, -4) : project}`;
 }
 
 /**

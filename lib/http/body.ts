@@ -56,36 +56,42 @@ export async function readBodyText(request: Request, limit: number, tooLarge: ()
 }
 
 /**
- * The body as a Node stream, for piping (to git): it reads one chunk at a time, as the consumer asks for it, and when
- * destroyed it cancels the body only while no read is pending. `Readable.fromWeb` reads ahead, and cancelling the
- * platform's request body while a read is under way makes it throw an uncaught error once the body ends.
+ * The body as a Node stream, for piping (to git): it reads one chunk at a time, as the consumer asks for it. When
+ * destroyed before the body has ended (git's input refused it), the rest is read and dropped rather than cancelled:
+ * cancelling the platform's request body destroys the request, and with it the connection, so the client would lose
+ * the refusal the server answers, or the next request on that connection. `Readable.fromWeb` reads ahead, and
+ * cancelling while a read is under way makes the platform throw an uncaught error once the body ends.
  */
 export function bodyAsNodeStream(request: Request): Readable {
   // The direct lane takes no route that streams its body (git's are left to the framework).
   if (directBodyOf(request)) throw new Error("a body read by the direct lane cannot be streamed");
   if (!request.body) return Readable.from([]);
   const reader = request.body.getReader();
-  let reading = false;
-  let cancelWhenRead = false;
-  const cancel = () => void reader.cancel().catch(() => {});
+  let discarding = false;
+  const discardRest = async () => {
+    try {
+      while (!(await reader.read()).done);
+    } catch {
+      // The sender went away: nothing is left to drop.
+    }
+  };
   return new Readable({
     read() {
-      reading = true;
       reader.read().then(
         ({ done, value }) => {
-          reading = false;
-          if (cancelWhenRead) return cancel();
-          this.push(done ? null : value);
+          if (!discarding) this.push(done ? null : value);
         },
         (error: unknown) => {
-          reading = false;
-          this.destroy(error instanceof Error ? error : new Error(String(error)));
+          if (!discarding) this.destroy(error instanceof Error ? error : new Error(String(error)));
         },
       );
     },
     destroy(error, callback) {
-      if (reading) cancelWhenRead = true;
-      else cancel();
+      if (!discarding) {
+        discarding = true;
+        // Reads queue behind one under way, whose chunk is dropped when it comes.
+        void discardRest();
+      }
       callback(error);
     },
   });

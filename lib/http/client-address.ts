@@ -2,12 +2,9 @@ import "server-only";
 import { isIP } from "node:net";
 import { headers } from "next/headers";
 import { env } from "@/lib/env";
+import { peerAddressHeader } from "./lane-keys.mjs";
 
-/**
- * The header in which the production server (server.mjs) passes on the socket's peer address, replacing whatever a
- * client sent under that name. Keep the name in step with server.mjs, which cannot import this module.
- */
-export const peerAddressHeader = "x-peer-address";
+export { peerAddressHeader };
 
 /** Request headers as route handlers (`Headers`) and next-auth (a plain object) see them. */
 export type HeaderSource = Headers | Record<string, string | string[] | undefined>;

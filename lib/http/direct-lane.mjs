@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { directBodyKey, directDispatchKey, hungUpKey, startedKey } from "./lane-keys.mjs";
+import { directBodyKey, directDispatchKey, hungUpKey, peerAddressHeader, startedKey } from "./lane-keys.mjs";
 import { matchRoute, routeTable } from "./route-table.mjs";
 
 // A route handler is taken only when it carries the mark `directDispatchKey` (lib/http/direct-dispatch.ts sets it):
@@ -53,7 +53,7 @@ export function directLane({ distDir, commonHeaders }) {
       // Handlers build absolute URLs from EXTERNAL_URL, never from the request. Neither an abort signal nor a web body
       // stream is given: following a signal or building a stream costs more than building the request, and the body is
       // read from the socket instead, by lib/http/body.ts (the only reader of bodies) through `directBodyKey`.
-      webRequest = new Request(`http://localhost${request.url}`, { method: request.method, headers: headerPairs(request.rawHeaders) });
+      webRequest = new Request(`http://localhost${request.url}`, { method: request.method, headers: headerPairs(request) });
     } catch {
       // A header the web Request refuses: the framework gives its own answer.
       return false;
@@ -83,9 +83,17 @@ async function answer(handler, webRequest, params, { request, response, body, co
   }
 }
 
-function headerPairs(rawHeaders) {
+/**
+ * The request's headers as the client sent them, except that the peer address header is the socket's: a client's own
+ * would choose the address the per-address throttles count it under.
+ */
+function headerPairs(request) {
+  const { rawHeaders } = request;
   const pairs = [];
-  for (let index = 0; index < rawHeaders.length; index += 2) pairs.push([rawHeaders[index], rawHeaders[index + 1]]);
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (rawHeaders[index].toLowerCase() !== peerAddressHeader) pairs.push([rawHeaders[index], rawHeaders[index + 1]]);
+  }
+  pairs.push([peerAddressHeader, request.socket.remoteAddress ?? ""]);
   return pairs;
 }
 

@@ -28,7 +28,7 @@ const routeModules: Record<string, string> = {
         return {
           status: 200,
           headers: { "content-type": "application/json", "x-seen-url": request.url },
-          body: JSON.stringify({ id, agent: request.headers.get("user-agent") }),
+          body: JSON.stringify({ id, agent: request.headers.get("user-agent"), peer: request.headers.get("x-peer-address") }),
         };
       }),
       POST: mark(async (request) => {
@@ -91,10 +91,10 @@ describe("the production server's direct lane", () => {
   it("calls a marked handler's core with the decoded parameters and the request, and writes its answer with the common headers", async () => {
     const response = await fetch(`${base}/api/v4/things/a%2Fb?x=1`, { headers: { "User-Agent": "lane-test" } });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ id: "a/b", agent: "lane-test" });
+    expect(await response.json()).toEqual({ id: "a/b", agent: "lane-test", peer: "127.0.0.1" });
     expect(response.headers.get("x-frame-options")).toBe("DENY");
     expect(response.headers.get("content-type")).toBe("application/json");
-    expect(response.headers.get("content-length")).toBe(String(Buffer.byteLength('{"id":"a/b","agent":"lane-test"}')));
+    expect(response.headers.get("content-length")).toBe(String(Buffer.byteLength('{"id":"a/b","agent":"lane-test","peer":"127.0.0.1"}')));
     expect(response.headers.get("x-seen-url")).toBe("http://localhost/api/v4/things/a%2Fb?x=1");
   });
 
@@ -109,8 +109,13 @@ describe("the production server's direct lane", () => {
   it("reads the path and query from the request line, never from a Host header that would rewrite them", async () => {
     const response = await rawRequest(base, "/api/v4/things/7?x=1", { headers: { Host: "evil.example/?x=2#" } });
     expect(response.status).toBe(200);
-    expect(JSON.parse(response.body)).toEqual({ id: "7", agent: null });
+    expect(JSON.parse(response.body)).toEqual({ id: "7", agent: null, peer: "127.0.0.1" });
     expect(response.headers["x-seen-url"]).toBe("http://localhost/api/v4/things/7?x=1");
+  });
+
+  it("tells the handler the socket's peer address, whatever address a client claims in the same header", async () => {
+    const claimed = await rawRequest(base, "/api/v4/things/7", { headers: { "X-Peer-Address": "203.0.113.9", "x-peer-address": "198.51.100.4" } });
+    expect(JSON.parse(claimed.body)).toEqual({ id: "7", agent: null, peer: "127.0.0.1" });
   });
 
   it("leaves to the framework: unmarked handlers, methods the route does not export, pages, unknown paths and requests with cookies", async () => {

@@ -2,3 +2,4 @@ export const directDispatchKey: unique symbol;
 export const directBodyKey: unique symbol;
 export const hungUpKey: unique symbol;
 export const startedKey: unique symbol;
+export const peerAddressHeader: "x-peer-address";

@@ -1,6 +1,6 @@
-// The names the production server's direct lane (direct-lane.mjs, loaded by server.mjs) and the application's bundles
-// (direct-dispatch.ts, instrumentation.ts) share. They meet on objects and on globalThis, so each is a registered
-// symbol: every bundle that holds a copy of this module holds the same symbols.
+// The names the production server (server.mjs), its direct lane (direct-lane.mjs) and the application's bundles
+// (direct-dispatch.ts, instrumentation.ts, client-address.ts) share. Those that meet on objects and on globalThis are
+// registered symbols: every bundle that holds a copy of this module holds the same symbols.
 
 /** On a route handler: its Answer-returning core, which the lane calls itself. */
 export const directDispatchKey = Symbol.for("gitlab-compatible.direct-dispatch");
@@ -10,3 +10,8 @@ export const directBodyKey = Symbol.for("gitlab-compatible.direct-body");
 export const hungUpKey = Symbol.for("gitlab-compatible.sender-hung-up");
 /** On globalThis: true once the application has started (migrations applied); until then the framework answers. */
 export const startedKey = Symbol.for("gitlab-compatible.started");
+/**
+ * The request header in which both lanes of the production server pass on the socket's peer address, replacing
+ * whatever a client sent under that name (lib/http/client-address.ts reads it for the per-address throttles).
+ */
+export const peerAddressHeader = "x-peer-address";

@@ -207,12 +207,11 @@ function asIssueView({ issue, author, project, namespace, accessLevel }: Awaited
 }
 
 /** `GET /issues/:id` (admins): any issue by its global id. */
-export async function getIssueAsAdmin(ctx: Ctx, issueId: string): Promise<IssueDetails> {
+export async function getIssueAsAdmin(ctx: Ctx, issueId: number): Promise<IssueDetails> {
   const user = actingUser(ctx);
   if (!user) throw new UnauthorizedError();
   if (!user.isAdmin) throw new ForbiddenError();
-  if (!/^\d{1,9}$/.test(issueId)) throw new NotFoundError("Issue");
-  const [row] = await issuesWithTheirProjects(ctx, eq(issues.id, Number(issueId)));
+  const [row] = await issuesWithTheirProjects(ctx, eq(issues.id, issueId));
   if (!row) throw new NotFoundError("Issue");
   return withIssueDetail(ctx, asIssueView(row));
 }

@@ -1,4 +1,5 @@
 import { and, eq } from "drizzle-orm";
+import { noSuchId } from "@/lib/api/param-types";
 import { describe, expect, it } from "vitest";
 import { alerts, events, issueAssignees, issueLabels, issues, labels, notes } from "@/lib/db/schema";
 import { maintainedEventCount } from "@/lib/testing/event-counts";
@@ -138,10 +139,10 @@ describe.each(testDatabases())("issues on $name", ({ open }) => {
   it("GET /issues/:id is for admins only", async () => {
     const { project, ownerCtx, owner, admin } = await team();
     const { issue } = await createIssue(ownerCtx, project, { title: "By id" });
-    expect((await getIssueAsAdmin(userContext(handle.db, admin), String(issue.id))).issue.title).toBe("By id");
-    await expect(getIssueAsAdmin(userContext(handle.db, owner), String(issue.id))).rejects.toBeInstanceOf(ForbiddenError);
-    await expect(getIssueAsAdmin(userContext(handle.db, admin), "abc")).rejects.toBeInstanceOf(NotFoundError);
-    await expect(getIssueAsAdmin(userContext(handle.db, admin), "999999999")).rejects.toBeInstanceOf(NotFoundError);
+    expect((await getIssueAsAdmin(userContext(handle.db, admin), issue.id)).issue.title).toBe("By id");
+    await expect(getIssueAsAdmin(userContext(handle.db, owner), issue.id)).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(getIssueAsAdmin(userContext(handle.db, admin), 999999999)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(getIssueAsAdmin(userContext(handle.db, admin), noSuchId)).rejects.toBeInstanceOf(NotFoundError);
   });
 
   const eventCount = (projectId: number) => maintainedEventCount(handle.db, projectId);

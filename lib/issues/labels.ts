@@ -7,6 +7,7 @@ import { fuzzySearch } from "@/lib/db/like";
 import { issueLabels, issues, labels, type LabelRow } from "@/lib/db/schema";
 import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
+import { numericReference } from "@/lib/api/param-types";
 import { getProjectWithAbility, getVisibleProject, type ProjectView } from "@/lib/projects/projects";
 import { issueReadableBy } from "./visibility";
 import { defaultLabelColor, labelTitleProblem, normalizeLabelColor } from "./label-rules";
@@ -78,9 +79,9 @@ async function issueCountsByLabel(ctx: Ctx, view: ProjectView, labelIds: number[
 
 /** A label of the project by id or, failing that, by title (`:name` in GitLab's label paths takes either). */
 async function findLabel(db: Executor, view: ProjectView, idOrTitle: string): Promise<LabelRow> {
-  const byId: SQL | undefined = /^\d{1,9}$/.test(idOrTitle) ? eq(labels.id, Number(idOrTitle)) : undefined;
-  if (byId) {
-    const [label] = await db.select().from(labels).where(and(eq(labels.projectId, view.project.id), byId));
+  const id = numericReference(idOrTitle);
+  if (id !== null) {
+    const [label] = await db.select().from(labels).where(and(eq(labels.projectId, view.project.id), eq(labels.id, id)));
     if (label) return label;
   }
   const [label] = await db.select().from(labels).where(and(eq(labels.projectId, view.project.id), eq(labels.title, idOrTitle)));

@@ -5,7 +5,7 @@ import { testDatabases } from "@/lib/testing/databases";
 import { createTestUser, userContext } from "@/lib/testing/fixtures";
 import { expectOAuthError, formRequest, oauthFixtureForSuite, registerApplication, token } from "@/lib/testing/oauth";
 import type { OAuthApplicationRow, UserRow } from "@/lib/db/schema";
-import { createDeviceAuthorization, decideDeviceAuthorization, findPendingDeviceAuthorization } from "./device";
+import { createDeviceAuthorization, decideDeviceAuthorization, deviceAuthorizer, findPendingDeviceAuthorization } from "./device";
 import { getTokenInfo } from "./token-info";
 import { deviceCodeGrantType } from "./token";
 
@@ -71,6 +71,21 @@ describe.each(testDatabases())("device authorization grant on $name", ({ open })
     const late = new Date(t0.getTime() + 301_000);
     await expect(decide(user, user_code, "approved", late)).rejects.toBeInstanceOf(NotFoundError);
     await expectOAuthError(poll(application, secret, device_code, late), "expired_token");
+  });
+
+  it("lets an account whose address is not confirmed neither see nor decide a device's request, as the code flow", async () => {
+    const { application, secret } = await registerApplication(fixture);
+    const unconfirmed = await createTestUser(fixture.db, { confirmed: false });
+    const { device_code, user_code } = await start(application, secret, new Date());
+    const entry = { userCode: user_code, clientAddress: "192.0.2.1" };
+    await expectOAuthError(findPendingDeviceAuthorization(userContext(fixture.db, unconfirmed), entry), "unconfirmed_email");
+    await expectOAuthError(decide(unconfirmed, user_code, "approved"), "unconfirmed_email");
+    expect(() => deviceAuthorizer(userContext(fixture.db, unconfirmed))).toThrow("Verify the email address in your account profile before you sign in.");
+    await expectOAuthError(poll(application, secret, device_code, new Date()), "authorization_pending");
+    // Still pending for someone who may decide it.
+    const confirmed = await createTestUser(fixture.db);
+    expect(deviceAuthorizer(userContext(fixture.db, confirmed))).toBe(confirmed);
+    await decide(confirmed, user_code, "approved");
   });
 
   it("answers access_denied once the person denied", async () => {

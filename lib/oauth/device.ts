@@ -80,12 +80,22 @@ export interface PendingDeviceAuthorization {
 }
 
 /**
+ * The signed-in person who would authorize a device. As the code flow (GitLab's `verify_confirmed_email!`), an account
+ * whose address is unproven authorizes nothing: `unconfirmed_email`, whose description the device page shows.
+ */
+export function deviceAuthorizer(ctx: Ctx): UserRow {
+  const user = actingUser(ctx);
+  if (!user) throw new UnauthorizedError();
+  if (!user.confirmedAt) throw oauthError("unconfirmed_email");
+  return user;
+}
+
+/**
  * Runs a lookup by user code under the throttle that keeps codes from being guessed (RFC 8628 §5.1): a user, and an
  * address, that typed THROTTLE_DEVICE_CODE_ATTEMPTS wrong codes in a period get `RateLimitExceeded` until it ends.
  */
 async function throttledCodeLookup<T>(ctx: Ctx, clientAddress: string | null, lookup: (user: UserRow) => Promise<T>): Promise<T> {
-  const user = actingUser(ctx);
-  if (!user) throw new UnauthorizedError();
+  const user = deviceAuthorizer(ctx);
   const limits = await getRateLimits();
   await limits.checkAttempts("deviceCodeAttemptsPerUser", String(user.id));
   await limits.checkAttempts("deviceCodeAttemptsPerAddress", clientAddress);

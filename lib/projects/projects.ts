@@ -19,6 +19,7 @@ import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } fro
 import { recordEvent } from "@/lib/events/record";
 import { getUserByIdOrUsername, getUserByUsername } from "@/lib/users/users";
 import type { PageRequest } from "@/lib/api/pagination";
+import { noSuchId, numericReference } from "@/lib/api/param-types";
 import { accessLevelIn, hasRoleIn, isMemberOf, membershipActive, projectVisibleTo, utcDay, viewerOf, type Viewer } from "./access";
 import { can, type RoleAbility } from "./policy";
 import { pathFromName, projectNameProblem, projectPathProblem } from "./path-rules";
@@ -96,8 +97,8 @@ export async function createProject(ctx: Ctx, input: NewProject): Promise<Projec
 export type ProjectReference = { by: "id"; id: number } | { by: "path"; namespacePath: string; projectPath: string };
 
 export function parseProjectReference(reference: string): ProjectReference | null {
-  // Ids beyond the integer column's range name no project (rather than failing the query).
-  if (/^\d+$/.test(reference)) return Number(reference) <= 2_147_483_647 ? { by: "id", id: Number(reference) } : null;
+  const id = numericReference(reference);
+  if (id !== null) return id === noSuchId ? null : { by: "id", id };
   const separator = reference.lastIndexOf("/");
   if (separator <= 0) return null;
   return { by: "path", namespacePath: reference.slice(0, separator), projectPath: reference.slice(separator + 1) };

@@ -5,7 +5,7 @@ import type { Database } from "@/lib/db/drivers";
 import { rateLimits } from "@/lib/db/schema";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { uniqueSuffix } from "@/lib/testing/fixtures";
-import { RateLimitExceeded, RateLimits, type ThrottleName, type ThrottleSettings } from "./rate-limits";
+import { configuredThrottles, RateLimitExceeded, RateLimits, type ThrottleName, type ThrottleSettings } from "./rate-limits";
 import { unacknowledgedAllowance } from "./write-behind-counter";
 
 /** Small limits and short periods, so a test can see a period end. */
@@ -33,6 +33,29 @@ async function refusal(promise: Promise<unknown>): Promise<RateLimitExceeded> {
   }
   throw new Error("expected RateLimitExceeded, but the call passed");
 }
+
+describe("the throttles' defaults", () => {
+  it("are GitLab self-managed's: the guessing and flooding limits on, the API and token request limits off", () => {
+    const limits = Object.fromEntries(Object.entries(configuredThrottles()).map(([name, { limit, periodSeconds }]) => [name, [limit, periodSeconds]]));
+    expect(limits).toEqual({
+      failedSignInsPerAddress: [10, 60],
+      failedSignInsPerAccount: [10, 24 * 60 * 60],
+      protectedPathsPerAddress: [10, 60],
+      mailsPerRecipient: [10, 3600],
+      deviceCodeAttemptsPerUser: [10, 60],
+      deviceCodeAttemptsPerAddress: [10, 60],
+      // Off; the periods are GitLab's, so setting a limit alone gives GitLab's window.
+      oauthTokenPerClient: [0, 60],
+      unauthenticatedApiPerAddress: [0, 3600],
+      authenticatedApiPerUser: [0, 3600],
+    });
+  });
+
+  it("let a key through any number of times when off", async () => {
+    const limits = new RateLimits(null, { ...throttles(1, 60), authenticatedApiPerUser: { name: "throttle_authenticated_api", limit: 0, periodSeconds: 3600 } });
+    for (let request = 0; request < 50; request++) await limits.consume("authenticatedApiPerUser", "1");
+  });
+});
 
 describe("rate limits on a PostgreSQL server that cannot be reached", () => {
   it("still count and refuse each key in memory, and never fail a request", async () => {

@@ -5,9 +5,10 @@ import { sessionStillValid } from "@/lib/auth/sessions";
 import { verifySignIn } from "@/lib/auth/sign-in";
 import { namespaces, users, type UserRow } from "@/lib/db/schema";
 import { verifyPassword } from "@/lib/auth/password";
+import { passwordResetLinkState, requestPasswordReset, resetPassword } from "@/lib/auth/passwords";
 import { ConflictError, ForbiddenError, NotFoundError, RefusedError, ValidationError } from "@/lib/errors";
 import { createProject, getVisibleProject } from "@/lib/projects/projects";
-import { captureMail } from "@/lib/testing/mail";
+import { captureMail, linkSecret } from "@/lib/testing/mail";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, testPassword, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { blockUser, confirmUserAsAdmin, getUserAsAdmin, listUsersAsAdmin, unblockUser, updateUserAsAdmin } from "./admin";
@@ -174,5 +175,32 @@ describe.each(testDatabases())("user administration on $name", ({ open }) => {
     expect(mailed.confirmationTokenDigest).not.toBeNull();
     await vi.waitFor(() => expect(sent).toHaveLength(1));
     expect(sent[0]).toMatchObject({ to: address, subject: "Confirmation instructions" });
+  });
+
+  it("a new address or a new password voids a pending password reset link; other changes keep it", async () => {
+    const admin = await asAdmin();
+    const sent = captureMail();
+    const pendingLink = async (user: UserRow) => {
+      await requestPasswordReset(anonymousTestContext(handle.db), { email: (await reload(user)).email });
+      await vi.waitFor(() => expect(sent.at(-1)?.subject).toBe("Reset password instructions"));
+      const token = linkSecret(sent.at(-1), "reset_password_token");
+      expect(await passwordResetLinkState(anonymousTestContext(handle.db), token)).toBe("valid");
+      return token;
+    };
+    const user = await createTestUser(handle.db);
+    const kept = await pendingLink(user);
+    await updateUserAsAdmin(admin, user.id, { bio: "Still mine", email: user.email.toUpperCase() });
+    expect(await passwordResetLinkState(anonymousTestContext(handle.db), kept)).toBe("valid");
+
+    for (const change of [{ email: `moved_${uniqueSuffix()}@example.com`, skipReconfirmation: true }, { password: "an admin's choice of password" }]) {
+      const token = await pendingLink(user);
+      await updateUserAsAdmin(admin, user.id, change);
+      expect(await reload(user)).toMatchObject({ resetPasswordTokenDigest: null, resetPasswordSentAt: null });
+      expect(await passwordResetLinkState(anonymousTestContext(handle.db), token)).toBe("invalid");
+      await expect(
+        resetPassword(anonymousTestContext(handle.db), { token, password: "taken over by the link", passwordConfirmation: "taken over by the link" }),
+      ).rejects.toThrow(ValidationError);
+    }
+    expect(await verifyPassword((await reload(user)).passwordHash, "an admin's choice of password")).toBe(true);
   });
 });

@@ -104,7 +104,8 @@ function validateUserChanges(changes: UserChanges): void {
  * `PUT /users/:id` (admin). The user's namespace follows a new username and name, as on GitLab (their projects' URLs
  * change with it). A new password ends the user's browser sessions, as a password change does; a new email address
  * is confirmed at once with `skip_reconfirmation`, otherwise the account waits for its owner to open the link mailed
- * to the new address (this service keeps one address per account, so the old one is not kept meanwhile).
+ * to the new address (this service keeps one address per account, so the old one is not kept meanwhile). Either
+ * voids a pending password reset link.
  */
 export async function updateUserAsAdmin(ctx: Ctx, userId: number, changes: UserChanges): Promise<UserRow> {
   requireAdmin(ctx);
@@ -119,6 +120,8 @@ export async function updateUserAsAdmin(ctx: Ctx, userId: number, changes: UserC
     email: newEmail,
     ...(confirmation?.columns ?? {}),
     ...(passwordHash === undefined ? {} : { passwordHash, ...raisedSessionVersion }),
+    // A reset link mailed before goes with the address or password it was for (Devise clears it on either change).
+    ...(newEmail === undefined && passwordHash === undefined ? {} : { resetPasswordTokenDigest: null, resetPasswordSentAt: null }),
     isAdmin: changes.admin,
     external: changes.external,
     bio: changes.bio,

@@ -1,6 +1,7 @@
 import "server-only";
 import { and, asc, desc, eq, gte, ilike, lte, or, sql, type SQL } from "drizzle-orm";
 import type { PageRequest } from "@/lib/api/pagination";
+import { numericReference } from "@/lib/api/param-types";
 import { hashPassword } from "@/lib/auth/password";
 import type { Ctx } from "@/lib/context";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
@@ -131,9 +132,8 @@ export async function getUser(ctx: Ctx, id: number): Promise<UserRow> {
 
 /** A user reference as the API accepts it in paths: a numeric id or a username. */
 export async function getUserByIdOrUsername(ctx: Ctx, reference: string): Promise<UserRow> {
-  const user = /^\d+$/.test(reference)
-    ? await findUserById(ctx.db, Number(reference))
-    : await findUserByUsername(ctx.db, reference);
+  const id = numericReference(reference);
+  const user = id === null ? await findUserByUsername(ctx.db, reference) : await findUserById(ctx.db, id);
   if (!user) throw new NotFoundError("User");
   return user;
 }

@@ -6,6 +6,7 @@ import { parseActionInput, toActionFailure } from "@/lib/forms/run-action";
 import { NotFoundError } from "@/lib/errors";
 import { requestClientAddress } from "@/lib/http/client-address";
 import { decideDeviceAuthorization } from "@/lib/oauth/device";
+import { OAuthError } from "@/lib/oauth/errors";
 import { deviceDecisionSchema } from "@/lib/oauth/form-schemas";
 
 export type DeviceDecisionResult = ActionResult<{ decision: "approved" | "denied" }> | null;
@@ -21,6 +22,7 @@ export async function decideDeviceAction(_previous: DeviceDecisionResult, form: 
     return actionSuccess({ decision });
   } catch (error) {
     if (error instanceof NotFoundError) return { ok: false, message: "The user code is invalid or expired" };
+    if (error instanceof OAuthError) return { ok: false, message: error.description };
     return toActionFailure(error);
   }
 }

@@ -4,7 +4,8 @@ import { Notice } from "@/components/ui/notice";
 import { requireSessionContext } from "@/lib/auth/session";
 import { NotFoundError } from "@/lib/errors";
 import { requestClientAddress } from "@/lib/http/client-address";
-import { findPendingDeviceAuthorization, tooManyCodesMessage, type PendingDeviceAuthorization } from "@/lib/oauth/device";
+import { deviceAuthorizer, findPendingDeviceAuthorization, tooManyCodesMessage, type PendingDeviceAuthorization } from "@/lib/oauth/device";
+import { OAuthError } from "@/lib/oauth/errors";
 import { RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
 import { isKnownScope } from "@/lib/api/scopes";
 import { scopeDescriptions } from "@/lib/oauth/scopes";
@@ -24,6 +25,17 @@ export default async function DevicePage({ searchParams }: DevicePageProps) {
 
   let pending: PendingDeviceAuthorization | null = null;
   let refusal: string | null = null;
+  try {
+    deviceAuthorizer(ctx);
+  } catch (error) {
+    if (!(error instanceof OAuthError)) throw error;
+    return (
+      <div className="narrow consent">
+        <h1>Authorize a device</h1>
+        <Notice tone="error">{error.description}</Notice>
+      </div>
+    );
+  }
   if (userCode) {
     try {
       pending = await findPendingDeviceAuthorization(ctx, { userCode, clientAddress: await requestClientAddress() });

@@ -1,11 +1,11 @@
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { booleanParam, positiveIntegerParam } from "@/lib/api/param-types";
+import { booleanParam, idSegment } from "@/lib/api/param-types";
 import { json, noContent } from "@/lib/api/respond";
 import { writeApiScopes } from "@/lib/api/scopes";
 import { deleteApplicationAsAdmin, updateApplicationSettings } from "@/lib/oauth/applications";
 import { serializeApplication } from "@/lib/oauth/serialize";
 
-const path = { id: positiveIntegerParam };
+const path = { id: idSegment };
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/applications/:id", {
   DELETE: endpoint({

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
+import { idSegment } from "@/lib/api/param-types";
 import { json } from "@/lib/api/respond";
 import { readApiScopes } from "@/lib/api/scopes";
 import { getIssueAsAdmin } from "@/lib/issues/issue-list";
@@ -8,7 +8,7 @@ import { serializeIssue } from "@/lib/issues/serialize";
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/issues/:id", {
   GET: endpoint({
     scopes: readApiScopes,
-    path: { id: z.string() },
+    path: { id: idSegment },
     handle: async ({ ctx, path }) => json(serializeIssue(await getIssueAsAdmin(ctx, path.id), ctx.now)),
   }),
 });

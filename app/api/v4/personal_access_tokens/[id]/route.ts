@@ -1,5 +1,5 @@
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { positiveIntegerParam } from "@/lib/api/param-types";
+import { idSegment } from "@/lib/api/param-types";
 import { json, noContent } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import {
@@ -8,7 +8,7 @@ import {
   serializePersonalAccessToken,
 } from "@/lib/users/personal-access-tokens";
 
-const path = { id: positiveIntegerParam };
+const path = { id: idSegment };
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/personal_access_tokens/:id", {
   GET: endpoint({

@@ -1,5 +1,5 @@
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { positiveIntegerParam } from "@/lib/api/param-types";
+import { idSegment } from "@/lib/api/param-types";
 import { created } from "@/lib/api/respond";
 import { writeApiScopes } from "@/lib/api/scopes";
 import type { Ctx } from "@/lib/context";
@@ -12,7 +12,7 @@ export function moderationResource(route: string, verb: (ctx: Ctx, userId: numbe
   return apiResource(route, {
     POST: endpoint({
       scopes: writeApiScopes,
-      path: { id: positiveIntegerParam },
+      path: { id: idSegment },
       handle: async ({ ctx, path }) => created((await verb(ctx, path.id)) ? true : unchangedBody),
     }),
   });

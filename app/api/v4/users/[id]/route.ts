@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { booleanParam, positiveIntegerParam } from "@/lib/api/param-types";
+import { booleanParam, idSegment } from "@/lib/api/param-types";
 import { json } from "@/lib/api/respond";
 import { readUserScopes, writeApiScopes } from "@/lib/api/scopes";
 import { updateUserAsAdmin } from "@/lib/users/admin";
@@ -8,7 +8,7 @@ import { profileOf, profileParams } from "@/lib/users/api";
 import { serializeUser } from "@/lib/users/serialize";
 import { canSeePrivateFields, getUser, requireAdmin } from "@/lib/users/users";
 
-const path = { id: positiveIntegerParam };
+const path = { id: idSegment };
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users/:id", {
   GET: endpoint({

@@ -1,5 +1,5 @@
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { positiveIntegerParam } from "@/lib/api/param-types";
+import { idSegment } from "@/lib/api/param-types";
 import { created } from "@/lib/api/respond";
 import { writeApiScopes } from "@/lib/api/scopes";
 import { renewApplicationSecretAsAdmin } from "@/lib/oauth/applications";
@@ -8,7 +8,7 @@ import { serializeApplication } from "@/lib/oauth/serialize";
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/applications/:id/renew-secret", {
   POST: endpoint({
     scopes: writeApiScopes,
-    path: { id: positiveIntegerParam },
+    path: { id: idSegment },
     handle: async ({ ctx, path }) => {
       const { application, secret } = await renewApplicationSecretAsAdmin(ctx, path.id);
       return created(serializeApplication(application, secret));

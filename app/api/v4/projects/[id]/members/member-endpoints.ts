@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { endpoint } from "@/lib/api/endpoint";
-import { positiveIntegerParam, projectPath, stringListParam } from "@/lib/api/param-types";
+import { idSegment, integerListParam, projectPath } from "@/lib/api/param-types";
 import { json, paginated } from "@/lib/api/respond";
 import { readApiScopes } from "@/lib/api/scopes";
 import { getMember, listMembers } from "@/lib/projects/members";
@@ -14,11 +14,7 @@ export const listMembersEndpoint = endpoint({
   paginated: true,
   params: {
     query: z.string().optional(),
-    user_ids: stringListParam
-      .pipe(z.array(z.string().regex(/^\d{1,10}$/)))
-      .transform((ids) => ids.map(Number))
-      .pipe(z.array(z.number().max(2_147_483_647)))
-      .optional(),
+    user_ids: integerListParam.optional(),
   },
   handle: async ({ ctx, url, path, params, page }) => {
     const result = await listMembers(ctx, path.id, page, { query: params.query, userIds: params.user_ids });
@@ -26,7 +22,7 @@ export const listMembersEndpoint = endpoint({
   },
 });
 
-export const memberPath = { ...projectPath, user_id: positiveIntegerParam };
+export const memberPath = { ...projectPath, user_id: idSegment };
 
 /** `GET …/members/:user_id` and `GET …/members/all/:user_id`. */
 export const getMemberEndpoint = endpoint({

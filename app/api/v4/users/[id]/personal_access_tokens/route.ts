@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { dateParam, positiveIntegerParam, stringListParam } from "@/lib/api/param-types";
+import { dateParam, idSegment, stringListParam } from "@/lib/api/param-types";
 import { created } from "@/lib/api/respond";
 import { knownScopes, writeApiScopes } from "@/lib/api/scopes";
 import { createPersonalAccessTokenAsAdmin, serializePersonalAccessToken } from "@/lib/users/personal-access-tokens";
@@ -10,7 +10,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users/:user_id/pe
   POST: endpoint({
     scopes: writeApiScopes,
     guard: requireAdmin,
-    path: { id: positiveIntegerParam },
+    path: { id: idSegment },
     params: {
       name: z.string(),
       scopes: stringListParam.pipe(z.array(z.enum(knownScopes)).min(1)),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { booleanParam, positiveIntegerParam, projectPath, stringListParam } from "@/lib/api/param-types";
+import { booleanParam, idSegment, projectPath, stringListParam } from "@/lib/api/param-types";
 import { requireAtLeastOne } from "@/lib/api/request";
 import { json, noContent } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
@@ -8,7 +8,7 @@ import { issueMetadataFrom, issueMetadataParams } from "@/lib/issues/issue-param
 import { deleteIssue, getIssue, updateIssue } from "@/lib/issues/issues";
 import { serializeIssue } from "@/lib/issues/serialize";
 
-const path = { ...projectPath, issue_iid: positiveIntegerParam };
+const path = { ...projectPath, issue_iid: idSegment };
 
 const updateParams = {
   title: z.string().optional(),

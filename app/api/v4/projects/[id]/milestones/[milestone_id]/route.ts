@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { dateParam, positiveIntegerParam, projectPath } from "@/lib/api/param-types";
+import { dateParam, idSegment, projectPath } from "@/lib/api/param-types";
 import { requireAtLeastOne } from "@/lib/api/request";
 import { json, noContent } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { deleteMilestone, getMilestone, updateMilestone } from "@/lib/issues/milestones";
 import { serializeMilestone } from "@/lib/issues/serialize";
 
-const path = { ...projectPath, milestone_id: positiveIntegerParam };
+const path = { ...projectPath, milestone_id: idSegment };
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/milestones/:milestone_id", {
   GET: endpoint({

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { positiveIntegerParam, projectPath } from "@/lib/api/param-types";
+import { idSegment, projectPath } from "@/lib/api/param-types";
 import { json } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { alertStatuses, getAlert, serializeAlert, updateAlertStatus } from "@/lib/alerts/alerts";
 
-const path = { ...projectPath, alert_iid: positiveIntegerParam };
+const path = { ...projectPath, alert_iid: idSegment };
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/alert_management/alerts/:alert_iid", {
   GET: endpoint({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { booleanParam, integerParam, positiveIntegerParam, projectPath } from "@/lib/api/param-types";
+import { booleanParam, idSegment, integerParam, projectPath } from "@/lib/api/param-types";
 import { json, noContent } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { deleteIntegration, getIntegration, serializeIntegration, updateIntegration } from "@/lib/alerts/integrations";
@@ -8,7 +8,7 @@ import { payloadAttributeMappingSchema } from "@/lib/alerts/schemas";
 import type { PayloadAttributeMapping } from "@/lib/alerts/fields";
 import { payloadFormatSettings } from "@/lib/alerts/formats/types";
 
-const path = { ...projectPath, integration_id: positiveIntegerParam };
+const path = { ...projectPath, integration_id: idSegment };
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/alert_management/integrations/:integration_id", {
   GET: endpoint({

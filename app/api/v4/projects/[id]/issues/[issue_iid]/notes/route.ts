@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { booleanParam, positiveIntegerParam, projectPath } from "@/lib/api/param-types";
+import { booleanParam, idSegment, projectPath } from "@/lib/api/param-types";
 import { created, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { createNote, listNotes } from "@/lib/issues/notes";
 import { serializeNote } from "@/lib/issues/serialize";
 
-const path = { ...projectPath, issue_iid: positiveIntegerParam };
+const path = { ...projectPath, issue_iid: idSegment };
 
 // As on GitLab, every notes endpoint needs a signed-in caller, even for public projects.
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/issues/:issue_iid/notes", {

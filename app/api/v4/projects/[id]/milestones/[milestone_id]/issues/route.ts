@@ -1,5 +1,5 @@
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { positiveIntegerParam, projectPath } from "@/lib/api/param-types";
+import { idSegment, projectPath } from "@/lib/api/param-types";
 import { paginated } from "@/lib/api/respond";
 import { readApiScopes } from "@/lib/api/scopes";
 import { listMilestoneIssues } from "@/lib/issues/issue-list";
@@ -8,7 +8,7 @@ import { serializeIssue } from "@/lib/issues/serialize";
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/milestones/:milestone_id/issues", {
   GET: endpoint({
     scopes: readApiScopes,
-    path: { ...projectPath, milestone_id: positiveIntegerParam },
+    path: { ...projectPath, milestone_id: idSegment },
     paginated: true,
     handle: async ({ ctx, url, path, page }) => {
       const result = await listMilestoneIssues(ctx, path.id, path.milestone_id, page);

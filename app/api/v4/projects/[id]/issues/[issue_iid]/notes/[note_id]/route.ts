@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { positiveIntegerParam, projectPath } from "@/lib/api/param-types";
+import { idSegment, projectPath } from "@/lib/api/param-types";
 import { json, noContent } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { ParameterError } from "@/lib/errors";
 import { deleteNote, getNote, updateNote } from "@/lib/issues/notes";
 import { serializeNote } from "@/lib/issues/serialize";
 
-const path = { ...projectPath, issue_iid: positiveIntegerParam, note_id: positiveIntegerParam };
+const path = { ...projectPath, issue_iid: idSegment, note_id: idSegment };
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/issues/:issue_iid/notes/:note_id", {
   GET: endpoint({
