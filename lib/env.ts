@@ -103,7 +103,8 @@ const envSchema = z.object({
   MARKDOWN_RENDER_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   /**
    * How long one document may take to render before its thread is stopped and the text is shown as written, with a
-   * notice. GitLab stops its Markdown filters after 2 s; a 1 MB document of ordinary Markdown takes about 1 s here.
+   * notice. GitLab stops its Markdown filters after 2 s; prose renders at about 1 MB a second, while hundreds of KB of
+   * tables or lists can take longer.
    */
   MARKDOWN_RENDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
   EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).default(730),

@@ -27,6 +27,12 @@ export interface RenderPoolOptions {
 // as the embedded database's thread is.
 const renderWorkerFile = path.join(process.cwd(), "lib", "markdown", "render-worker.mjs");
 
+/**
+ * A render thread's heap: what a million characters of tables or lists need (under 256 MB), so a document that
+ * allocates faster than the time limit can stop it ends its thread (answered `failed`), not the process.
+ */
+const renderThreadLimits = { maxOldGenerationSizeMb: 256 };
+
 // A thread that stops before it is ready (its script cannot load) is started again after this pause, not in a loop.
 const restartPauseMs = 1000;
 
@@ -100,7 +106,7 @@ export class MarkdownRenderPool {
 
   #startThread(): RenderThread {
     // Constructed out of the bundler's sight, as the embedded database's thread is (lib/db/pglite-thread.ts).
-    const worker: Worker = Reflect.construct(Worker, [this.#options.workerFile ?? renderWorkerFile]);
+    const worker: Worker = Reflect.construct(Worker, [this.#options.workerFile ?? renderWorkerFile, { resourceLimits: renderThreadLimits }]);
     // The threads serve requests; they are no reason for the process to stay up.
     worker.unref();
     const thread: RenderThread = { worker, ready: false, retired: false, job: null };
