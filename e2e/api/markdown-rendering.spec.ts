@@ -1,4 +1,5 @@
 import { expect, test, type APIRequestContext, type APIResponse } from "@playwright/test";
+import { bearer, createIntegration, postAlert, receiverPath } from "../support/alerts";
 import { asToken, createProject, createUser, expectJson } from "../support/api";
 
 /**
@@ -140,6 +141,24 @@ test.describe("Markdown that renders slowly or nests deeply", () => {
     );
     expect(page.html).toContain(`<div class="markdown comment-body">${"<ul>\n<li>".repeat(100)}<p>${"- ".repeat(1900)}x</p>${"\n</li>\n</ul>".repeat(100)}</div>`);
     expect(page.html).not.toContain("took too long");
+  });
+
+  test("an incident an alert opened is stored without HTML; its page renders the description when first shown", async ({ request }) => {
+    const owner = await createUser(request);
+    const project = await createProject(request, owner.token, { visibility: "public" });
+    const settings = await request.put(`/api/v4/projects/${project.id}/alert_management/settings`, { headers: asToken(owner.token), data: { create_incident: true } });
+    expect(settings.status()).toBe(200);
+    const integration = await createIntegration(request, owner.token, project.id);
+    const alert = { title: "Disk full", severity: "high", description: "Disk *full* <script>alert(1)</script>" };
+    expect((await postAlert(request, receiverPath(integration), alert, bearer(integration.token))).status()).toBe(200);
+
+    for (const view of ["first", "stored"]) {
+      const page = await issuePage(request, project.path_with_namespace, 1);
+      expect(page.response.status(), view).toBe(200);
+      expect(page.html, view).toMatch(/<div class="markdown issue-description"><p><strong>Start time:<\/strong> [^<]+<br \/><strong>Severity:<\/strong> high<br \/>/);
+      expect(page.html, view).toContain("<strong>Description:</strong> Disk <em>full</em> <br />");
+      expect(page.html, view).not.toContain("<script>alert(1)");
+    }
   });
 
   test("descriptions hold up to 1,048,576 characters and notes 1,000,000; longer ones get GitLab's validation errors", async ({ request }) => {
