@@ -27,6 +27,9 @@ const nextConfig = {
   poweredByHeader: false,
   // rate-limiter-flexible loads drizzle-orm with a computed import() that a bundle cannot resolve.
   serverExternalPackages: ["@electric-sql/pglite", "@node-rs/argon2", "nodemailer", "pino", "prom-client", "rate-limiter-flexible"],
+  // The issue forms take descriptions and comments as long as GitLab's (a million characters, several bytes each in
+  // some scripts); the framework's default of 1 MB would refuse them before our own validation could answer.
+  experimental: { serverActions: { bodySizeLimit: "4mb" } },
   async headers() {
     return [{ source: "/:path*", headers: securityHeaders }];
   },

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { defineConfig, type PlaywrightTestConfig } from "@playwright/test";
-import { e2eDatabaseUrl, rootPassword, rootToken, serverLogFile, tightThrottles } from "./e2e/support/constants";
+import { e2eDatabaseUrl, renderFloodServer, rootPassword, rootToken, serverLogFile, tightThrottles } from "./e2e/support/constants";
 
 /**
  * E2E runs against the production build (`next build` happens in `npm run test:e2e` first) on fresh databases:
@@ -41,13 +41,15 @@ const roomyThrottles = {
 
 /** The throttle specs get a server of their own, with small limits (`tightThrottles`). */
 const throttleSpecs = /security\/throttles\.spec\.ts$/;
+/** So does the flood of Markdown saves, with one render thread (`renderFloodServer`). */
+const renderFloodSpecs = /security\/render-flood\.spec\.ts$/;
 
 interface Target {
   name: string;
   port: number;
   env: Record<string, string>;
   prepare?: string;
-  /** Runs only these specs (default: all but the throttle specs). */
+  /** Runs only these specs (default: all but the throttle and render flood specs). */
   testMatch?: RegExp;
 }
 
@@ -92,6 +94,12 @@ targets.push({
   prepare: throttledPostgres?.prepare,
   testMatch: throttleSpecs,
 });
+targets.push({
+  name: "render-flood",
+  port: portBase + 4,
+  env: { ...roomyThrottles, ...renderFloodServer, DATA_DIR: `.e2e-data/render-flood-${runId}` },
+  testMatch: renderFloodSpecs,
+});
 
 const launchOptions = {
   executablePath: chromiumPath,
@@ -120,7 +128,7 @@ const config: PlaywrightTestConfig = {
   projects: targets.map((target) => ({
     name: target.name,
     use: { baseURL: `http://localhost:${target.port}`, launchOptions },
-    ...(target.testMatch ? { testMatch: target.testMatch } : { testIgnore: throttleSpecs }),
+    ...(target.testMatch ? { testMatch: target.testMatch } : { testIgnore: [throttleSpecs, renderFloodSpecs] }),
   })),
   webServer: targets.map((target) => ({
     // The production server, as `npm start` runs it, with a keep-alive longer than the test client's, so the server

@@ -105,6 +105,17 @@ const envSchema = z.object({
    * leaves it unlimited by default.)
    */
   GIT_MAX_PUSH_SIZE_MB: z.coerce.number().int().min(1).max(1024 * 1024).default(2048),
+  /**
+   * Threads that turn Markdown into HTML, off the thread that answers requests. Two: on two cores one document that
+   * runs to its time limit still leaves a thread for everyone else's, and the request thread a core of its own.
+   */
+  MARKDOWN_RENDER_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+  /**
+   * How long one document may take to render before its thread is stopped and the text is shown as written, with a
+   * notice. GitLab stops its Markdown filters after 2 s; prose renders at about 1 MB a second, while hundreds of KB of
+   * tables or lists can take longer.
+   */
+  MARKDOWN_RENDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
   EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).default(730),
   EVENTS_PRUNE_INTERVAL_MINUTES: z.coerce.number().int().min(0).default(60),
 });

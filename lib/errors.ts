@@ -168,3 +168,21 @@ export class BadRequestError extends ApiError {
     return { message: this.message };
   }
 }
+
+/**
+ * 429 `{"message":"429 Too Many Requests - …"}` with `Retry-After`: more text is waiting to be rendered than the
+ * render threads take, so the save did not happen. GitLab clients retry a 429 after `Retry-After` by themselves.
+ * The message is for people (our pages show it); the body is the API's.
+ */
+export class RenderingBusyError extends ApiError {
+  readonly status = 429;
+  constructor(readonly retryAfterSeconds: number) {
+    super(`Too much text is waiting to be displayed right now. Try again in ${retryAfterSeconds} seconds.`);
+  }
+  body() {
+    return { message: "429 Too Many Requests - too much text is waiting to be rendered, retry later" };
+  }
+  headers(): Record<string, string> {
+    return { "Retry-After": String(this.retryAfterSeconds) };
+  }
+}

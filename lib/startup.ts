@@ -3,6 +3,7 @@ import { getDatabaseHandle } from "@/lib/db";
 import { env } from "@/lib/env";
 import { scheduleHousekeeping } from "@/lib/housekeeping";
 import { logger } from "@/lib/log";
+import { markdownRenderPool } from "@/lib/markdown/render";
 import { startTokenCheckCache } from "@/lib/token-checks/checks";
 import { bootstrapRoot } from "@/lib/users/bootstrap";
 
@@ -20,6 +21,8 @@ async function prepare(): Promise<void> {
   await handle.migrate();
   await startTokenCheckCache(handle);
   await bootstrapRoot(handle.db, new Date());
+  // Started now, so the first save does not wait for the render threads to load.
+  markdownRenderPool();
   logger.info(
     { database: handle.driver === "pglite" ? `embedded PGlite in ${env.DATA_DIR}` : "PostgreSQL" },
     "database ready",

@@ -92,3 +92,23 @@ test("closing and reopening an issue, on the page or through the API, writes sys
 async function todayText(page: import("@playwright/test").Page): Promise<string> {
   return page.evaluate(() => new Date().toLocaleDateString("en-US", { year: "numeric", month: "short", day: "numeric", timeZone: "UTC" }));
 }
+
+test("the comment form takes GitLab's longest comment, a million characters, and refuses a longer one", async ({ page, request }) => {
+  const owner = await createUser(request);
+  const project = await createProject(request, owner.token, { visibility: "public" });
+  expect((await request.post(`/api/v4/projects/${project.id}/issues`, { headers: asToken(owner.token), data: { title: "Long comments" } })).status()).toBe(201);
+  await signIn(page, owner.username, owner.password);
+  await page.goto(`/${project.path_with_namespace}/-/issues/1`);
+
+  const comment = page.getByRole("textbox", { name: "Comment" });
+  await comment.fill("é".repeat(1_000_001));
+  await page.getByRole("button", { name: "Comment", exact: true }).click();
+  await expect(page.getByText("Comment is too long (maximum is 1000000 characters).")).toBeVisible();
+
+  // Two bytes each in UTF-8: more than the framework's default limit on a form's body.
+  await comment.fill("é".repeat(1_000_000));
+  await page.getByRole("button", { name: "Comment", exact: true }).click();
+  await expect(page.locator(".comment-body")).toHaveCount(1);
+  const notes = await request.get(`/api/v4/projects/${project.id}/issues/1/notes`, { headers: asToken(owner.token) });
+  expect(((await notes.json()) as { body: string }[]).map((note) => note.body)).toEqual(["é".repeat(1_000_000)]);
+});

@@ -18,6 +18,13 @@ export const tightThrottles = {
 } as const;
 
 /**
+ * The render settings of the server that runs e2e/security/render-flood.spec.ts: one render thread that a slow document
+ * holds for 10 s, long enough to fill the waiting line behind it (the line is the whole process's, so the flood gets a
+ * server of its own and no other spec's save is refused meanwhile).
+ */
+export const renderFloodServer = { MARKDOWN_RENDER_THREADS: "1", MARKDOWN_RENDER_TIMEOUT_MS: "10000" } as const;
+
+/**
  * The PostgreSQL database of run `runId`'s server `name` (`e2e`, `e2e_throttles`) when the run has one
  * (TEST_DATABASE_URL), so a test can set up what no API can, such as events written out of order.
  */

@@ -1,7 +1,7 @@
 import "server-only";
 import { and, eq } from "drizzle-orm";
 import type { Executor } from "@/lib/db";
-import { alerts, issues, type AlertRow, type ProjectRow, type UserRow } from "@/lib/db/schema";
+import { alerts, issueColumns, issues, type AlertRow, type ProjectRow, type UserRow } from "@/lib/db/schema";
 import { insertIssue, recordIssueStateChange } from "@/lib/issues/issues";
 import { defaultAlertTitle } from "./normalize";
 
@@ -51,7 +51,7 @@ export async function closeIncident(tx: Executor, project: ProjectRow, alert: Al
     .update(issues)
     .set({ state: "closed", closedAt: now, closedById: bot.id, updatedAt: now })
     .where(and(eq(issues.id, alert.issueId), eq(issues.state, "opened")))
-    .returning();
+    .returning(issueColumns);
   if (closed) await recordIssueStateChange(tx, { project }, closed, bot.id, "closed", now);
 }
 

@@ -28,22 +28,25 @@ function collect(entries: Iterable<[string, string]>): RawParams {
   return params;
 }
 
-function bodyTooLarge(): BadRequestError {
-  return new BadRequestError(`400 Bad request - the request body is larger than ${maxApiBodyBytes} bytes`);
+function bodyTooLarge(limit: number): () => BadRequestError {
+  return () => new BadRequestError(`400 Bad request - the request body is larger than ${limit} bytes`);
 }
 
-/** The body's parameters: a JSON object, or URL-encoded / multipart form fields. An empty body is `{}`. */
-export async function readBody(request: Request): Promise<Record<string, unknown>> {
+/**
+ * The body's parameters: a JSON object, or URL-encoded / multipart form fields. An empty body is `{}`. Bodies over
+ * `limit` bytes are refused (endpoints that take long texts read more than the default).
+ */
+export async function readBody(request: Request, limit = maxApiBodyBytes): Promise<Record<string, unknown>> {
   const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (contentType === "multipart/form-data") {
     // Read under the same size limit as any other body, then let the platform parse the parts.
-    const raw = await readBodyBytes(request, maxApiBodyBytes, bodyTooLarge);
+    const raw = await readBodyBytes(request, limit, bodyTooLarge(limit));
     const form = await new Response(new Uint8Array(raw), { headers: { "content-type": request.headers.get("content-type")! } }).formData().catch(() => {
       throw new BadRequestError("400 Bad request - the multipart form body could not be read");
     });
     return collect([...form.entries()].map(([name, value]) => [name, typeof value === "string" ? value : value.name]));
   }
-  const text = await readBodyText(request, maxApiBodyBytes, bodyTooLarge);
+  const text = await readBodyText(request, limit, bodyTooLarge(limit));
   if (text.trim() === "") return {};
   if (contentType === "application/x-www-form-urlencoded") return collect(new URLSearchParams(text).entries());
   if (contentType !== "application/json" && !contentType.endsWith("+json") && contentType !== "") {

@@ -27,7 +27,7 @@ const projectActivityInterval = 60 * 60 * 1000;
 
 /**
  * Records an event. Call it with the transaction that makes the change, so the event exists exactly when the change
- * does. The database sets who may see it and counts it (drizzle/0013_event_audiences.sql); a project event also moves
+ * does. The database sets who may see it and counts it (drizzle/0014_event_audiences.sql); a project event also moves
  * the project's last activity time, if that is more than an hour old.
  */
 export async function recordEvent(tx: Executor, event: NewEvent): Promise<void> {

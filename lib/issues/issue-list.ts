@@ -3,7 +3,7 @@ import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, lte, not, sql, typ
 import { actingUser, type Ctx } from "@/lib/context";
 import { listPage, type ListPage } from "@/lib/db";
 import { fuzzySearch } from "@/lib/db/like";
-import { issueAssignees, issueLabels, issues, labels, milestones, namespaces, projects, users } from "@/lib/db/schema";
+import { issueAssignees, issueColumns, issueLabels, issues, labels, milestones, namespaces, projects, users } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
 import { accessLevelIn, projectVisibleTo, utcDay, viewerOf } from "@/lib/projects/access";
@@ -122,7 +122,7 @@ async function projectIssuePage(
     ctx.db,
     page,
     ctx.db
-      .select({ issue: issues, author: users })
+      .select({ issue: issueColumns, author: users })
       .from(issues)
       .innerJoin(users, eq(users.id, issues.authorId))
       .where(where)
@@ -193,7 +193,7 @@ export async function listIssuesAcrossProjects(
 /** Issues matching `where`, each with its project, namespace and the caller's role there (dynamic: add order, paging). */
 function issuesWithTheirProjects(ctx: Ctx, where: SQL | undefined) {
   return ctx.db
-    .select({ issue: issues, author: users, project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewerOf(ctx)) })
+    .select({ issue: issueColumns, author: users, project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewerOf(ctx)) })
     .from(issues)
     .innerJoin(projects, eq(projects.id, issues.projectId))
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))

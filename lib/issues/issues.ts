@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import type { Executor } from "@/lib/db";
 import { nextInternalId } from "@/lib/db/internal-ids";
-import { alerts, events, issues, milestones, notes, users, type IssueRow, type UserRow } from "@/lib/db/schema";
+import { alerts, events, issueColumns, issues, milestones, notes, users, type IssueRow, type UserRow } from "@/lib/db/schema";
 import { NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { deleteEvents, recordEvent } from "@/lib/events/record";
 import { getProjectWithAbility, getVisibleProject, type ProjectView } from "@/lib/projects/projects";
@@ -11,6 +11,8 @@ import { assignableUsers, setIssueAssignees } from "./assignees";
 import { withIssueDetail, type IssueDetails } from "./issue-details";
 import { splitLabelNames } from "./label-rules";
 import { findOrCreateLabels, labelsOfIssues, labelsTitled, setIssueLabels } from "./labels";
+import { renderForSave, type RenderedText } from "./rendered-text";
+import { descriptionProblem } from "./text-limits";
 import { issueReadableBy } from "./visibility";
 
 export { issueReadableBy } from "./visibility";
@@ -47,12 +49,20 @@ function validateTitle(title: string): string {
   return trimmed;
 }
 
-/** Inserts an issue and records `created` (shown as "opened") in the caller's transaction. */
+function validateDescription(description: string | null | undefined): void {
+  const problem = descriptionProblem(description);
+  if (problem) throw new ValidationError({ description: [problem] });
+}
+
+/**
+ * Inserts an issue and records `created` (shown as "opened") in the caller's transaction. Without `renderedDescription`
+ * (incidents opened by alerts) the description is rendered when the issue is first shown.
+ */
 export async function insertIssue(
   tx: Executor,
   view: Pick<ProjectView, "project">,
   author: UserRow,
-  input: NewIssue & { milestoneId?: number | null },
+  input: NewIssue & { milestoneId?: number | null; renderedDescription?: RenderedText },
   now: Date,
 ): Promise<IssueRow> {
   const iid = await nextInternalId(tx, view.project.id, "issues");
@@ -63,6 +73,8 @@ export async function insertIssue(
       iid,
       title: validateTitle(input.title),
       description: input.description ?? null,
+      descriptionHtml: input.renderedDescription?.html ?? null,
+      cachedMarkdownVersion: input.renderedDescription?.version ?? null,
       confidential: input.confidential ?? false,
       issueType: input.issueType ?? "issue",
       milestoneId: input.milestoneId ?? null,
@@ -71,7 +83,7 @@ export async function insertIssue(
       createdAt: now,
       updatedAt: now,
     })
-    .returning();
+    .returning(issueColumns);
   if (!issue) throw new Error("insert into issues returned no row");
   await recordIssueEvent(tx, view, issue, author.id, "created", now);
   return issue;
@@ -95,16 +107,21 @@ async function assigneesToSet(ctx: Ctx, view: ProjectView, requested: number[] |
   return assignable.length > 0 ? assignable : undefined;
 }
 
-/** `POST /projects/:id/issues` (Reporter+), with its labels, assignees, milestone and due date, in one transaction. */
+/**
+ * `POST /projects/:id/issues` (Reporter+), with its labels, assignees, milestone and due date, in one transaction.
+ * The description is rendered before the transaction begins, so no render holds a connection.
+ */
 export async function createIssue(ctx: Ctx, projectReference: string, input: NewIssue): Promise<IssueDetails> {
   const author = actingUser(ctx);
   if (!author) throw new UnauthorizedError();
   const view = await getProjectWithAbility(ctx, projectReference, "createIssue");
   validateTitle(input.title);
+  validateDescription(input.description);
   const assigneeIds = await assigneesToSet(ctx, view, input.assigneeIds);
   const milestoneId = input.milestoneId === undefined ? null : await projectMilestoneId(ctx.db, view, input.milestoneId);
+  const renderedDescription = await renderForSave(input.description ?? null);
   const issue = await ctx.db.transaction(async (tx) => {
-    const inserted = await insertIssue(tx, view, author, { ...input, milestoneId }, ctx.now);
+    const inserted = await insertIssue(tx, view, author, { ...input, milestoneId, renderedDescription }, ctx.now);
     const labelNames = splitLabelNames(input.labels ?? []);
     if (labelNames.length > 0) await setIssueLabels(tx, inserted.id, (await findOrCreateLabels(tx, view.project.id, labelNames, ctx.now)).map((label) => label.id));
     if (assigneeIds) await setIssueAssignees(tx, inserted.id, assigneeIds);
@@ -115,7 +132,7 @@ export async function createIssue(ctx: Ctx, projectReference: string, input: New
 
 export async function findReadableIssue(ctx: Ctx, view: ProjectView, iid: number): Promise<IssueView> {
   const [row] = await ctx.db
-    .select({ issue: issues, author: users })
+    .select({ issue: issueColumns, author: users })
     .from(issues)
     .innerJoin(users, eq(users.id, issues.authorId))
     .where(and(eq(issues.projectId, view.project.id), eq(issues.iid, iid), issueReadableBy(ctx, view)));
@@ -155,12 +172,16 @@ async function labelIdsAfter(tx: Executor, view: ProjectView, issueId: number, c
 /**
  * `PUT /projects/:id/issues/:issue_iid`: Reporters edit; closing and reopening need Developer. Each state change is
  * recorded as `closed` / `reopened`, as an event and as a system note in the issue's timeline, in the same transaction.
+ * A changed description is rendered before the transaction begins.
  */
 export async function updateIssue(ctx: Ctx, projectReference: string, iid: number, changes: IssueChanges): Promise<IssueDetails> {
   const actor = actingUser(ctx);
   if (!actor) throw new UnauthorizedError();
   const view = await getProjectWithAbility(ctx, projectReference, changes.stateEvent ? "closeIssue" : "updateIssue");
   const current = await findReadableIssue(ctx, view, iid);
+  validateDescription(changes.description);
+  const descriptionChanged = changes.description !== undefined && changes.description !== current.issue.description;
+  const renderedDescription = descriptionChanged ? await renderForSave(changes.description ?? null) : undefined;
   const assigneeIds = await assigneesToSet(ctx, view, changes.assigneeIds);
   const milestoneId = changes.milestoneId === undefined ? current.issue.milestoneId : await projectMilestoneId(ctx.db, view, changes.milestoneId);
   const issue = await ctx.db.transaction(async (tx) => {
@@ -170,7 +191,9 @@ export async function updateIssue(ctx: Ctx, projectReference: string, iid: numbe
       .update(issues)
       .set({
         title: changes.title === undefined ? current.issue.title : validateTitle(changes.title),
-        description: changes.description === undefined ? current.issue.description : changes.description,
+        ...(renderedDescription
+          ? { description: changes.description, descriptionHtml: renderedDescription.html, cachedMarkdownVersion: renderedDescription.version }
+          : {}),
         confidential: changes.confidential ?? current.issue.confidential,
         milestoneId,
         dueDate: changes.dueDate === undefined ? current.issue.dueDate : changes.dueDate,
@@ -179,7 +202,7 @@ export async function updateIssue(ctx: Ctx, projectReference: string, iid: numbe
         updatedAt: ctx.now,
       })
       .where(eq(issues.id, current.issue.id))
-      .returning();
+      .returning(issueColumns);
     if (!updated) throw new NotFoundError("Issue");
     const labelIds = await labelIdsAfter(tx, view, updated.id, changes, ctx.now);
     if (labelIds) await setIssueLabels(tx, updated.id, labelIds);

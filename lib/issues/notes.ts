@@ -2,7 +2,7 @@ import "server-only";
 import { actingUser, type Ctx } from "@/lib/context";
 import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
 import { listPage, type Executor, type ListPage } from "@/lib/db";
-import { events, notes, users, type IssueRow, type NoteRow, type UserRow } from "@/lib/db/schema";
+import { events, issues, noteColumns, notes, users, type IssueRow, type NoteRow, type UserRow } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { deleteEvents, recordEvent } from "@/lib/events/record";
 import type { PageRequest } from "@/lib/api/pagination";
@@ -10,6 +10,8 @@ import { can } from "@/lib/projects/policy";
 import { getProjectWithAbility, getVisibleProject } from "@/lib/projects/projects";
 import { withIssueDetail, type IssueDetails } from "./issue-details";
 import { findReadableIssue, type IssueView } from "./issues";
+import { htmlToShow, renderForSave } from "./rendered-text";
+import { noteBodyProblem } from "./text-limits";
 
 export interface NoteView {
   issueView: IssueView;
@@ -43,14 +45,15 @@ function eventsOfNote(note: NoteRow): SQL {
 }
 
 function validBody(body: string): string {
-  if (body.trim() === "" || body.length > 1_000_000) throw new ValidationError({ body: ["can't be blank"] });
+  const problem = noteBodyProblem(body);
+  if (problem) throw new ValidationError({ body: [problem] });
   return body;
 }
 
 /**
  * `POST /projects/:id/issues/:issue_iid/notes` (Reporter+): a comment, recorded as `commented` on the Note, with
  * the issue's title as the event's target title. An internal note, and so its event, is for those who may read
- * internal notes only (Reporter+ and admins, as on GitLab).
+ * internal notes only (Reporter+ and admins, as on GitLab). The body is rendered before the transaction begins.
  */
 export async function createNote(ctx: Ctx, projectReference: string, issueIid: number, input: { body: string; internal?: boolean }): Promise<NoteView> {
   const author = actingUser(ctx);
@@ -60,6 +63,7 @@ export async function createNote(ctx: Ctx, projectReference: string, issueIid: n
   const internal = input.internal ?? false;
   if (internal && !can(view, "createInternalNote")) throw new ForbiddenError();
   const issueView = await findReadableIssue(ctx, view, issueIid);
+  const rendered = await renderForSave(input.body);
   const note = await ctx.db.transaction(async (tx) => {
     const [inserted] = await tx
       .insert(notes)
@@ -68,11 +72,13 @@ export async function createNote(ctx: Ctx, projectReference: string, issueIid: n
         issueId: issueView.issue.id,
         authorId: author.id,
         body: input.body,
+        noteHtml: rendered.html,
+        cachedMarkdownVersion: rendered.version,
         internal,
         createdAt: ctx.now,
         updatedAt: ctx.now,
       })
-      .returning();
+      .returning(noteColumns);
     if (!inserted) throw new Error("insert into notes returned no row");
     await recordEvent(tx, {
       projectId: view.project.id,
@@ -101,22 +107,54 @@ async function readableIssue(ctx: Ctx, projectReference: string, issueIid: numbe
   return findReadableIssue(ctx, await getVisibleProject(ctx, projectReference), issueIid);
 }
 
+/** The issue page: the issue with its details and its description's HTML, and the comments it shows with theirs. */
+export interface IssuePage {
+  issueView: IssueDetails;
+  /** Null when the issue has no description. */
+  descriptionHtml: string | null;
+  /** `html` is null for system notes, which are shown as their text. */
+  notes: { note: NoteRow; author: UserRow; html: string | null }[];
+}
+
 /**
  * The issue page: the issue with its details, and the comments on it the caller may read, oldest first (internal ones
- * only for those allowed).
+ * only for those allowed), with the HTML stored for each text. A text without current HTML is rendered now and its
+ * HTML stored (`htmlToShow`), unless the row changed meanwhile: the save that changed it stored its own.
  */
-export async function listIssueNotes(ctx: Ctx, projectReference: string, issueIid: number): Promise<{ issueView: IssueDetails; notes: { note: NoteRow; author: UserRow }[] }> {
+export async function listIssueNotes(ctx: Ctx, projectReference: string, issueIid: number): Promise<IssuePage> {
   const issueView = await readableIssue(ctx, projectReference, issueIid);
-  const [details, rows] = await Promise.all([
+  const { issue } = issueView;
+  const [details, [storedDescription], rows] = await Promise.all([
     withIssueDetail(ctx, issueView),
+    ctx.db.select({ html: issues.descriptionHtml, version: issues.cachedMarkdownVersion }).from(issues).where(eq(issues.id, issue.id)),
     ctx.db
-      .select({ note: notes, author: users })
+      .select({ note: noteColumns, author: users, html: notes.noteHtml, version: notes.cachedMarkdownVersion })
       .from(notes)
       .innerJoin(users, eq(users.id, notes.authorId))
       .where(readableNotesOf(issueView))
       .orderBy(asc(notes.createdAt), asc(notes.id)),
   ]);
-  return { issueView: details, notes: rows };
+  const [descriptionHtml, ...notesHtml] = await Promise.all([
+    issue.description
+      ? htmlToShow({ source: issue.description, html: storedDescription?.html ?? null, version: storedDescription?.version ?? null }, (html, version) =>
+          ctx.db
+            .update(issues)
+            .set({ descriptionHtml: html, cachedMarkdownVersion: version, updatedAt: issue.updatedAt })
+            .where(and(eq(issues.id, issue.id), eq(issues.updatedAt, issue.updatedAt))),
+        )
+      : null,
+    ...rows.map(({ note, html, version }) =>
+      note.system
+        ? null
+        : htmlToShow({ source: note.body, html, version }, (rendered, renderedVersion) =>
+            ctx.db
+              .update(notes)
+              .set({ noteHtml: rendered, cachedMarkdownVersion: renderedVersion, updatedAt: note.updatedAt })
+              .where(and(eq(notes.id, note.id), eq(notes.updatedAt, note.updatedAt))),
+          ),
+    ),
+  ]);
+  return { issueView: details, descriptionHtml: descriptionHtml ?? null, notes: rows.map(({ note, author }, index) => ({ note, author, html: notesHtml[index] ?? null })) };
 }
 
 export interface NoteListOptions {
@@ -144,7 +182,7 @@ export async function listNotes(
     ctx.db,
     page,
     ctx.db
-      .select({ note: notes, author: users })
+      .select({ note: noteColumns, author: users })
       .from(notes)
       .innerJoin(users, eq(users.id, notes.authorId))
       .where(where)
@@ -158,7 +196,7 @@ export async function listNotes(
 /** A note of the issue the caller may read, or 404 `Note Not Found` (an internal note hidden from them included). */
 async function findReadableNote(db: Executor, issueView: IssueView, noteId: number): Promise<{ note: NoteRow; author: UserRow }> {
   const [row] = await db
-    .select({ note: notes, author: users })
+    .select({ note: noteColumns, author: users })
     .from(notes)
     .innerJoin(users, eq(users.id, notes.authorId))
     .where(and(readableNotesOf(issueView), eq(notes.id, noteId)));
@@ -187,15 +225,20 @@ async function findManageableNote(ctx: Ctx, projectReference: string, issueIid: 
 }
 
 /**
- * `PUT /projects/:id/issues/:issue_iid/notes/:note_id`: a new body (none: nothing changes). The `commented` event's
- * snapshot follows, so event lists show the comment as it now reads.
+ * `PUT /projects/:id/issues/:issue_iid/notes/:note_id`: a new body (none: nothing changes), rendered before the
+ * transaction begins. The `commented` event's snapshot follows, so event lists show the comment as it now reads.
  */
 export async function updateNote(ctx: Ctx, projectReference: string, issueIid: number, noteId: number, changes: { body?: string }): Promise<NoteView> {
   const current = await findManageableNote(ctx, projectReference, issueIid, noteId);
   if (changes.body === undefined) return current;
   const body = validBody(changes.body);
+  const rendered = await renderForSave(body);
   const note = await ctx.db.transaction(async (tx) => {
-    const [updated] = await tx.update(notes).set({ body, updatedAt: ctx.now }).where(eq(notes.id, current.note.id)).returning();
+    const [updated] = await tx
+      .update(notes)
+      .set({ body, noteHtml: rendered.html, cachedMarkdownVersion: rendered.version, updatedAt: ctx.now })
+      .where(eq(notes.id, current.note.id))
+      .returning(noteColumns);
     if (!updated) throw new NotFoundError("Note");
     await tx.update(events).set({ data: noteEventData(updated, current.issueView.issue) }).where(eventsOfNote(updated));
     return updated;

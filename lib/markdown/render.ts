@@ -1,73 +1,66 @@
 import "server-only";
-import { Marked, type Tokens } from "marked";
-import sanitizeHtml from "sanitize-html";
+import { env } from "@/lib/env";
+import { logger } from "@/lib/log";
+import { MarkdownRenderPool } from "./render-pool";
 
 /**
- * GitLab Flavored Markdown as far as issues and comments use it: GFM tables, strikethrough, autolinks and task lists,
- * with a single newline kept as a line break. Whatever HTML the author writes goes through the same allow-list as
- * what the parser makes, so nothing a reader's browser would run survives.
+ * Stored with each rendered text (`cached_markdown_version`). Raise it when the renderer's output changes (a new
+ * `marked`, another allow-list): stored HTML of an older version is rendered again when it is next shown.
  */
-const markdown = new Marked({
-  gfm: true,
-  breaks: true,
-  renderer: {
-    checkbox({ checked }: Tokens.Checkbox) {
-      return `<input type="checkbox"${checked ? " checked" : ""}> `;
+export const markdownRendererVersion = 1;
+
+/**
+ * How much may wait for a render thread: a flood of documents is refused (429) rather than held in memory, and nobody
+ * waits longer than a few time limits behind documents that run to the limit.
+ */
+export const renderWaitingLine = { documents: 64, characters: 8_000_000, timeLimits: 5 };
+
+const poolKey = Symbol.for("gitlab-compatible.markdown-render-pool");
+
+/** The process's render threads: one pool, whichever bundle layer (pages, actions, route handlers) asks. */
+export function markdownRenderPool(): MarkdownRenderPool {
+  const registry = globalThis as Record<symbol, MarkdownRenderPool | undefined>;
+  return (registry[poolKey] ??= new MarkdownRenderPool({
+    threads: env.MARKDOWN_RENDER_THREADS,
+    timeLimitMs: env.MARKDOWN_RENDER_TIMEOUT_MS,
+    maxWaitingDocuments: renderWaitingLine.documents,
+    maxWaitingCharacters: renderWaitingLine.characters,
+    maxWaitMs: renderWaitingLine.timeLimits * env.MARKDOWN_RENDER_TIMEOUT_MS,
+    onTrouble: ({ kind, characters, detail }) => {
+      if (kind === "timed-out") logger.warn({ characters }, "Markdown took too long to render; the text is shown as written");
+      else logger.error({ characters, detail }, kind === "failed" ? "Markdown could not be rendered; the text is shown as written" : "a Markdown render thread stopped");
     },
-  },
-});
-
-// The page's title is its h1 and the issue's title its h2, so an author's headings start below them.
-const headingShift = 2;
-const headings = ["h1", "h2", "h3", "h4", "h5", "h6"];
-
-function shiftedHeading(tagName: string): string {
-  return `h${Math.min(Number(tagName.slice(1)) + headingShift, 6)}`;
+  }));
 }
 
-const linkRel = "nofollow noreferrer noopener";
+/** What a client that was refused because the render threads are full should wait before trying again. */
+export function renderRetryAfterSeconds(): number {
+  return Math.ceil(env.MARKDOWN_RENDER_TIMEOUT_MS / 1000);
+}
 
-const sanitizeOptions: sanitizeHtml.IOptions = {
-  allowedTags: [
-    ...headings,
-    "p", "br", "hr", "blockquote", "pre", "code", "kbd", "samp", "var", "sub", "sup",
-    "strong", "b", "em", "i", "del", "s", "ins", "mark", "small", "abbr", "details", "summary",
-    "ul", "ol", "li", "input", "dl", "dt", "dd",
-    "table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption",
-    "a", "img",
-  ],
-  allowedAttributes: {
-    a: ["href", "title", "rel"],
-    img: ["src", "alt", "title", "width", "height"],
-    input: ["type", "checked", "disabled", "aria-label"],
-    ol: ["start"],
-    th: ["align", "colspan", "rowspan"],
-    td: ["align", "colspan", "rowspan"],
-    abbr: ["title"],
-  },
-  allowedSchemes: ["http", "https", "mailto"],
-  allowedSchemesByTag: { img: ["http", "https"] },
-  allowProtocolRelative: false,
-  transformTags: {
-    ...Object.fromEntries(headings.map((tag) => [tag, (_tagName: string, attribs: sanitizeHtml.Attributes) => ({ tagName: shiftedHeading(tag), attribs })])),
-    a: (tagName, attribs) => ({ tagName, attribs: { ...attribs, rel: linkRel } }),
-    // Without a text alternative a reader hears the file name; an author who gave none made the image decorative.
-    img: (tagName, attribs) => ({ tagName, attribs: { ...attribs, alt: attribs.alt ?? "" } }),
-    // A checkbox is a task list's: read-only here (ticking happens by editing), and named for screen readers. Any
-    // other input becomes a tag outside the allow-list, and so goes.
-    input: (tagName, attribs) => {
-      if (attribs.type !== "checkbox") return { tagName: "span", attribs: {} };
-      const checked = attribs.checked !== undefined;
-      return {
-        tagName,
-        attribs: { type: "checkbox", disabled: "", ...(checked ? { checked: "" } : {}), "aria-label": checked ? "Completed task" : "Incomplete task" },
-      };
-    },
-  },
+/** Why a text is shown as written instead of rendered. */
+export type UnrenderedReason = "timed-out" | "failed" | "busy";
+
+const notices: Record<UnrenderedReason, string> = {
+  "timed-out": "This text took too long to display as formatted text, so it is shown as it was written.",
+  failed: "This text could not be displayed as formatted text, so it is shown as it was written.",
+  busy: "This text is still being prepared for display, so it is shown as it was written for now.",
 };
 
-/** Markdown written by a person, as HTML that is safe to put into a page as it is. */
-export function renderMarkdown(source: string): string {
-  // Trimmed: the parser ends blocks with a newline, which would read as text in the page.
-  return sanitizeHtml(markdown.parse(source, { async: false }), sanitizeOptions).trim();
+const htmlEscapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+
+/**
+ * A text that did not render, as HTML: a notice saying so, then the author's text, escaped, in a preformatted block,
+ * so nothing is lost and nothing in it runs. One pass over the text.
+ */
+export function shownAsWritten(source: string, reason: UnrenderedReason): string {
+  return `<p class="notice notice-warning markdown-notice" role="note">${notices[reason]}</p>\n<pre class="markdown-source">${source.replace(/[&<>"]/g, (character) => htmlEscapes[character]!)}</pre>`;
+}
+
+/** A text as HTML to store with it, or null when the render threads have too much waiting to take it now. */
+export async function renderToStore(source: string): Promise<string | null> {
+  const outcome = await markdownRenderPool().render(source);
+  if (outcome.kind === "rendered") return outcome.html;
+  if (outcome.kind === "busy") return null;
+  return shownAsWritten(source, outcome.kind);
 }

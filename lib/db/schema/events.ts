@@ -58,7 +58,7 @@ export const events = pgTable(
     issueId: integer("issue_id").references(() => issues.id, { onDelete: "cascade" }),
     /** A comment event about an internal note: only Reporters and above (and admins) may see it, like the note. */
     internal: boolean("internal").notNull().default(false),
-    /** An `eventAudiences` value, kept by the database (drizzle/0013_event_audiences.sql); never written by the service. */
+    /** An `eventAudiences` value, kept by the database (drizzle/0014_event_audiences.sql); never written by the service. */
     audience: smallint("audience").notNull().default(eventAudiences.everyone),
     // Action-specific detail kept with the event (push data, note snapshot) so reads need no joins into history.
     data: jsonb("data"),
@@ -85,7 +85,7 @@ export type EventRow = typeof events.$inferSelect;
 
 /**
  * How many events each project has, by audience, action and target type (`''` for none), kept in step with `events` by
- * triggers (drizzle/0013_event_audiences.sql) in the transaction of every write, so a page of a project's events, or of
+ * triggers (drizzle/0014_event_audiences.sql) in the transaction of every write, so a page of a project's events, or of
  * the projects someone belongs to, can tell each reader their exact total (filtered by action and target type too)
  * without counting rows.
  */

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { getTableColumns, sql } from "drizzle-orm";
 import { boolean, date, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, instant, updatedAt } from "./columns";
 import { projects } from "./projects";
@@ -38,6 +38,12 @@ export const issues = pgTable(
     iid: integer("iid").notNull(),
     title: text("title").notNull(),
     description: text("description"),
+    /**
+     * The description as HTML, rendered when it was saved (GitLab's cached Markdown columns), and the renderer version
+     * that made it; null until rendered (rows written before rendering was stored, incidents opened by alerts).
+     */
+    descriptionHtml: text("description_html"),
+    cachedMarkdownVersion: integer("cached_markdown_version"),
     state: text("state", { enum: ["opened", "closed"] }).notNull().default("opened"),
     issueType: text("issue_type", { enum: issueTypes }).notNull().default("issue"),
     confidential: boolean("confidential").notNull().default(false),
@@ -78,6 +84,9 @@ export const notes = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     body: text("body").notNull(),
+    /** The body as HTML and the renderer version that made it, as for issue descriptions; system notes have none. */
+    noteHtml: text("note_html"),
+    cachedMarkdownVersion: integer("cached_markdown_version"),
     system: boolean("system").notNull().default(false),
     internal: boolean("internal").notNull().default(false),
     createdAt: createdAt(),
@@ -132,5 +141,13 @@ export const issueAssignees = pgTable(
 
 export type MilestoneRow = typeof milestones.$inferSelect;
 export type LabelRow = typeof labels.$inferSelect;
-export type IssueRow = typeof issues.$inferSelect;
-export type NoteRow = typeof notes.$inferSelect;
+/**
+ * The columns every read of an issue or a note selects: all but the rendered HTML, which can be as long as the text
+ * and is read only by the page that shows it.
+ */
+const { descriptionHtml: _descriptionHtml, cachedMarkdownVersion: _issueMarkdownVersion, ...issueColumns } = getTableColumns(issues);
+const { noteHtml: _noteHtml, cachedMarkdownVersion: _noteMarkdownVersion, ...noteColumns } = getTableColumns(notes);
+export { issueColumns, noteColumns };
+
+export type IssueRow = Omit<typeof issues.$inferSelect, "descriptionHtml" | "cachedMarkdownVersion">;
+export type NoteRow = Omit<typeof notes.$inferSelect, "noteHtml" | "cachedMarkdownVersion">;

@@ -37,7 +37,7 @@ export async function generateMetadata({ params }: IssuePageProps): Promise<Meta
 
 export default async function IssuePage({ params }: IssuePageProps) {
   const { namespace, project, iid } = await params;
-  const { issueView, notes } = await loadIssue(namespace, project, iid);
+  const { issueView, descriptionHtml, notes } = await loadIssue(namespace, project, iid);
   const { view, issue, author, labels, assignees, milestone } = issueView;
   const fullPath = projectFullPath(view);
   return (
@@ -58,11 +58,11 @@ export default async function IssuePage({ params }: IssuePageProps) {
         </div>
         {can(view, "closeIssue") ? <IssueStateButton state={issue.state} change={setIssueStateAction.bind(null, fullPath, issue.iid)} /> : null}
       </div>
-      {issue.description ? <MarkdownBody source={issue.description} className="issue-description" /> : <p className="muted">No description.</p>}
+      {issue.description ? <MarkdownBody html={descriptionHtml ?? ""} className="issue-description" /> : <p className="muted">No description.</p>}
       <IssueMetadata labels={labels} assignees={assignees} milestone={milestone} dueDate={issue.dueDate} />
       <section aria-labelledby="comments-heading">
         <h2 id="comments-heading">Comments ({notes.filter(({ note }) => !note.system).length})</h2>
-        {notes.map(({ note, author: noteAuthor }) =>
+        {notes.map(({ note, author: noteAuthor, html }) =>
           note.system ? (
             <p key={note.id} id={`note_${note.id}`} className="system-note">
               <Link href={`/${noteAuthor.username}`}>{noteAuthor.name}</Link> {note.body} <DateText value={note.createdAt} />
@@ -78,7 +78,7 @@ export default async function IssuePage({ params }: IssuePageProps) {
                   </>
                 ) : null}
               </p>
-              <MarkdownBody source={note.body} className="comment-body" />
+              <MarkdownBody html={html ?? ""} className="comment-body" />
             </article>
           ),
         )}

@@ -7,6 +7,7 @@ import { listIssues } from "@/lib/issues/issue-list";
 import { issueFiltersFrom, issueListParams, issueMetadataFrom, issueMetadataParams, issueTypeParam } from "@/lib/issues/issue-params";
 import { createIssue } from "@/lib/issues/issues";
 import { serializeIssue } from "@/lib/issues/serialize";
+import { maxTextRequestBytes } from "@/lib/issues/text-limits";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/issues", {
   GET: endpoint({
@@ -23,6 +24,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/issu
   }),
   POST: endpoint({
     scopes: writeApiScopes,
+    maxBodyBytes: maxTextRequestBytes,
     path: projectPath,
     params: {
       title: z.string(),

@@ -7,6 +7,7 @@ import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { issueMetadataFrom, issueMetadataParams } from "@/lib/issues/issue-params";
 import { deleteIssue, getIssue, updateIssue } from "@/lib/issues/issues";
 import { serializeIssue } from "@/lib/issues/serialize";
+import { maxTextRequestBytes } from "@/lib/issues/text-limits";
 
 const path = { ...projectPath, issue_iid: idSegment };
 
@@ -44,6 +45,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/issu
   }),
   PUT: endpoint({
     scopes: writeApiScopes,
+    maxBodyBytes: maxTextRequestBytes,
     path,
     params: updateParams,
     handle: async ({ ctx, path, params }) => {

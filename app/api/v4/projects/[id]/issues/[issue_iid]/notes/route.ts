@@ -5,6 +5,7 @@ import { created, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { createNote, listNotes } from "@/lib/issues/notes";
 import { serializeNote } from "@/lib/issues/serialize";
+import { maxTextRequestBytes } from "@/lib/issues/text-limits";
 
 const path = { ...projectPath, issue_iid: idSegment };
 
@@ -27,6 +28,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/issu
   }),
   POST: endpoint({
     scopes: writeApiScopes,
+    maxBodyBytes: maxTextRequestBytes,
     path,
     // `confidential` is GitLab's older name for `internal`.
     params: { body: z.string(), internal: booleanParam.optional(), confidential: booleanParam.optional() },

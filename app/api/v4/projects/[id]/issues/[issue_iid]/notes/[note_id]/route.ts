@@ -6,6 +6,7 @@ import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { ParameterError } from "@/lib/errors";
 import { deleteNote, getNote, updateNote } from "@/lib/issues/notes";
 import { serializeNote } from "@/lib/issues/serialize";
+import { maxTextRequestBytes } from "@/lib/issues/text-limits";
 
 const path = { ...projectPath, issue_iid: idSegment, note_id: idSegment };
 
@@ -17,6 +18,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/issu
   }),
   PUT: endpoint({
     scopes: writeApiScopes,
+    maxBodyBytes: maxTextRequestBytes,
     path,
     params: { body: z.string().optional() },
     handle: async ({ ctx, path, params }) => {

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { commentFormSchema, newIssueFormSchema } from "./form-schemas";
+import { descriptionProblem, longerThan, maxDescriptionLength, maxNoteLength, noteBodyProblem } from "./text-limits";
+
+describe("text limits", () => {
+  it("counts characters as GitLab does: a surrogate pair is one, a lone half is one", () => {
+    expect(longerThan("abc", 3)).toBe(false);
+    expect(longerThan("abcd", 3)).toBe(true);
+    expect(longerThan("😀😀😀", 3)).toBe(false);
+    expect(longerThan("😀😀😀a", 3)).toBe(true);
+    expect(longerThan("\ud83d\ud83d\ude00", 1)).toBe(true);
+    expect(longerThan("\ude00\ud83d", 1)).toBe(true);
+  });
+
+  it("words GitLab's validation messages", () => {
+    expect(descriptionProblem(null)).toBeNull();
+    expect(descriptionProblem("x".repeat(maxDescriptionLength))).toBeNull();
+    expect(descriptionProblem("x".repeat(maxDescriptionLength + 1))).toBe("is too long (maximum is 1048576 characters)");
+    expect(noteBodyProblem(" \n")).toBe("can't be blank");
+    expect(noteBodyProblem("x".repeat(maxNoteLength))).toBeNull();
+    expect(noteBodyProblem("x".repeat(maxNoteLength + 1))).toBe("is too long (maximum is 1000000 characters)");
+  });
+
+  it("holds the issue forms to the same limits", () => {
+    expect(newIssueFormSchema.safeParse({ title: "t", description: "😀".repeat(maxDescriptionLength) }).success).toBe(true);
+    expect(newIssueFormSchema.safeParse({ title: "t", description: "x".repeat(maxDescriptionLength + 1) }).error?.issues[0]?.message).toBe(
+      "Description is too long (maximum is 1048576 characters).",
+    );
+    expect(commentFormSchema.safeParse({ body: "x".repeat(maxNoteLength + 1) }).error?.issues[0]?.message).toBe("Comment is too long (maximum is 1000000 characters).");
+  });
+});
