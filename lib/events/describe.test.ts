@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { relativeTimeText } from "@/lib/time/relative";
-import { describeEvent, nextCursorFromLink, type FeedEvent } from "./describe";
+import { describeEvent, nextCursorFromLink, noteExcerpt, type FeedEvent } from "./describe";
 
 const base: FeedEvent = {
   id: 1,
@@ -62,5 +62,15 @@ describe("activity feed sentences", () => {
     expect(relativeTimeText("2024-01-01T11:59:30Z", now)).toBe("just now");
     expect(relativeTimeText("2024-01-01T11:55:00Z", now)).toBe("5 minutes ago");
     expect(relativeTimeText("2023-12-31T12:00:00Z", now)).toBe("yesterday");
+  });
+
+  it("shows a comment's first 150 characters, white space collapsed, whatever its length", () => {
+    expect(noteExcerpt("Looks  good\n\nto me")).toBe("Looks good to me");
+    expect(noteExcerpt("x".repeat(150))).toBe("x".repeat(150));
+    expect(noteExcerpt("x".repeat(151))).toBe(`${"x".repeat(149)}…`);
+    expect(noteExcerpt("😀".repeat(200))).toBe(`${"😀".repeat(149)}…`);
+    expect(noteExcerpt(`${" ".repeat(5000)}late`)).toBe("…");
+    const huge = "a".repeat(1_000_000);
+    expect(noteExcerpt(huge)).toBe(`${"a".repeat(149)}…`);
   });
 });

@@ -54,6 +54,21 @@ function target(text: string, href: string | null): Phrase {
   return { text, href };
 }
 
+/**
+ * How much of a comment a feed shows, as GitLab's activity feeds do (150 characters): a feed lists twenty comments,
+ * and each may hold a million characters.
+ */
+const noteExcerptLength = 150;
+
+export function noteExcerpt(body: string): string {
+  // Only the start is looked at (a character is at most two code units, and white space collapses), so an excerpt
+  // costs the same whatever the comment's length.
+  const start = body.slice(0, noteExcerptLength * 8);
+  const characters = Array.from(start.replace(/\s+/g, " ").trim());
+  if (characters.length <= noteExcerptLength && start.length === body.length) return characters.join("");
+  return `${characters.slice(0, noteExcerptLength - 1).join("").trimEnd()}…`;
+}
+
 /** The feed's sentence for an event; `projectPath` (namespace/path) makes targets into links when known. */
 export function describeEvent(event: FeedEvent, projectPath: string | null): EventSentence {
   const action = event.action_name;
@@ -88,7 +103,7 @@ export function describeEvent(event: FeedEvent, projectPath: string | null): Eve
       return {
         phrases: [{ text: `${action} issue` }, target(iid === null ? "" : `#${iid}`, href ? `${href}#note_${event.target_id}` : null), { text: event.target_title ?? "" }],
         projectWording: "at",
-        detail: event.note?.body ?? null,
+        detail: event.note?.body === undefined ? null : noteExcerpt(event.note.body),
       };
     }
     case "Milestone":
