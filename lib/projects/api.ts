@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { keysetHeaders, type ListPage, type PageRequest } from "@/lib/api/pagination";
-import { booleanParam, dateTimeParam, integerParam, keysetPaginationParams } from "@/lib/api/param-types";
+import { booleanParam, dateTimeParam, integerParam, keysetPaginationParams, searchParam } from "@/lib/api/param-types";
 import { json, paginated } from "@/lib/api/respond";
 import { projectVisibilities } from "@/lib/db/schema";
 import type { Ctx } from "@/lib/context";
@@ -20,7 +20,7 @@ const roleLevels = roleOptions.map((role) => role.accessLevel);
 export const projectListParams = {
   archived: booleanParam.optional(),
   visibility: z.enum(projectVisibilities).optional(),
-  search: z.string().optional(),
+  search: searchParam.optional(),
   search_namespaces: booleanParam.optional(),
   owned: booleanParam.optional(),
   membership: booleanParam.optional(),

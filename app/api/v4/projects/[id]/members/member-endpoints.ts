@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { endpoint } from "@/lib/api/endpoint";
-import { positiveIntegerParam, projectPath, stringListParam } from "@/lib/api/param-types";
+import { positiveIntegerParam, projectPath, searchParam, stringListParam } from "@/lib/api/param-types";
 import { json, paginated } from "@/lib/api/respond";
 import { readApiScopes } from "@/lib/api/scopes";
 import { getMember, listMembers } from "@/lib/projects/members";
@@ -13,7 +13,7 @@ export const listMembersEndpoint = endpoint({
   path: projectPath,
   paginated: true,
   params: {
-    query: z.string().optional(),
+    query: searchParam.optional(),
     user_ids: stringListParam
       .pipe(z.array(z.string().regex(/^\d{1,10}$/)))
       .transform((ids) => ids.map(Number))

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { projectPath, stringListParam } from "@/lib/api/param-types";
+import { projectPath, searchParam, stringListParam } from "@/lib/api/param-types";
 import { paginated } from "@/lib/api/respond";
 import { readApiScopes } from "@/lib/api/scopes";
 import { alertSorts, alertStatuses, listAlerts, serializeAlert } from "@/lib/alerts/alerts";
@@ -12,7 +12,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/aler
     paginated: true,
     params: {
       status: stringListParam.pipe(z.array(z.enum(alertStatuses))).optional(),
-      search: z.string().optional(),
+      search: searchParam.optional(),
       sort: z.enum(alertSorts).optional(),
     },
     handle: async ({ ctx, url, path, params, page }) => {
