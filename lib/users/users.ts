@@ -166,11 +166,11 @@ export interface UserListFilters {
   sort?: "asc" | "desc";
 }
 
-/** The orders of `GET /users`, with how a keyset cursor writes and reads each one's value. */
+/** The orders of `GET /users`, with how a keyset cursor's value of each becomes a value in SQL. */
 const userOrders = {
-  id: { column: users.id, parse: parseCursorId },
-  name: { column: users.name, parse: (text: string) => text },
-  username: { column: users.username, parse: (text: string) => text },
+  id: { column: users.id, parse: (text: string) => sql`${parseCursorId(text)}` },
+  name: { column: users.name, parse: (text: string) => sql`${text}` },
+  username: { column: users.username, parse: (text: string) => sql`${text}` },
   created_at: { column: users.createdAt, parse: parseCursorTime },
   updated_at: { column: users.updatedAt, parse: parseCursorTime },
 } as const;
@@ -182,10 +182,10 @@ function parseCursorId(text: string): number {
   return Number(text);
 }
 
-function parseCursorTime(text: string): Date {
+function parseCursorTime(text: string): SQL {
   const time = new Date(text);
   if (Number.isNaN(time.getTime())) throw new ParameterError("cursor", "is invalid");
-  return time;
+  return sql`${time.toISOString()}::timestamptz`;
 }
 
 function cursorValue(user: UserRow, field: UserOrderField): string {
