@@ -1,6 +1,6 @@
 import "server-only";
-import { count, sql, type SQL } from "drizzle-orm";
-import type { AnyPgColumn, PgSelect } from "drizzle-orm/pg-core";
+import { count, getTableColumns, sql, type SQL } from "drizzle-orm";
+import type { AnyPgColumn, PgSelect, PgTable } from "drizzle-orm/pg-core";
 import type { Executor } from "./drivers";
 
 /**
@@ -142,6 +142,23 @@ export async function keyedListPage<Rows extends PgSelect>(
 ): Promise<ListPage<Awaited<Rows>[number]>> {
   const fetched = await keyedRows(list, page.perPage + 1, page.offset);
   return completePage(page, fetched, async () => (await options.total?.()) ?? (await cappedCountOfParts(db, list.branches(keyColumns(list.order)))));
+}
+
+/** The rows of one table matching `where`, in the order of their ids: a `KeyedList` over its primary key. */
+export function rowsById<Table extends PgTable & { id: AnyPgColumn }>(
+  db: Executor,
+  table: Table,
+  where: SQL | undefined,
+  descending = false,
+): KeyedList<PgSelect & PromiseLike<Table["$inferSelect"][]>> {
+  const anyTable: PgTable = table;
+  return {
+    order: [{ value: table.id, descending }],
+    branches: (keys) => [db.select(keys).from(anyTable).where(where).$dynamic()],
+    rows: (pageKeys, key) =>
+      db.select(getTableColumns(anyTable)).from(pageKeys).innerJoin(anyTable, sql`${table.id} = ${key(0)}`).$dynamic() as PgSelect &
+        PromiseLike<Table["$inferSelect"][]>,
+  };
 }
 
 /** The first `limit` rows of `list` after none (keyset pages: their branches carry the position). */
