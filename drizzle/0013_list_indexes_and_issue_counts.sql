@@ -28,7 +28,7 @@ CREATE INDEX "notes_issue_updated_idx" ON "notes" USING btree ("issue_id","updat
 CREATE INDEX "alerts_project_status_idx" ON "alerts" USING btree ("project_id","status","started_at","id");--> statement-breakpoint
 CREATE INDEX "issues_project_created_idx" ON "issues" USING btree ("project_id","created_at","id","state","confidential","author_id");--> statement-breakpoint
 CREATE INDEX "issues_project_updated_idx" ON "issues" USING btree ("project_id","updated_at","id","state","confidential","author_id");--> statement-breakpoint
-CREATE INDEX "issues_milestone_idx" ON "issues" USING btree ("milestone_id","id","confidential","author_id");
+CREATE INDEX "issues_milestone_idx" ON "issues" USING btree ("milestone_id","id","project_id","confidential","author_id");
 --> statement-breakpoint
 -- Open-issue counts of projects and issue counts of labels, kept exact by the database in the transaction of every
 -- change: whichever statement inserts, changes or deletes issues or label links (the API, the alert bot, a cascade

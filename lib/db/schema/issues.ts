@@ -63,7 +63,7 @@ export const issues = pgTable(
     index("issues_created_idx").on(table.createdAt, table.id, table.projectId, table.state, table.confidential, table.authorId),
     index("issues_updated_idx").on(table.updatedAt, table.id, table.projectId, table.state, table.confidential, table.authorId),
     index("issues_author_idx").on(table.authorId, table.id),
-    index("issues_milestone_idx").on(table.milestoneId, table.id, table.confidential, table.authorId),
+    index("issues_milestone_idx").on(table.milestoneId, table.id, table.projectId, table.confidential, table.authorId),
   ],
 );
 
