@@ -35,7 +35,12 @@ CREATE INDEX "issues_milestone_idx" ON "issues" USING btree ("milestone_id","id"
 -- from a deleted user), the counts follow. Statement-level triggers apply a statement's net change per project or
 -- label in one update, so bulk changes cost one update per project, and changes that move no count touch no row.
 -- The changed rows arrive as transition tables: "issues_after" (inserts, updates), "issues_before" (updates, deletes).
+-- Rows are locked in the order of their ids before they change, so transactions that change the counts of the same
+-- projects (or labels) wait for each other rather than deadlock.
 CREATE FUNCTION "apply_project_issue_counts"("changes" jsonb) RETURNS void LANGUAGE sql AS $$
+  SELECT 1 FROM "projects"
+  WHERE "id" IN (SELECT ("change"->>'project_id')::integer FROM jsonb_array_elements("changes") AS "change")
+  ORDER BY "id" FOR UPDATE;
   UPDATE "projects" SET
     "open_issues_count" = "open_issues_count" + ("change"->>'opened')::integer,
     "open_nonconfidential_issues_count" = "open_nonconfidential_issues_count" + ("change"->>'opened_nonconfidential')::integer
@@ -91,6 +96,9 @@ CREATE TRIGGER "issues_count_in_projects_delete" AFTER DELETE ON "issues"
 -- Label counts: each change is one row per label with how many issues it gains (or loses) open, closed, open and not
 -- confidential, closed and not confidential.
 CREATE FUNCTION "apply_label_issue_counts"("changes" jsonb) RETURNS void LANGUAGE sql AS $$
+  SELECT 1 FROM "labels"
+  WHERE "id" IN (SELECT ("change"->>'label_id')::integer FROM jsonb_array_elements("changes") AS "change")
+  ORDER BY "id" FOR UPDATE;
   UPDATE "labels" SET
     "open_issues_count" = "open_issues_count" + ("change"->>'opened')::integer,
     "closed_issues_count" = "closed_issues_count" + ("change"->>'closed')::integer,
@@ -176,6 +184,7 @@ CREATE TRIGGER "issues_count_in_labels_update" AFTER UPDATE ON "issues"
 CREATE FUNCTION "issue_deleted_from_labels"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF EXISTS (SELECT 1 FROM "projects" WHERE "id" = OLD."project_id") THEN
+    PERFORM 1 FROM "labels" WHERE "id" IN (SELECT "label_id" FROM "issue_labels" WHERE "issue_id" = OLD."id") ORDER BY "id" FOR UPDATE;
     UPDATE "labels" SET
       "open_issues_count" = "open_issues_count" - (OLD."state" = 'opened')::integer,
       "closed_issues_count" = "closed_issues_count" - (OLD."state" = 'closed')::integer,
