@@ -202,4 +202,22 @@ describe.each(testDatabases())("maintained issue counts on $name", ({ open }) =>
       expect(all.items).toHaveLength(expected);
     }
   });
+
+  it("concurrent writes to issues sharing labels all succeed, and the counts add up", async () => {
+    const { projectId, project, ownerCtx } = await team();
+    await createIssue(ownerCtx, project, { title: "labels exist", labels: ["alpha", "beta", "gamma"] });
+    const writes = Array.from({ length: 12 }, (_, index) =>
+      createIssue(ownerCtx, project, { title: `concurrent ${index}`, labels: index % 2 === 0 ? ["alpha", "beta", "gamma"] : ["gamma", "beta", "alpha"] }),
+    );
+    const created = await Promise.all(writes);
+    await Promise.all(created.slice(0, 6).map((details) => updateIssue(ownerCtx, project, details.issue.iid, { stateEvent: "close" })));
+    expect(await expectExact(projectId)).toEqual({
+      project: { opened: 7, openedNonConfidential: 7 },
+      labels: [
+        ["alpha", 7, 6, 7, 6],
+        ["beta", 7, 6, 7, 6],
+        ["gamma", 7, 6, 7, 6],
+      ],
+    });
+  });
 });
