@@ -117,6 +117,17 @@ export class OffsetLimitExceededError extends ApiError {
   }
 }
 
+/** 405 `{"error":"Keyset pagination is not yet available for this type of request"}`: a keyset page in an order GitLab cannot page by keyset. */
+export class KeysetUnavailableError extends ApiError {
+  readonly status = 405;
+  constructor() {
+    super("Keyset pagination is not yet available for this type of request");
+  }
+  body() {
+    return { error: this.message };
+  }
+}
+
 /** 409 `{"message":"…"}`, e.g. "Email has already been taken". */
 export class ConflictError extends ApiError {
   readonly status = 409;

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
-import { addMember, createProject, createUser, rootToken, uniqueName } from "../support/api";
+import { addMember, asToken, createProject, createUser, rootToken, uniqueName } from "../support/api";
 import { GitSandbox, pushMain, remoteUrl } from "../support/git";
 import { requirePythonGitlab, runPythonGitlab } from "../support/python-gitlab";
 
@@ -401,5 +401,54 @@ except gitlab.GitlabHttpError as error:
       ["e2e", false],
     ],
     rotate_revoked: [400, "400 Bad request - Token already revoked"],
+  });
+});
+
+test("deleting projects while iterating them by keyset reaches every one of them, as it does on GitLab", async ({ request, baseURL }) => {
+  const user = await createUser(request);
+  for (let index = 0; index < 45; index += 1) await createProject(request, user.token, { name: uniqueName("Doomed") });
+  const out = runPythonGitlab(
+    `
+deleted = 0
+for project in gl.projects.list(owned=True, pagination="keyset", order_by="id", per_page=10, iterator=True):
+    project.delete()
+    deleted += 1
+out["deleted"] = deleted
+out["left"] = len(gl.projects.list(owned=True, get_all=True))
+`,
+    { baseURL: baseURL!, token: user.token },
+  );
+  // Offset pages would skip what each deletion moves forward (GitLab's own documentation warns of it); keyset pages
+  // continue from the last project seen.
+  expect(out).toEqual({ deleted: 45, left: 0 });
+});
+
+test("gl.users.list iterates every user by keyset, in the order an admin asks for", async ({ request, baseURL }) => {
+  const marker = uniqueName("keyset").toLowerCase();
+  const ids: number[] = [];
+  for (const name of ["Oscar", "Bravo", "Yankee", "Bravo", "Hotel", "Lima", "Delta"]) {
+    const username = `${marker}_${ids.length}`;
+    const response = await request.post("/api/v4/users", {
+      headers: asToken(rootToken),
+      data: { username, email: `${username}@example.com`, name: `${name} ${marker}`, password: "a long enough password", skip_confirmation: true },
+    });
+    expect(response.status()).toBe(201);
+    ids.push(((await response.json()) as { id: number }).id);
+  }
+  const out = runPythonGitlab(
+    `
+def walk(**order):
+    return [u.id for u in gl.users.list(search=args["marker"], pagination="keyset", per_page=2, iterator=True, **order)]
+
+out["by_id"] = walk(order_by="id", sort="asc")
+out["by_name"] = [u.name.split(" ")[0] for u in gl.users.list(search=args["marker"], pagination="keyset", per_page=3, order_by="name", sort="asc", iterator=True)]
+out["default"] = walk()
+`,
+    { baseURL: baseURL!, token: rootToken, args: { marker } },
+  );
+  expect(out).toEqual({
+    by_id: ids,
+    by_name: ["Bravo", "Bravo", "Delta", "Hotel", "Lima", "Oscar", "Yankee"],
+    default: [...ids].reverse(),
   });
 });

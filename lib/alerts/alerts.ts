@@ -1,7 +1,7 @@
 import "server-only";
-import { and, asc, count, desc, eq, ilike, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, ilike, isNull, or, sql, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import { listPage, type ListPage } from "@/lib/db";
+import { cappedCount, keyedListPage, type ListPage, type OrderKey } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { containsPattern } from "@/lib/db/like";
 import { alertNotes, alerts, issues, users, type AlertNoteRow, type AlertRow } from "@/lib/db/schema";
@@ -28,11 +28,30 @@ export interface AlertListFilters {
 // Severity order for sorting: critical first.
 const severityRank = sql`case ${alerts.severity} when 'critical' then 0 when 'high' then 1 when 'medium' then 2 when 'low' then 3 when 'info' then 4 else 5 end`;
 
-const orderings: Record<AlertSort, SQL[]> = {
-  started_at_desc: [desc(alerts.startedAt), desc(alerts.id)],
-  started_at_asc: [asc(alerts.startedAt), asc(alerts.id)],
-  severity_desc: [asc(severityRank), desc(alerts.startedAt), desc(alerts.id)],
-  event_count_desc: [desc(alerts.eventCount), desc(alerts.startedAt), desc(alerts.id)],
+/**
+ * The sorts as order keys. By start time, each status is read in order from `alerts_project_status_idx` (or all of
+ * them from `alerts_project_started_idx`); by severity or event count the project's matching alerts are sorted, as no
+ * index keeps those orders (an index on the event count would cost every repeated alert an index update).
+ */
+const orderings: Record<AlertSort, OrderKey[]> = {
+  started_at_desc: [
+    { value: alerts.startedAt, descending: true },
+    { value: alerts.id, descending: true },
+  ],
+  started_at_asc: [
+    { value: alerts.startedAt, descending: false },
+    { value: alerts.id, descending: false },
+  ],
+  severity_desc: [
+    { value: severityRank, descending: false },
+    { value: alerts.startedAt, descending: true },
+    { value: alerts.id, descending: true },
+  ],
+  event_count_desc: [
+    { value: alerts.eventCount, descending: true },
+    { value: alerts.startedAt, descending: true },
+    { value: alerts.id, descending: true },
+  ],
 };
 
 /** `GET …/alert_management/alerts` (Reporter+). */
@@ -52,46 +71,47 @@ function searchCondition(search: string): SQL {
 }
 
 async function alertPage(ctx: Ctx, view: ProjectView, filters: AlertListFilters, page: PageRequest): Promise<ListPage<AlertWithIncident>> {
-  const conditions: SQL[] = [eq(alerts.projectId, view.project.id)];
-  if (filters.status && filters.status.length > 0) conditions.push(inArray(alerts.status, filters.status));
-  if (filters.search) conditions.push(searchCondition(filters.search));
-  const where = and(...conditions);
-  return listPage(
-    ctx.db,
-    page,
-    ctx.db
-      .select({ alert: alerts, issueIid: issues.iid })
-      .from(alerts)
-      .leftJoin(issues, eq(issues.id, alerts.issueId))
-      .where(where)
-      .orderBy(...orderings[filters.sort ?? "started_at_desc"])
-      .$dynamic(),
-    ctx.db.select({ one: sql`1` }).from(alerts).where(where).$dynamic(),
+  const inProject = and(eq(alerts.projectId, view.project.id), filters.search ? searchCondition(filters.search) : undefined);
+  // One part per status asked for, each read in order from its own range of the status index.
+  const parts = filters.status && filters.status.length > 0 ? filters.status.map((status) => and(inProject, eq(alerts.status, status))) : [inProject];
+  const order = orderings[filters.sort ?? "started_at_desc"];
+  return keyedListPage(ctx.db, page, {
+    order,
+    branches: (keys) => parts.map((part) => ctx.db.select(keys).from(alerts).where(part).$dynamic()),
+    rows: (pageKeys, key) =>
+      ctx.db
+        .select({ alert: alerts, issueIid: issues.iid })
+        .from(pageKeys)
+        .innerJoin(alerts, sql`${alerts.id} = ${key(order.length - 1)}`)
+        .leftJoin(issues, eq(issues.id, alerts.issueId))
+        .$dynamic(),
+  });
+}
+
+/** How many alerts `where` finds in each status, each counted no further than `countLimit` (null: more). */
+async function statusCounts(ctx: Ctx, where: SQL | undefined): Promise<Record<AlertStatus, number | null>> {
+  const counts = await Promise.all(
+    alertStatuses.map(async (status) => [status, await cappedCount(ctx.db, ctx.db.select({ one: sql`1` }).from(alerts).where(and(where, eq(alerts.status, status))).$dynamic())] as const),
   );
+  return Object.fromEntries(counts) as Record<AlertStatus, number | null>;
 }
 
 /**
  * The alert list page (Reporter+): a page of alerts as `listAlerts` reads it, and how many alerts matching the search
- * each status has, for the status tabs.
+ * each status has, for the status tabs (null past `countLimit`, as list totals).
  */
 export async function listAlertsWithStatusCounts(
   ctx: Ctx,
   projectReference: string,
   filters: AlertListFilters,
   page: PageRequest,
-): Promise<ListPage<AlertWithIncident> & { view: ProjectView; statusCounts: Record<AlertStatus, number> }> {
+): Promise<ListPage<AlertWithIncident> & { view: ProjectView; statusCounts: Record<AlertStatus, number | null> }> {
   const view = await getProjectWithAbility(ctx, projectReference, "readAlerts");
-  const [list, rows] = await Promise.all([
+  const [list, counts] = await Promise.all([
     alertPage(ctx, view, filters, page),
-    ctx.db
-      .select({ status: alerts.status, total: count() })
-      .from(alerts)
-      .where(and(eq(alerts.projectId, view.project.id), filters.search ? searchCondition(filters.search) : undefined))
-      .groupBy(alerts.status),
+    statusCounts(ctx, and(eq(alerts.projectId, view.project.id), filters.search ? searchCondition(filters.search) : undefined)),
   ]);
-  const statusCounts = Object.fromEntries(alertStatuses.map((status) => [status, 0])) as Record<AlertStatus, number>;
-  for (const row of rows) statusCounts[row.status] = row.total;
-  return { ...list, view, statusCounts };
+  return { ...list, view, statusCounts: counts };
 }
 
 /** An alert with the #iid of its incident, if it has one. */

@@ -1,11 +1,12 @@
 import { describe, expect, it, vi } from "vitest";
+import { ParameterError } from "@/lib/errors";
 
 // The base URL is read once at import; a trailing slash in the setting must not double up in links.
 vi.hoisted(() => {
   process.env.EXTERNAL_URL = "https://git.example.com/";
 });
 
-const { keysetHeaders, pageLinkUrl, pageRequest, paginationHeaders } = await import("./pagination");
+const { decodeCursor, encodeCursor, keysetHeaders, pageLinkUrl, pageRequest, paginationHeaders } = await import("./pagination");
 
 const base = "https://git.example.com";
 
@@ -161,5 +162,21 @@ describe("pageLinkUrl", () => {
     expect(pageLinkUrl(url, { id_after: null, id_before: "5", per_page: "20" })).toBe(
       `${base}/api/v4/events?action=created&id_before=5&pagination=keyset&per_page=20`,
     );
+  });
+});
+
+describe("keyset cursors", () => {
+  it("carry the order's values as GitLab's cursors do (URL-safe Base64 of JSON, direction `n`) and read back", () => {
+    const cursor = encodeCursor({ name: "Ünïcode & co", id: "42" });
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))).toEqual({ name: "Ünïcode & co", id: "42", _kd: "n" });
+    expect(decodeCursor(cursor)).toEqual({ name: "Ünïcode & co", id: "42" });
+  });
+
+  it("refuse anything else with 400 `cursor is invalid`", () => {
+    const encoded = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+    for (const cursor of ["%%%", "bm90IGpzb24", encoded([1]), encoded({ id: "1" }), encoded({ id: "1", _kd: "p" }), encoded({ id: 1, _kd: "n" })]) {
+      expect(() => decodeCursor(cursor), cursor).toThrow(new ParameterError("cursor", "is invalid"));
+    }
   });
 });

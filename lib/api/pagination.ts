@@ -100,3 +100,26 @@ export function keysetHeaders(requestUrl: URL, perPage: number, next: Record<str
   if (next) headers.Link = `<${pageLinkUrl(requestUrl, { ...next, per_page: String(perPage) })}>; rel="next"`;
   return headers;
 }
+
+/**
+ * GitLab's cursor for keyset pages (`Gitlab::Pagination::Keyset::Paginator`'s Base64CursorConverter): the values of
+ * the order's columns in the last row of a page, with `_kd: "n"` (the next page), as URL-safe Base64 of JSON. Clients
+ * never read it: they follow the `rel="next"` link that carries it.
+ */
+export function encodeCursor(values: Record<string, string>): string {
+  return Buffer.from(JSON.stringify({ ...values, _kd: "n" })).toString("base64url");
+}
+
+/** The values of a cursor `encodeCursor` made (any others: 400, `cursor is invalid`). */
+export function decodeCursor(cursor: string): Record<string, string> {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    throw new ParameterError("cursor", "is invalid");
+  }
+  if (typeof decoded !== "object" || decoded === null || Array.isArray(decoded)) throw new ParameterError("cursor", "is invalid");
+  const { _kd: direction, ...values } = decoded as Record<string, unknown>;
+  if (direction !== "n" || !Object.values(values).every((value) => typeof value === "string")) throw new ParameterError("cursor", "is invalid");
+  return values as Record<string, string>;
+}

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ParameterError } from "@/lib/errors";
 import {
   booleanParam,
   dateParam,
@@ -10,7 +11,9 @@ import {
   noSuchId,
   numericReference,
   positiveIntegerParam,
+  searchParam,
 } from "./param-types";
+import { parseParams } from "./request";
 
 describe("booleanParam", () => {
   it("reads what GitLab's API framework reads as booleans, in any case", () => {
@@ -98,5 +101,20 @@ describe("ids in paths", () => {
     expect(numericReference("99999999999")).toBe(noSuchId);
     expect(numericReference("0")).toBe(noSuchId);
     for (const name of ["root", "-1", "group/project", "1a"]) expect(numericReference(name)).toBeNull();
+  });
+});
+
+describe("searchParam", () => {
+  it("takes searches within GitLab's bounds and names what is wrong with the others, after the parameter", () => {
+    expect(parseParams({ search: searchParam.optional() }, { search: "crash on start" })).toEqual({ search: "crash on start" });
+    const longest = "x".repeat(4096);
+    expect(parseParams({ search: searchParam }, { search: longest })).toEqual({ search: longest });
+    expect(() => parseParams({ search: searchParam }, { search: `${longest}y` })).toThrow(
+      new ParameterError("search", "is too long (maximum is 4096 characters)"),
+    );
+    // Words shorter than three characters are not searched for, so they do not count.
+    const words = (count: number, word: string) => Array.from({ length: count }, () => word).join(" ");
+    expect(parseParams({ query: searchParam }, { query: `${words(64, "abc")} ${words(100, "ab")}` }).query).toHaveLength(64 * 4 + 300 - 1);
+    expect(() => parseParams({ query: searchParam }, { query: words(65, "abc") })).toThrow(new ParameterError("query", "has too many terms (maximum is 64 terms)"));
   });
 });

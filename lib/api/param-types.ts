@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { searchProblem } from "@/lib/db/search-limits";
 
 /**
  * Parameter types that accept what GitLab clients send: JSON values, or the strings of query strings and forms.
@@ -139,6 +140,15 @@ export const dateTimeParam = z
 
 /** A date that can also be cleared: JSON `null`, or an empty value from a query string or form. */
 export const clearableDateParam = z.union([dateParam, z.literal("").transform(() => null), z.null()]);
+
+/**
+ * A search string (`search`, the members' `query`), within GitLab's bounds on its length and words: past them, 400
+ * `{"error":"search is too long (maximum is 4096 characters)"}` or `…has too many terms (maximum is 64 terms)`.
+ */
+export const searchParam = z.string().check((context) => {
+  const problem = searchProblem(context.value);
+  if (problem) context.issues.push({ code: "custom", message: problem, input: context.value, params: { problem } });
+});
 
 export const paginationParams = {
   page: positiveIntegerParam.optional(),

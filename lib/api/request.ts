@@ -86,6 +86,7 @@ export function parseParams<Shape extends z.ZodRawShape>(
   const param = String(issue.path[0] ?? "body");
   if (input[param] === undefined) throw new ParameterError(param, "is missing");
   if (issue.code === "invalid_value") throw new ParameterError(param, "does not have a valid value");
+  if (issue.code === "custom" && typeof issue.params?.problem === "string") throw new ParameterError(param, issue.params.problem);
   throw new ParameterError(param, "is invalid");
 }
 

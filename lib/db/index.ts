@@ -3,7 +3,7 @@ import { env } from "@/lib/env";
 import { openDatabase, type Database, type DatabaseHandle } from "./drivers";
 
 export type { Database, Executor, Transaction } from "./drivers";
-export { cappedCount, countLimit, listPage, type ListPage } from "./pages";
+export { cappedCount, cappedCountOfParts, countLimit, keyedListPage, keyedRowsFrom, listPage, rowsById, type KeyedList, type ListPage, type OrderKey } from "./pages";
 export { literal, placeholder, preparedQueries, preparedQuery, preparedStatement, preparedStatements } from "./prepared";
 
 // Instrumentation and route bundles can hold separate copies of this module; one handle per process lives on globalThis.

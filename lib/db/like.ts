@@ -1,4 +1,13 @@
 import { and, ilike, or, type Column, type SQL } from "drizzle-orm";
+import { ParameterError } from "@/lib/errors";
+import { searchProblem } from "./search-limits";
+
+/** A search within GitLab's bounds (`searchLimits`), else 400 `search is too long…` / `search has too many terms…`. */
+function bounded(query: string): string {
+  const problem = searchProblem(query);
+  if (problem) throw new ParameterError("search", problem);
+  return query;
+}
 
 /** `text` with its `%`, `_` and `\` escaped, so an ILIKE pattern built from it matches them literally. */
 function escapeLike(text: string): string {
@@ -7,7 +16,7 @@ function escapeLike(text: string): string {
 
 /** An ILIKE pattern matching values that contain `text` literally (its `%`, `_` and `\` lose their meaning). */
 export function containsPattern(text: string): string {
-  return `%${escapeLike(text)}%`;
+  return `%${escapeLike(bounded(text))}%`;
 }
 
 /**
@@ -26,7 +35,7 @@ export function fuzzyWords(query: string, minimumLength: number): string[] {
  * a query with no word long enough must equal a column whole, ignoring case. Undefined for a blank query.
  */
 export function fuzzySearch(columns: readonly (Column | SQL)[], query: string, { minimumLength = 3 } = {}): SQL | undefined {
-  const squished = query.trim().replace(/\s+/g, " ");
+  const squished = bounded(query).trim().replace(/\s+/g, " ");
   if (squished === "") return undefined;
   const words = fuzzyWords(squished, minimumLength);
   return or(

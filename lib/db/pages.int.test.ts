@@ -1,7 +1,7 @@
-import { asc, gt, sql } from "drizzle-orm";
+import { and, asc, gt, sql, type SQL } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
-import { cappedCount, countLimit, listPage } from "./pages";
+import { cappedCount, cappedCountOfParts, countLimit, keyedListPage, listPage, type KeyedList } from "./pages";
 import { users } from "./schema";
 
 describe.each(testDatabases())("list pages and capped counts ($name)", (database) => {
@@ -61,5 +61,26 @@ describe.each(testDatabases())("list pages and capped counts ($name)", (database
     expect(maintained).toMatchObject({ total: 123_456, hasNext: true });
     const fallback = await listPage(handle.db, { perPage: 5, offset: 0 }, rows, matching, { total: async () => undefined });
     expect(fallback).toMatchObject({ total: null, hasNext: true });
+  });
+
+  it("a list in parts: pages merge the parts in order at any offset, and the total sums the parts, capped", async () => {
+    const start = await firstId();
+    const inRange = (count: number) => sql`${users.id} between ${start} and ${start + count - 1}`;
+    // Odd and even ids as two parts: each read in order on its own, the pages must interleave them.
+    const list = (count: number): KeyedList<ReturnType<typeof rowsOf>> => ({
+      order: [{ value: users.id, descending: true }],
+      branches: (keys) => [0, 1].map((remainder) => handle.db.select(keys).from(users).where(and(inRange(count), sql`${users.id} % 2 = ${remainder}`)).$dynamic()),
+      rows: (pageKeys, key) => rowsOf(pageKeys, key(0)),
+    });
+    const rowsOf = (pageKeys: SQL, id: SQL) => handle.db.select({ id: users.id }).from(pageKeys).innerJoin(users, sql`${users.id} = ${id}`).$dynamic();
+    const ids = (count: number, from: number, length: number) => Array.from({ length }, (_, index) => start + count - 1 - from - index);
+
+    const small = await keyedListPage(handle.db, { perPage: 4, offset: 0 }, list(7));
+    expect(small).toEqual({ items: ids(7, 0, 4).map((id) => ({ id })), total: 7, hasNext: true });
+    expect(await keyedListPage(handle.db, { perPage: 4, offset: 4 }, list(7))).toEqual({ items: ids(7, 4, 3).map((id) => ({ id })), total: 7, hasNext: false });
+    // 10,050 rows in two parts of about 5,000: each part is under the limit, their sum is not.
+    const large = await keyedListPage(handle.db, { perPage: 3, offset: 5_000 }, list(10_050));
+    expect(large).toEqual({ items: ids(10_050, 5_000, 3).map((id) => ({ id })), total: null, hasNext: true });
+    expect(await cappedCountOfParts(handle.db, list(10_000).branches({ id: sql`${users.id}`.as("id") }))).toBe(10_000);
   });
 });

@@ -173,4 +173,29 @@ describe.each(testDatabases())("issue lists on $name", ({ open }) => {
     expect(await across(null, { scope: "all", authorId: team.developer.id })).toEqual(["Document the API"]);
     await expect(listIssuesAcrossProjects(anonymousTestContext(handle.db), {}, firstPage)).rejects.toBeInstanceOf(UnauthorizedError);
   });
+
+  it("every page is the slice of the whole list at its offset, for every viewer and state, with the same total", async () => {
+    const team = await tracker();
+    const viewers: (UserRow | null)[] = [team.owner, team.developer, team.guest, team.stranger, null];
+    for (const viewer of viewers) {
+      const ctx = viewer ? userContext(handle.db, viewer) : anonymousTestContext(handle.db);
+      for (const filters of [{}, { state: "opened" as const }, { state: "closed" as const }, { orderBy: "updated_at" as const, sort: "asc" as const }]) {
+        const whole = await listIssues(ctx, team.project, filters, firstPage);
+        const paged: string[] = [];
+        for (let page = 1; page <= 4; page += 1) {
+          const slice = await listIssues(ctx, team.project, filters, pageRequest({ page, per_page: 2 }));
+          expect(slice.total, `${viewer?.username ?? "anonymous"} ${JSON.stringify(filters)} page ${page}`).toBe(whole.total);
+          paged.push(...slice.items.map(({ issue }) => issue.title));
+          if (!slice.hasNext) break;
+        }
+        expect(paged).toEqual(whole.items.map(({ issue }) => issue.title));
+      }
+    }
+    // Across projects, likewise: the tracker's issues among everyone's, by page.
+    const stranger = userContext(handle.db, team.stranger);
+    const filters: IssueFilters = { scope: "all", iids: [1, 2, 3, 4, 5, 6], authorId: team.owner.id };
+    const whole = (await listIssuesAcrossProjects(stranger, filters, firstPage)).items.map(({ issue }) => issue.id);
+    const pages = [1, 2, 3].map((page) => listIssuesAcrossProjects(stranger, filters, pageRequest({ page, per_page: 2 })));
+    expect((await Promise.all(pages)).flatMap((page) => page.items.map(({ issue }) => issue.id))).toEqual(whole);
+  });
 });

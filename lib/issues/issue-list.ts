@@ -1,12 +1,14 @@
 import "server-only";
-import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, lte, not, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, gte, inArray, isNotNull, isNull, lte, not, sql, type SQL } from "drizzle-orm";
+import type { PgSelect } from "drizzle-orm/pg-core";
 import { actingUser, type Ctx } from "@/lib/context";
-import { listPage, type ListPage } from "@/lib/db";
+import { keyedListPage, type KeyedList, type ListPage, type OrderKey } from "@/lib/db";
 import { fuzzySearch } from "@/lib/db/like";
 import { issueAssignees, issueColumns, issueLabels, issues, labels, milestones, namespaces, projects, users } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
 import { accessLevelIn, projectVisibleTo, utcDay, viewerOf } from "@/lib/projects/access";
+import { can } from "@/lib/projects/policy";
 import { getVisibleProject, type ProjectView } from "@/lib/projects/projects";
 import { withIssueDetail, withIssueDetails, type IssueDetails } from "./issue-details";
 import type { IssueView } from "./issues";
@@ -90,23 +92,78 @@ function filterConditions(ctx: Ctx, filters: IssueFilters): SQL[] {
  * missing sort last either way; orders by data this service does not keep (votes, priorities, manual positions) are
  * by id.
  */
-function issueOrder(orderBy: IssueOrderColumn = "created_at", sort: "asc" | "desc" = "desc"): SQL[] {
-  const direction = sort === "asc" ? asc : desc;
-  const nullsLast = (value: SQL) => (sort === "asc" ? sql`${value} asc nulls last` : sql`${value} desc nulls last`);
+function issueOrder(orderBy: IssueOrderColumn = "created_at", sort: "asc" | "desc" = "desc"): OrderKey[] {
+  const descending = sort === "desc";
+  const byId: OrderKey = { value: issues.id, descending };
   switch (orderBy) {
     case "created_at":
-      return [direction(issues.createdAt), direction(issues.id)];
+      return [{ value: issues.createdAt, descending }, byId];
     case "updated_at":
-      return [direction(issues.updatedAt), direction(issues.id)];
+      return [{ value: issues.updatedAt, descending }, byId];
     case "title":
-      return [direction(issues.title), direction(issues.id)];
+      return [{ value: issues.title, descending }, byId];
     case "due_date":
-      return [nullsLast(sql`${issues.dueDate}`), direction(issues.id)];
+      return [{ value: issues.dueDate, descending, nullsLast: true }, byId];
     case "milestone_due":
-      return [nullsLast(sql`(select ${milestones.dueDate} from ${milestones} where ${milestones.id} = ${issues.milestoneId})`), direction(issues.id)];
+      return [
+        { value: sql`(select ${milestones.dueDate} from ${milestones} where ${milestones.id} = ${issues.milestoneId})`, descending, nullsLast: true },
+        byId,
+      ];
     default:
-      return [direction(issues.id)];
+      return [byId];
   }
+}
+
+/**
+ * Issues matching `where` in `order`, as a `KeyedList`: a page's ids come from the issue indexes, whose columns carry
+ * the state, confidentiality and author, so even a deep page of a project with a million issues is read from the index
+ * alone, and only the page's issues are joined to their authors (and projects, `withProjects`).
+ */
+function issueList<Rows extends PgSelect>(
+  ctx: Ctx,
+  where: SQL | undefined,
+  order: OrderKey[],
+  rows: (pageKeys: SQL, issueId: SQL) => Rows,
+  from: "issues" | "issues and projects" = "issues",
+): KeyedList<Rows> {
+  return {
+    order,
+    branches: (keys) => {
+      const select = ctx.db.select(keys).from(issues).$dynamic();
+      return [(from === "issues" ? select : select.innerJoin(projects, eq(projects.id, issues.projectId))).where(where)];
+    },
+    rows: (pageKeys, key) => rows(pageKeys, key(order.length - 1)),
+  };
+}
+
+function issuesWithAuthors(ctx: Ctx, pageKeys: SQL, issueId: SQL) {
+  return ctx.db
+    .select({ issue: issueColumns, author: users })
+    .from(pageKeys)
+    .innerJoin(issues, sql`${issues.id} = ${issueId}`)
+    .innerJoin(users, eq(users.id, issues.authorId))
+    .$dynamic();
+}
+
+/** Whether a project's issue list is filtered by its state alone, which maintained counts can total exactly. */
+function filteredByStateOnly(filters: IssueFilters): boolean {
+  return Object.entries(filters).every(([name, value]) => value === undefined || ["state", "orderBy", "sort"].includes(name));
+}
+
+/**
+ * The number of open issues the caller may read in the project, from its maintained counts: all of them for those who
+ * read confidential issues; else those that are not confidential and the caller's own confidential ones.
+ */
+async function readableOpenIssues(ctx: Ctx, view: ProjectView): Promise<number> {
+  const { project } = view;
+  if (can(view, "readConfidentialIssues")) return project.openIssuesCount;
+  const user = actingUser(ctx);
+  if (!user) return project.openNonConfidentialIssuesCount;
+  const [own] = await ctx.db
+    .select({ total: count() })
+    .from(issues)
+    .where(and(eq(issues.authorId, user.id), eq(issues.projectId, project.id), eq(issues.state, "opened"), eq(issues.confidential, true)));
+  return project.openNonConfidentialIssuesCount + (own?.total ?? 0);
 }
 
 /** One project's issues the caller may read, filtered and ordered, with their details. */
@@ -114,22 +171,12 @@ async function projectIssuePage(
   ctx: Ctx,
   view: ProjectView,
   conditions: SQL[],
-  order: SQL[],
+  order: OrderKey[],
   page: PageRequest,
+  options: { total?: () => Promise<number | undefined> } = {},
 ): Promise<ListPage<IssueDetails>> {
   const where = and(eq(issues.projectId, view.project.id), issueReadableBy(ctx, view), ...conditions);
-  const list = await listPage(
-    ctx.db,
-    page,
-    ctx.db
-      .select({ issue: issueColumns, author: users })
-      .from(issues)
-      .innerJoin(users, eq(users.id, issues.authorId))
-      .where(where)
-      .orderBy(...order)
-      .$dynamic(),
-    ctx.db.select({ one: sql`1` }).from(issues).where(where).$dynamic(),
-  );
+  const list = await keyedListPage(ctx.db, page, issueList(ctx, where, order, (pageKeys, issueId) => issuesWithAuthors(ctx, pageKeys, issueId)), options);
   return { ...list, items: await withIssueDetails(ctx, list.items.map((row) => ({ view, ...row }))) };
 }
 
@@ -141,7 +188,10 @@ export async function listIssues(
   page: PageRequest,
 ): Promise<ListPage<IssueDetails> & { view: ProjectView }> {
   const view = await getVisibleProject(ctx, projectReference);
-  const result = await projectIssuePage(ctx, view, filterConditions(ctx, filters), issueOrder(filters.orderBy, filters.sort), page);
+  const openOnly = filters.state === "opened" && filteredByStateOnly(filters);
+  const result = await projectIssuePage(ctx, view, filterConditions(ctx, filters), issueOrder(filters.orderBy, filters.sort), page, {
+    total: openOnly ? () => readableOpenIssues(ctx, view) : undefined,
+  });
   return { view, ...result };
 }
 
@@ -158,13 +208,15 @@ export async function listMilestoneIssues(
     .from(milestones)
     .where(and(eq(milestones.projectId, view.project.id), eq(milestones.id, milestoneId)));
   if (!milestone) throw new NotFoundError("Milestone");
-  return projectIssuePage(ctx, view, [eq(issues.milestoneId, milestone.id)], [desc(issues.id)], page);
+  return projectIssuePage(ctx, view, [eq(issues.milestoneId, milestone.id)], [{ value: issues.id, descending: true }], page);
 }
 
 /**
  * `GET /issues`: issues of every project the caller sees (with an issue tracker) that they may read, for the scope:
  * `created_by_me` (the default) and `assigned_to_me` need a signed-in caller, `all` does not. Archived projects'
- * issues are left out unless `nonArchived` is false.
+ * issues are left out unless `nonArchived` is false. The list walks the issues in its order (by the `issues_created_idx`
+ * or `issues_updated_idx` index) and checks each one's project, so a page costs about a page when most issues are in
+ * projects the caller sees.
  */
 export async function listIssuesAcrossProjects(
   ctx: Ctx,
@@ -181,24 +233,26 @@ export async function listIssuesAcrossProjects(
     issueReadableInItsProject(viewer),
     ...filterConditions(ctx, { ...filters, scope }),
   );
-  const list = await listPage(
+  const list = await keyedListPage(
     ctx.db,
     page,
-    issuesWithTheirProjects(ctx, where).orderBy(...issueOrder(filters.orderBy, filters.sort)),
-    ctx.db.select({ one: sql`1` }).from(issues).innerJoin(projects, eq(projects.id, issues.projectId)).where(where).$dynamic(),
+    issueList(ctx, where, issueOrder(filters.orderBy, filters.sort), (pageKeys, issueId) => issuesWithTheirProjects(ctx, sql`${issues.id} = ${issueId}`, pageKeys), "issues and projects"),
   );
   return { ...list, items: await withIssueDetails(ctx, list.items.map(asIssueView)) };
 }
 
-/** Issues matching `where`, each with its project, namespace and the caller's role there (dynamic: add order, paging). */
-function issuesWithTheirProjects(ctx: Ctx, where: SQL | undefined) {
-  return ctx.db
-    .select({ issue: issueColumns, author: users, project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewerOf(ctx)) })
-    .from(issues)
+/**
+ * Issues (joined to `pageKeys` on `joinedOn`, or matching `joinedOn` alone), each with its project, namespace and the
+ * caller's role there (dynamic: add order).
+ */
+function issuesWithTheirProjects(ctx: Ctx, joinedOn: SQL, pageKeys?: SQL) {
+  const columns = { issue: issueColumns, author: users, project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewerOf(ctx)) };
+  const selected = pageKeys ? ctx.db.select(columns).from(pageKeys).innerJoin(issues, joinedOn) : ctx.db.select(columns).from(issues);
+  return selected
     .innerJoin(projects, eq(projects.id, issues.projectId))
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .innerJoin(users, eq(users.id, issues.authorId))
-    .where(where)
+    .where(pageKeys ? undefined : joinedOn)
     .$dynamic();
 }
 

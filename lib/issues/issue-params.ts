@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { booleanParam, clearableDateParam, dateTimeParam, integerListParam, integerParam, stringListParam } from "@/lib/api/param-types";
+import { booleanParam, clearableDateParam, dateTimeParam, integerListParam, integerParam, searchParam, stringListParam } from "@/lib/api/param-types";
 import { issueTypes } from "@/lib/db/schema";
 import { ParameterError } from "@/lib/errors";
 import { splitLabelNames } from "./label-rules";
@@ -87,7 +87,7 @@ export const issueListParams = {
   author_username: z.string().optional(),
   assignee_id: integerNoneAnyParam.optional(),
   assignee_username: stringListParam.optional(),
-  search: z.string().optional(),
+  search: searchParam.optional(),
   in: z.string().optional(),
   created_after: dateTimeParam.optional(),
   created_before: dateTimeParam.optional(),

@@ -8,8 +8,8 @@ import { issueLabels, issues, labels, type LabelRow } from "@/lib/db/schema";
 import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
 import { numericReference } from "@/lib/api/param-types";
+import { can } from "@/lib/projects/policy";
 import { getProjectWithAbility, getVisibleProject, type ProjectView } from "@/lib/projects/projects";
-import { issueReadableBy } from "./visibility";
 import { defaultLabelColor, labelTitleProblem, normalizeLabelColor } from "./label-rules";
 
 /** A label with, when asked for (`with_counts`), how many of the issues the caller may read carry it. */
@@ -53,28 +53,48 @@ export async function listLabels(
   const list = await listPage(
     ctx.db,
     page,
-    ctx.db.select().from(labels).where(where).orderBy(asc(labels.title), asc(labels.id)).$dynamic(),
+    // Titles are unique in a project: `labels_project_title_key` serves the order.
+    ctx.db.select().from(labels).where(where).orderBy(asc(labels.title)).$dynamic(),
     ctx.db.select({ one: sql`1` }).from(labels).where(where).$dynamic(),
   );
   if (!options.withCounts) return { ...list, view, items: list.items.map((label) => ({ label })) };
-  const counts = await issueCountsByLabel(ctx, view, list.items.map((label) => label.id));
-  return { ...list, view, items: list.items.map((label) => ({ label, counts: counts.get(label.id) ?? { openIssues: 0, closedIssues: 0 } })) };
+  const counts = await issueCountsByLabel(ctx, view, list.items);
+  return { ...list, view, items: list.items.map((label) => ({ label, counts: counts(label) })) };
 }
 
-/** How many issues the caller may read carry each label, open and closed. */
-async function issueCountsByLabel(ctx: Ctx, view: ProjectView, labelIds: number[]): Promise<Map<number, { openIssues: number; closedIssues: number }>> {
-  if (labelIds.length === 0) return new Map();
-  const rows = await ctx.db
-    .select({
-      labelId: issueLabels.labelId,
-      openIssues: sql<number>`count(*) filter (where ${issues.state} = 'opened')`.mapWith(Number),
-      closedIssues: sql<number>`count(*) filter (where ${issues.state} = 'closed')`.mapWith(Number),
-    })
-    .from(issueLabels)
-    .innerJoin(issues, eq(issues.id, issueLabels.issueId))
-    .where(and(inArray(issueLabels.labelId, labelIds), eq(issues.projectId, view.project.id), issueReadableBy(ctx, view)))
-    .groupBy(issueLabels.labelId);
-  return new Map(rows.map(({ labelId, ...counts }) => [labelId, counts]));
+/**
+ * How many issues the caller may read carry each label, open and closed, from the labels' maintained counts: all their
+ * issues for those who read confidential issues; else those that are not confidential, and the caller's own
+ * confidential ones, counted among the issues they wrote.
+ */
+async function issueCountsByLabel(ctx: Ctx, view: ProjectView, page: LabelRow[]): Promise<(label: LabelRow) => NonNullable<LabelView["counts"]>> {
+  if (can(view, "readConfidentialIssues")) return (label) => ({ openIssues: label.openIssuesCount, closedIssues: label.closedIssuesCount });
+  const user = actingUser(ctx);
+  const own =
+    user && page.length > 0
+      ? await ctx.db
+          .select({
+            labelId: issueLabels.labelId,
+            openIssues: sql<number>`count(*) filter (where ${issues.state} = 'opened')`.mapWith(Number),
+            closedIssues: sql<number>`count(*) filter (where ${issues.state} = 'closed')`.mapWith(Number),
+          })
+          .from(issues)
+          .innerJoin(issueLabels, eq(issueLabels.issueId, issues.id))
+          .where(
+            and(
+              eq(issues.authorId, user.id),
+              eq(issues.projectId, view.project.id),
+              eq(issues.confidential, true),
+              inArray(issueLabels.labelId, page.map((label) => label.id)),
+            ),
+          )
+          .groupBy(issueLabels.labelId)
+      : [];
+  const ownByLabel = new Map(own.map(({ labelId, ...counts }) => [labelId, counts]));
+  return (label) => ({
+    openIssues: label.openNonConfidentialIssuesCount + (ownByLabel.get(label.id)?.openIssues ?? 0),
+    closedIssues: label.closedNonConfidentialIssuesCount + (ownByLabel.get(label.id)?.closedIssues ?? 0),
+  });
 }
 
 /** A label of the project by id or, failing that, by title (`:name` in GitLab's label paths takes either). */

@@ -1,7 +1,7 @@
 import "server-only";
 import { actingUser, type Ctx } from "@/lib/context";
-import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
-import { listPage, type Executor, type ListPage } from "@/lib/db";
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { keyedListPage, type Executor, type ListPage, type OrderKey } from "@/lib/db";
 import { events, issues, noteColumns, notes, users, type IssueRow, type NoteRow, type UserRow } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { deleteEvents, recordEvent } from "@/lib/events/record";
@@ -177,19 +177,20 @@ export async function listNotes(
     readableNotesOf(issueView),
     options.activityFilter === "only_comments" ? eq(notes.system, false) : options.activityFilter === "only_activity" ? eq(notes.system, true) : undefined,
   );
-  const direction = options.sort === "asc" ? asc : desc;
-  const list = await listPage(
-    ctx.db,
-    page,
-    ctx.db
-      .select({ note: noteColumns, author: users })
-      .from(notes)
-      .innerJoin(users, eq(users.id, notes.authorId))
-      .where(where)
-      .orderBy(direction(options.orderBy === "updated_at" ? notes.updatedAt : notes.createdAt), direction(notes.id))
-      .$dynamic(),
-    ctx.db.select({ one: sql`1` }).from(notes).where(where).$dynamic(),
-  );
+  const descending = options.sort !== "asc";
+  const order: OrderKey[] = [{ value: options.orderBy === "updated_at" ? notes.updatedAt : notes.createdAt, descending }, { value: notes.id, descending }];
+  // A page's ids come from the `notes_issue_*` indexes alone (they carry `internal` and `system`), however deep.
+  const list = await keyedListPage(ctx.db, page, {
+    order,
+    branches: (keys) => [ctx.db.select(keys).from(notes).where(where).$dynamic()],
+    rows: (pageKeys, key) =>
+      ctx.db
+        .select({ note: noteColumns, author: users })
+        .from(pageKeys)
+        .innerJoin(notes, sql`${notes.id} = ${key(1)}`)
+        .innerJoin(users, eq(users.id, notes.authorId))
+        .$dynamic(),
+  });
   return { ...list, items: list.items.map((row) => ({ issueView, ...row })) };
 }
 

@@ -4,7 +4,7 @@ import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import type { PageRequest } from "@/lib/api/pagination";
 import { actingUser, type Ctx } from "@/lib/context";
 import { sha256Hex } from "@/lib/crypto";
-import { listPage, preparedQuery, type ListPage } from "@/lib/db";
+import { keyedListPage, preparedQuery, rowsById, type ListPage } from "@/lib/db";
 import { oauthAccessTokens, oauthApplications, oauthConsents, oauthGrants, type OAuthApplicationRow } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { isKnownScope } from "@/lib/api/scopes";
@@ -100,12 +100,7 @@ export async function createOwnApplication(ctx: Ctx, input: NewApplication): Pro
 /** `GET /applications` (admin): every application, oldest first, a page at a time. */
 export async function listAllApplications(ctx: Ctx, page: PageRequest): Promise<ListPage<OAuthApplicationRow>> {
   requireAdmin(ctx);
-  return listPage(
-    ctx.db,
-    page,
-    ctx.db.select().from(oauthApplications).orderBy(asc(oauthApplications.id)).$dynamic(),
-    ctx.db.select({ one: sql`1` }).from(oauthApplications).$dynamic(),
-  );
+  return keyedListPage(ctx.db, page, rowsById(ctx.db, oauthApplications, undefined));
 }
 
 /** The applications the caller registered (`/profile/applications`). */

@@ -1,12 +1,13 @@
 import "server-only";
 import { z } from "zod";
-import type { ListPage, PageRequest } from "@/lib/api/pagination";
-import { booleanParam, dateTimeParam, integerParam } from "@/lib/api/param-types";
-import { paginated } from "@/lib/api/respond";
+import { keysetHeaders, type ListPage, type PageRequest } from "@/lib/api/pagination";
+import { booleanParam, dateTimeParam, integerParam, keysetPaginationParams, searchParam } from "@/lib/api/param-types";
+import { json, paginated } from "@/lib/api/respond";
 import { projectVisibilities } from "@/lib/db/schema";
 import type { Ctx } from "@/lib/context";
 import type { Answer } from "@/lib/http/answer";
-import { projectOrderFields, type ProjectDetails, type ProjectListFilters } from "./projects";
+import { KeysetUnavailableError } from "@/lib/errors";
+import { projectOrderFields, type KeysetPage, type ProjectDetails, type ProjectListFilters, type ProjectPaging } from "./projects";
 import { roleOptions } from "./roles";
 import { serializeBasicProject, serializeProject } from "./serialize";
 
@@ -19,7 +20,7 @@ const roleLevels = roleOptions.map((role) => role.accessLevel);
 export const projectListParams = {
   archived: booleanParam.optional(),
   visibility: z.enum(projectVisibilities).optional(),
-  search: z.string().optional(),
+  search: searchParam.optional(),
   search_namespaces: booleanParam.optional(),
   owned: booleanParam.optional(),
   membership: booleanParam.optional(),
@@ -33,6 +34,7 @@ export const projectListParams = {
   sort: z.enum(["asc", "desc"]).optional(),
   simple: booleanParam.optional(),
   statistics: booleanParam.optional(),
+  ...keysetPaginationParams,
 };
 
 type ProjectListParams = z.infer<z.ZodObject<typeof projectListParams>>;
@@ -66,15 +68,35 @@ export function listedProjectEntity(ctx: Ctx, details: ProjectDetails, { simple 
 }
 
 /**
- * A project list's answer: the page `list` finds for the parameters' filters, each project as its entity. Statistics
- * are read only when the entity shows them (`simple` does not).
+ * How the list is paged: by offset, or by keyset as GitLab pages projects, which it can only in the order of their ids
+ * (`order_by=id`, either way; the default order, by creation, is refused as GitLab refuses it).
+ */
+function projectPaging(params: ProjectListParams, page: PageRequest): ProjectPaging {
+  if (params.pagination !== "keyset") return { kind: "offset", page };
+  if (params.order_by !== "id") throw new KeysetUnavailableError();
+  return { kind: "keyset", perPage: page.perPage };
+}
+
+/** GitLab's keyset link: the same request from after the page's last project, `id_before` descending, `id_after` ascending. */
+function nextKeysetPage(params: ProjectListParams, found: KeysetPage<ProjectDetails>): Record<string, string> | null {
+  const last = found.items.at(-1);
+  if (!found.hasNext || !last) return null;
+  return params.sort === "asc" ? { id_after: String(last.view.project.id) } : { id_before: String(last.view.project.id) };
+}
+
+/**
+ * A project list's answer: the page `list` finds for the parameters' filters, each project as its entity, with offset
+ * or keyset headers. Statistics are read only when the entity shows them (`simple` does not).
  */
 export async function projectListAnswer(
   ctx: Ctx,
   call: { url: URL; page: PageRequest; params: ProjectListParams },
-  list: (filters: ProjectListFilters, options: { statistics: boolean }) => Promise<ListPage<ProjectDetails>>,
+  list: (filters: ProjectListFilters, paging: ProjectPaging, options: { statistics: boolean }) => Promise<ListPage<ProjectDetails> | KeysetPage<ProjectDetails>>,
 ): Promise<Answer> {
   const simple = call.params.simple ?? false;
-  const found = await list(projectListFiltersOf(call.params), { statistics: !simple && (call.params.statistics ?? false) });
-  return paginated(call.url, call.page, { ...found, items: found.items.map((details) => listedProjectEntity(ctx, details, { simple })) });
+  const paging = projectPaging(call.params, call.page);
+  const found = await list(projectListFiltersOf(call.params), paging, { statistics: !simple && (call.params.statistics ?? false) });
+  const items = found.items.map((details) => listedProjectEntity(ctx, details, { simple }));
+  if ("total" in found) return paginated(call.url, call.page, { ...found, items });
+  return json(items, 200, keysetHeaders(call.url, call.page.perPage, nextKeysetPage(call.params, found)));
 }

@@ -1,7 +1,7 @@
 import "server-only";
-import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, count, eq, inArray, ne, sql } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import { listPage, type ListPage } from "@/lib/db";
+import { keyedListPage, type ListPage, type OrderKey } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { accessLevels, projectMembers, users, type ProjectMemberRow, type UserRow } from "@/lib/db/schema";
 import { ConflictError, ForbiddenError, NotFoundError, ParameterError, UnauthorizedError, ValidationError } from "@/lib/errors";
@@ -63,18 +63,25 @@ export async function listMembers(
     filters.query ? userSearch(ctx, filters.query) : undefined,
     filters.userIds === undefined ? undefined : inArray(projectMembers.userId, filters.userIds),
   );
-  const list = await listPage(
-    ctx.db,
-    page,
-    ctx.db
-      .select({ user: users, member: projectMembers })
-      .from(projectMembers)
-      .innerJoin(users, eq(users.id, projectMembers.userId))
-      .where(where)
-      .orderBy(asc(projectMembers.createdAt), asc(projectMembers.userId))
-      .$dynamic(),
-    ctx.db.select({ one: sql`1` }).from(projectMembers).innerJoin(users, eq(users.id, projectMembers.userId)).where(where).$dynamic(),
-  );
+  // Oldest membership first, read from `project_members_project_created_idx`; only the page's members join their users.
+  const order: OrderKey[] = [
+    { value: projectMembers.createdAt, descending: false },
+    { value: projectMembers.userId, descending: false },
+  ];
+  const list = await keyedListPage(ctx.db, page, {
+    order,
+    branches: (keys) => {
+      const members = ctx.db.select(keys).from(projectMembers).$dynamic();
+      return [(filters.query ? members.innerJoin(users, eq(users.id, projectMembers.userId)) : members).where(where)];
+    },
+    rows: (pageKeys, key) =>
+      ctx.db
+        .select({ user: users, member: projectMembers })
+        .from(pageKeys)
+        .innerJoin(projectMembers, and(eq(projectMembers.projectId, view.project.id), sql`${projectMembers.userId} = ${key(1)}`))
+        .innerJoin(users, eq(users.id, projectMembers.userId))
+        .$dynamic(),
+  });
   return { ...list, view };
 }
 

@@ -116,12 +116,12 @@ describe.each(testDatabases())("projects on $name", ({ open }) => {
     expect(await ids({}, anonymous)).toEqual([bobs.project.id]);
     expect(await ids({ membership: true }, anonymous)).toEqual([]);
     // A user's projects: those in their namespace the caller can see, by id or username.
-    const bobsProjects = await listUserProjectDetails(aliceCtx, bob.username.toUpperCase(), { search: marker }, page);
+    const bobsProjects = await listUserProjectDetails(aliceCtx, bob.username.toUpperCase(), { search: marker }, { kind: "offset", page });
     expect(bobsProjects.items.map((details) => details.view.project.id).sort((a, b) => a - b)).toEqual([bobs.project.id, reporterOf.project.id]);
-    expect((await listUserProjectDetails(anonymous, String(bob.id), {}, page)).items.map((details) => details.view.project.id)).toEqual([
+    expect((await listUserProjectDetails(anonymous, String(bob.id), {}, { kind: "offset", page })).items.map((details) => details.view.project.id)).toEqual([
       bobs.project.id,
     ]);
-    await expect(listUserProjectDetails(aliceCtx, "no-such-user-anywhere", {}, page)).rejects.toThrow(NotFoundError);
+    await expect(listUserProjectDetails(aliceCtx, "no-such-user-anywhere", {}, { kind: "offset", page })).rejects.toThrow(NotFoundError);
   });
 
   it("searches as GitLab's fuzzy search: every term of three or more characters, else the whole query exactly", async () => {

@@ -1,12 +1,11 @@
 import "server-only";
-import { and, asc, desc, eq, gt, inArray, lt, or, sql, type Placeholder, type SQL } from "drizzle-orm";
+import { and, eq, gt, inArray, lt, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import { listPage, placeholder, preparedQueries, type ListPage } from "@/lib/db";
+import { keyedListPage, keyedRowsFrom, placeholder, preparedQueries, type KeyedList, type ListPage, type OrderKey } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { fuzzySearch } from "@/lib/db/like";
 import {
   accessLevels,
-  issues,
   namespaces,
   projectMembers,
   projects,
@@ -20,7 +19,7 @@ import { recordEvent } from "@/lib/events/record";
 import { getUserByIdOrUsername, getUserByUsername } from "@/lib/users/users";
 import type { PageRequest } from "@/lib/api/pagination";
 import { noSuchId, numericReference } from "@/lib/api/param-types";
-import { accessLevelIn, hasRoleIn, isMemberOf, membershipActive, projectVisibleTo, utcDay, viewerOf, type Viewer } from "./access";
+import { accessLevelIn, hasRoleIn, isMemberOf, membershipActive, projectVisibleTo, utcDay, viewerOf, visibilityParts, type Viewer } from "./access";
 import { can, type RoleAbility } from "./policy";
 import { pathFromName, projectNameProblem, projectPathProblem } from "./path-rules";
 import { readProjectStatistics, type ProjectStatistics } from "./statistics";
@@ -128,10 +127,6 @@ function projectViews(ctx: Ctx, where: SQL | undefined) {
     .$dynamic();
 }
 
-function matchingProjects(ctx: Ctx, where: SQL | undefined) {
-  return ctx.db.select({ one: sql`1` }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(where).$dynamic();
-}
-
 /** The project if the caller may see it; otherwise 404, so private projects are indistinguishable from missing ones. */
 export async function getVisibleProject(ctx: Ctx, reference: string): Promise<ProjectView> {
   const named = parseProjectReference(reference);
@@ -187,6 +182,21 @@ const orderColumns = {
   last_activity_at: projects.lastActivityAt,
 } as const;
 
+/** The projects in a user's personal namespace, as a condition on `projects` alone. */
+function inNamespaceOf(userId: number): SQL {
+  return sql`${projects.namespaceId} = (select ${namespaces.id} from ${namespaces} where ${namespaces.ownerId} = ${userId})`;
+}
+
+/**
+ * The projects in a user's namespace or with their membership in force, as one set of ids PostgreSQL reads from the
+ * user's memberships and namespace (an OR of the two conditions would be checked on every visible project instead).
+ */
+function ownedOrJoinedBy(userId: number, today: string): SQL {
+  const joined = sql`select ${projectMembers.projectId} from ${projectMembers} where ${projectMembers.userId} = ${userId} and ${membershipActive(today)}`;
+  const owned = sql`select ${projects.id} from ${projects} where ${inNamespaceOf(userId)}`;
+  return sql`${projects.id} in (${joined} union all ${owned})`;
+}
+
 /**
  * Which of the visible projects a list keeps, as GitLab's ProjectsFinder chooses its collection: those in the caller's
  * namespace (`owned`), else those where the caller has at least a role (`min_access_level`), else any membership
@@ -198,7 +208,7 @@ function ownProjects(ctx: Ctx, filters: ProjectListFilters): SQL | undefined {
   if (!wantsOwnProjects) return undefined;
   if (!user) return sql`false`;
   const today = utcDay(ctx.now);
-  if (filters.owned) return eq(namespaces.ownerId, user.id);
+  if (filters.owned) return inNamespaceOf(user.id);
   if (filters.minAccessLevel !== undefined) return hasRoleIn(user.id, today, filters.minAccessLevel);
   return isMemberOf(user.id, today);
 }
@@ -211,14 +221,18 @@ function projectSearch(query: string, withNamespaces: boolean): SQL {
   return fuzzySearch(columns, query) ?? sql`true`;
 }
 
-function projectListConditions(ctx: Ctx, filters: ProjectListFilters): SQL | undefined {
+function searchesNamespaces(filters: ProjectListFilters): boolean {
+  return Boolean(filters.searchNamespaces && filters.search?.trim());
+}
+
+/** The filters, as conditions on `projects` (and `namespaces` when the search spans them); visibility aside. */
+function projectFilterConditions(ctx: Ctx, filters: ProjectListFilters): SQL | undefined {
   const conditions: (SQL | undefined)[] = [
-    projectVisibleTo(viewerOf(ctx)),
     ownProjects(ctx, filters),
-    filters.ownerId === undefined ? undefined : eq(namespaces.ownerId, filters.ownerId),
-    filters.ownerOrMemberId === undefined ? undefined : or(eq(namespaces.ownerId, filters.ownerOrMemberId), isMemberOf(filters.ownerOrMemberId, utcDay(ctx.now))),
+    filters.ownerId === undefined ? undefined : inNamespaceOf(filters.ownerId),
+    filters.ownerOrMemberId === undefined ? undefined : ownedOrJoinedBy(filters.ownerOrMemberId, utcDay(ctx.now)),
     filters.visibility === undefined ? undefined : eq(projects.visibility, filters.visibility),
-    filters.search?.trim() ? projectSearch(filters.search, filters.searchNamespaces ?? false) : undefined,
+    filters.search?.trim() ? projectSearch(filters.search, searchesNamespaces(filters)) : undefined,
     filters.archived === undefined ? undefined : eq(projects.archived, filters.archived),
     filters.withIssuesEnabled ? eq(projects.issuesEnabled, true) : undefined,
     filters.idAfter === undefined ? undefined : gt(projects.id, filters.idAfter),
@@ -229,16 +243,75 @@ function projectListConditions(ctx: Ctx, filters: ProjectListFilters): SQL | und
   return and(...conditions);
 }
 
+/**
+ * Filters that keep only a few projects, found from a user's memberships or namespace, and searches, which read every
+ * project's text whatever the order: reading each visibility level in order would not save them any work, so such a
+ * list is one part with the whole visibility rule.
+ */
+function unorderedFilter(filters: ProjectListFilters): boolean {
+  return Boolean(
+    filters.owned ||
+      filters.membership ||
+      filters.minAccessLevel !== undefined ||
+      filters.ownerId !== undefined ||
+      filters.ownerOrMemberId !== undefined ||
+      filters.search?.trim(),
+  );
+}
+
+/**
+ * The projects a list shows, as a `KeyedList`: one part per visibility level the caller may see (each read in the
+ * list's order from its `projects_visibility_*` index), or one part when the filters keep a few projects. Newest first
+ * by default, with the id as the tie-breaker.
+ */
+function projectList(ctx: Ctx, filters: ProjectListFilters): KeyedList<ReturnType<typeof projectRows>> {
+  const viewer = viewerOf(ctx);
+  const conditions = projectFilterConditions(ctx, filters);
+  const parts = unorderedFilter(filters)
+    ? [and(projectVisibleTo(viewer), conditions)]
+    : visibilityParts(viewer).map((part) => and(part, conditions));
+  const descending = filters.sort !== "asc";
+  const orderBy = filters.orderBy ?? "created_at";
+  const order: OrderKey[] = [...(orderBy === "id" ? [] : [{ value: orderColumns[orderBy], descending }]), { value: projects.id, descending }];
+  const withNamespaces = searchesNamespaces(filters);
+  return {
+    order,
+    branches: (keys) =>
+      parts.map((part) => {
+        const from = ctx.db.select(keys).from(projects).$dynamic();
+        return (withNamespaces ? from.innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)) : from).where(part);
+      }),
+    rows: (pageKeys, key) => projectRows(ctx, viewer, pageKeys, key(order.length - 1)),
+  };
+}
+
+function projectRows(ctx: Ctx, viewer: Viewer, pageKeys: SQL, projectId: SQL) {
+  return ctx.db
+    .select({ project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewer) })
+    .from(pageKeys)
+    .innerJoin(projects, sql`${projects.id} = ${projectId}`)
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .$dynamic();
+}
+
 /** Projects the caller can see, filtered as `GET /projects` filters them, newest first by default. */
-export async function listProjects(
-  ctx: Ctx,
-  filters: ProjectListFilters,
-  page: PageRequest,
-): Promise<ListPage<ProjectView>> {
-  const where = projectListConditions(ctx, filters);
-  const direction = filters.sort === "asc" ? asc : desc;
-  const orderColumn = orderColumns[filters.orderBy ?? "created_at"];
-  return listPage(ctx.db, page, projectViews(ctx, where).orderBy(direction(orderColumn), direction(projects.id)), matchingProjects(ctx, where));
+export async function listProjects(ctx: Ctx, filters: ProjectListFilters, page: PageRequest): Promise<ListPage<ProjectView>> {
+  return keyedListPage(ctx.db, page, projectList(ctx, filters));
+}
+
+/** A keyset page: the first projects of the list (the filters' `idAfter`/`idBefore` carry the position), never counted. */
+export interface KeysetPage<Item> {
+  items: Item[];
+  hasNext: boolean;
+}
+
+/** How a project list is paged: by offset (counted, as `listPage`), or by keyset (GitLab's `pagination=keyset`). */
+export type ProjectPaging = { kind: "offset"; page: PageRequest } | { kind: "keyset"; perPage: number };
+
+async function projectPage(ctx: Ctx, filters: ProjectListFilters, paging: ProjectPaging): Promise<ListPage<ProjectView> | KeysetPage<ProjectView>> {
+  if (paging.kind === "offset") return listProjects(ctx, filters, paging.page);
+  const rows = await keyedRowsFrom(projectList(ctx, filters), paging.perPage + 1);
+  return { items: rows.slice(0, paging.perPage), hasNext: rows.length > paging.perPage };
 }
 
 /**
@@ -266,43 +339,40 @@ export interface ProjectDetails {
 }
 
 /**
- * What a project's entity shows besides the project itself (open issues, the acting user's own role), as columns of a
- * query over `projects`, so a project and its details come in one round trip. The user's id and the day may be
- * placeholders, for the statement `getProjectDetails` prepares.
+ * The acting user's own role in the project of the surrounding query, as a column, so a project and the details of
+ * its entity come in one round trip. The user's id and the day may be placeholders, for the statement
+ * `getProjectDetails` prepares. Open-issue counts are the project's own columns, kept by the database.
  */
-function detailColumns(user: { id: number | Placeholder } | null, today: string | Placeholder) {
-  const openIssues = sql`${issues.projectId} = ${projects.id} and ${issues.state} = 'opened'`;
-  return {
-    openIssues: sql<number>`(select count(*) from ${issues} where ${openIssues})`.mapWith(Number),
-    openPublicIssues: sql<number>`(select count(*) from ${issues} where ${openIssues} and not ${issues.confidential})`.mapWith(Number),
-    membershipAccessLevel: user
-      ? sql<number | null>`(select ${projectMembers.accessLevel} from ${projectMembers} where ${projectMembers.projectId} = ${projects.id} and ${projectMembers.userId} = ${user.id} and ${membershipActive(today)})`
-      : sql<number | null>`null::integer`,
-  };
+function membershipColumn(user: { id: number | Placeholder } | null, today: string | Placeholder) {
+  return user
+    ? sql<number | null>`(select ${projectMembers.accessLevel} from ${projectMembers} where ${projectMembers.projectId} = ${projects.id} and ${projectMembers.userId} = ${user.id} and ${membershipActive(today)})`
+    : sql<number | null>`null::integer`;
 }
 
-type DetailColumns = { openIssues: number; openPublicIssues: number; membershipAccessLevel: number | null };
-
-async function describeProject(view: ProjectView, columns: DetailColumns, options: { statistics?: boolean }): Promise<ProjectDetails> {
+async function describeProject(view: ProjectView, membershipAccessLevel: number | null, options: { statistics?: boolean }): Promise<ProjectDetails> {
+  const { project } = view;
   return {
     view,
-    openIssuesCount: can(view, "readConfidentialIssues") ? columns.openIssues : columns.openPublicIssues,
-    statistics: options.statistics && can(view, "readStatistics") ? await readProjectStatistics(view.project) : null,
-    membershipAccessLevel: columns.membershipAccessLevel,
+    openIssuesCount: can(view, "readConfidentialIssues") ? project.openIssuesCount : project.openNonConfidentialIssuesCount,
+    statistics: options.statistics && can(view, "readStatistics") ? await readProjectStatistics(project) : null,
+    membershipAccessLevel,
   };
 }
 
 async function withDetails(ctx: Ctx, views: ProjectView[], options: { statistics?: boolean } = {}): Promise<ProjectDetails[]> {
+  const user = actingUser(ctx);
   const ids = views.map((view) => view.project.id);
-  const columns = detailColumns(actingUser(ctx), utcDay(ctx.now));
-  const rows = ids.length === 0 ? [] : await ctx.db.select({ id: projects.id, ...columns }).from(projects).where(inArray(projects.id, ids));
-  const columnsById = new Map(rows.map((row) => [row.id, row]));
+  const rows =
+    user && ids.length > 0
+      ? await ctx.db
+          .select({ id: projects.id, membershipAccessLevel: membershipColumn(user, utcDay(ctx.now)) })
+          .from(projects)
+          .where(inArray(projects.id, ids))
+      : [];
+  const roleById = new Map(rows.map((row) => [row.id, row.membershipAccessLevel]));
   const details: ProjectDetails[] = [];
   // One project's statistics at a time: each runs git a few times, and a page of a hundred must not start hundreds.
-  for (const view of views) {
-    const columns = columnsById.get(view.project.id) ?? { openIssues: 0, openPublicIssues: 0, membershipAccessLevel: null };
-    details.push(await describeProject(view, columns, options));
-  }
+  for (const view of views) details.push(await describeProject(view, roleById.get(view.project.id) ?? null, options));
   return details;
 }
 
@@ -310,10 +380,10 @@ async function withDetails(ctx: Ctx, views: ProjectView[], options: { statistics
 export async function listProjectDetails(
   ctx: Ctx,
   filters: ProjectListFilters,
-  page: PageRequest,
+  paging: ProjectPaging,
   options: { statistics?: boolean } = {},
-): Promise<ListPage<ProjectDetails>> {
-  const list = await listProjects(ctx, filters, page);
+): Promise<ListPage<ProjectDetails> | KeysetPage<ProjectDetails>> {
+  const list = await projectPage(ctx, filters, paging);
   return { ...list, items: await withDetails(ctx, list.items, options) };
 }
 
@@ -322,11 +392,11 @@ export async function listUserProjectDetails(
   ctx: Ctx,
   userReference: string,
   filters: Omit<ProjectListFilters, "ownerId">,
-  page: PageRequest,
+  paging: ProjectPaging,
   options: { statistics?: boolean } = {},
-): Promise<ListPage<ProjectDetails>> {
+): Promise<ListPage<ProjectDetails> | KeysetPage<ProjectDetails>> {
   const user = await getUserByIdOrUsername(ctx, userReference);
-  return listProjectDetails(ctx, { ...filters, ownerId: user.id }, page, options);
+  return listProjectDetails(ctx, { ...filters, ownerId: user.id }, paging, options);
 }
 
 /**
@@ -343,9 +413,9 @@ const projectDetailsQuery = preparedQueries(
         ? { by: "id", id: placeholder("projectId") }
         : { by: "path", namespacePath: placeholder("namespacePath"), projectPath: placeholder("projectPath") },
     );
-    const columns = detailColumns(shape.actingUser ? { id: placeholder("actingUserId") } : null, today);
+    const membershipAccessLevel = membershipColumn(shape.actingUser ? { id: placeholder("actingUserId") } : null, today);
     return db
-      .select({ project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewer), ...columns })
+      .select({ project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewer), membershipAccessLevel })
       .from(projects)
       .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
       .where(and(named, projectVisibleTo(viewer)))
@@ -367,8 +437,8 @@ export async function getProjectDetails(ctx: Ctx, reference: string, options: { 
     today: utcDay(ctx.now),
   });
   if (!row) throw new NotFoundError("Project");
-  const { project, namespace, accessLevel, ...columns } = row;
-  return describeProject({ project, namespace, accessLevel }, columns, options);
+  const { project, namespace, accessLevel, membershipAccessLevel } = row;
+  return describeProject({ project, namespace, accessLevel }, membershipAccessLevel, options);
 }
 
 /** The entity of a project a verb has just changed (no statistics, which GitLab shows only on reads). */

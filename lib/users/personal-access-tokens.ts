@@ -1,9 +1,9 @@
 import "server-only";
-import { and, asc, desc, eq, ilike, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, ilike, sql, type SQL } from "drizzle-orm";
 import type { PageRequest } from "@/lib/api/pagination";
 import type { Ctx } from "@/lib/context";
 import { generateSecret, sha256Hex } from "@/lib/crypto";
-import { listPage, preparedQuery, type Database, type Executor, type ListPage } from "@/lib/db";
+import { keyedListPage, preparedQuery, rowsById, type Database, type Executor, type ListPage } from "@/lib/db";
 import { personalAccessTokens, users, type PersonalAccessTokenRow, type UserRow } from "@/lib/db/schema";
 import { BadRequestError, MethodNotAllowedError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { containsPattern } from "@/lib/db/like";
@@ -186,12 +186,7 @@ export async function listPersonalAccessTokens(
   if (filters.state === "inactive") conditions.push(sql`not ${active}`);
   if (filters.search) conditions.push(ilike(personalAccessTokens.name, containsPattern(filters.search)));
   const where = conditions.length > 0 ? and(...conditions) : undefined;
-  return listPage(
-    ctx.db,
-    page,
-    ctx.db.select().from(personalAccessTokens).where(where).orderBy(asc(personalAccessTokens.id)).$dynamic(),
-    ctx.db.select({ one: sql`1` }).from(personalAccessTokens).where(where).$dynamic(),
-  );
+  return keyedListPage(ctx.db, page, rowsById(ctx.db, personalAccessTokens, where));
 }
 
 /** A token its owner or an admin may see; anything else is indistinguishable from a missing token. */

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { namespaces, users } from "@/lib/db/schema";
-import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
+import { ConflictError, ForbiddenError, NotFoundError, ParameterError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { getAlertBot } from "@/lib/alerts/bot";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, testPassword, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { verifyPassword } from "@/lib/auth/password";
-import { createUserAsAdmin, findUserByLogin, getUserByIdOrUsername, insertUser, listUsers } from "./users";
+import { createUserAsAdmin, findUserByLogin, getUserByIdOrUsername, insertUser, listUsers, listUsersByKeyset } from "./users";
 
 describe.each(testDatabases())("users on $name", ({ open }) => {
   const handle = databaseForSuite(open);
@@ -168,5 +168,48 @@ describe.each(testDatabases())("users on $name", ({ open }) => {
     await expect(
       createUserAsAdmin(admin, { username: `${username}_2`, email: `${username}_2@example.com`, name: "Long", password: testPassword, jobTitle: "x".repeat(201) }),
     ).rejects.toMatchObject({ errors: { job_title: ["is too long (maximum is 200 characters)"] } });
+  });
+
+  it("keyset pages (GitLab's cursor) walk the same users as offset pages, in every order an admin may choose", async () => {
+    const admin = await createTestUser(handle.db, { isAdmin: true });
+    const adminCtx = userContext(handle.db, admin);
+    const marker = uniqueSuffix();
+    // Names that sort in another order than their ids, and two that tie (the id breaks the tie).
+    for (const name of ["Mike", "Alpha", "Zulu", "Alpha", "Kilo"]) {
+      await insertUser(handle.db, { username: `keyset_${marker}_${uniqueSuffix()}`, email: `${uniqueSuffix()}@example.com`, name: `${name} ${marker}`, password: testPassword });
+    }
+    for (const orderBy of ["id", "name", "username", "created_at", "updated_at"] as const) {
+      for (const sort of ["asc", "desc"] as const) {
+        const filter = { search: `keyset_${marker}`, orderBy, sort };
+        const byOffset = (await listUsers(adminCtx, filter, { page: 1, perPage: 100, offset: 0 })).items.map((user) => user.id);
+        expect(byOffset).toHaveLength(5);
+        const walked: number[] = [];
+        let cursor: string | undefined;
+        for (let step = 0; step < 10; step += 1) {
+          const page = await listUsersByKeyset(adminCtx, filter, 2, cursor);
+          walked.push(...page.items.map((user) => user.id));
+          if (page.nextCursor === null) break;
+          cursor = page.nextCursor;
+        }
+        expect(walked, `${orderBy} ${sort}`).toEqual(byOffset);
+      }
+    }
+    // Anyone else gets the newest accounts first, whatever order they ask for, by keyset as by offset.
+    const someone = userContext(handle.db, await createTestUser(handle.db));
+    const theirs = await listUsersByKeyset(someone, { search: `keyset_${marker}`, orderBy: "name", sort: "asc" }, 5, undefined);
+    const ids = theirs.items.map((user) => user.id);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    expect(theirs.nextCursor).toBeNull();
+  });
+
+  it("a cursor that is not one the list gave is refused as a bad parameter", async () => {
+    const adminCtx = userContext(handle.db, await createTestUser(handle.db, { isAdmin: true }));
+    const badCursors = ["not base64 json", Buffer.from("[1]").toString("base64url"), Buffer.from('{"id":"1"}').toString("base64url"), Buffer.from('{"id":"x","_kd":"n"}').toString("base64url")];
+    for (const cursor of badCursors) {
+      await expect(listUsersByKeyset(adminCtx, {}, 20, cursor)).rejects.toEqual(new ParameterError("cursor", "is invalid"));
+    }
+    // A cursor of another order than the one asked for lacks that order's value.
+    const byId = await listUsersByKeyset(adminCtx, {}, 1, undefined);
+    await expect(listUsersByKeyset(adminCtx, { orderBy: "name" }, 1, byId.nextCursor!)).rejects.toEqual(new ParameterError("cursor", "is invalid"));
   });
 });

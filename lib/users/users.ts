@@ -1,16 +1,18 @@
 import "server-only";
-import { and, asc, desc, eq, gte, ilike, lte, or, sql, type SQL } from "drizzle-orm";
-import type { PageRequest } from "@/lib/api/pagination";
+import { and, eq, getTableColumns, gte, ilike, lte, or, sql, type SQL } from "drizzle-orm";
+import { decodeCursor, encodeCursor, type PageRequest } from "@/lib/api/pagination";
 import { numericReference } from "@/lib/api/param-types";
 import { hashPassword } from "@/lib/auth/password";
 import type { Ctx } from "@/lib/context";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { containsPattern } from "@/lib/db/like";
 import { namespaces, users, type UserRow } from "@/lib/db/schema";
-import { listPage, type Executor, type ListPage } from "@/lib/db";
-import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
+import { keyedListPage, keyedRowsFrom, type Executor, type KeyedList, type ListPage, type OrderKey } from "@/lib/db";
+import { ConflictError, ForbiddenError, NotFoundError, ParameterError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { mailConfirmationInstructions, startConfirmation, type StartedConfirmation } from "./confirmation";
 import { emailProblem, passwordProblem, profileFieldProblems, usernameProblem, type ProfileFields } from "./username-rules";
+
+export type { UserRow } from "@/lib/db/schema";
 
 export interface NewUser extends ProfileFields {
   username: string;
@@ -164,24 +166,49 @@ export interface UserListFilters {
   sort?: "asc" | "desc";
 }
 
-const userOrderColumns = {
-  id: users.id,
-  name: users.name,
-  username: users.username,
-  created_at: users.createdAt,
-  updated_at: users.updatedAt,
+/** The orders of `GET /users`, with how a keyset cursor's value of each becomes a value in SQL. */
+const userOrders = {
+  id: { column: users.id, parse: (text: string) => sql`${parseCursorId(text)}` },
+  name: { column: users.name, parse: (text: string) => sql`${text}` },
+  username: { column: users.username, parse: (text: string) => sql`${text}` },
+  created_at: { column: users.createdAt, parse: parseCursorTime },
+  updated_at: { column: users.updatedAt, parse: parseCursorTime },
 } as const;
 
+type UserOrderField = keyof typeof userOrders;
+
+function parseCursorId(text: string): number {
+  if (!/^\d{1,10}$/.test(text) || Number(text) > 2_147_483_647) throw new ParameterError("cursor", "is invalid");
+  return Number(text);
+}
+
+function parseCursorTime(text: string): SQL {
+  const time = new Date(text);
+  if (Number.isNaN(time.getTime())) throw new ParameterError("cursor", "is invalid");
+  return sql`${time.toISOString()}::timestamptz`;
+}
+
+function cursorValue(user: UserRow, field: UserOrderField): string {
+  const value = { id: user.id, name: user.name, username: user.username, created_at: user.createdAt, updated_at: user.updatedAt }[field];
+  return value instanceof Date ? value.toISOString() : String(value);
+}
+
+/** The list's order: an admin's choice, anyone else's the newest accounts first (GitLab drops their `order_by`). */
+function userOrder(ctx: Ctx, filter: UserListFilters): { field: UserOrderField; descending: boolean } {
+  const admin = isAdmin(ctx);
+  return { field: (admin && filter.orderBy) || "id", descending: !(admin && filter.sort === "asc") };
+}
+
 /**
- * `GET /users`, as GitLab's: `username` finds one user (case-insensitively); `search` as `userSearch`. Anonymous
- * callers may only look up a username; only admins may ask for external users (403 otherwise), and only their date
- * bounds and order count.
+ * `GET /users`' filters as SQL, as GitLab's: `username` finds one user (case-insensitively); `search` as `userSearch`.
+ * Anonymous callers may only look up a username; only admins may ask for external users (403 otherwise), and only
+ * their date bounds count.
  */
-export async function listUsers(ctx: Ctx, filter: UserListFilters, page: PageRequest): Promise<ListPage<UserRow>> {
+function userConditions(ctx: Ctx, filter: UserListFilters): SQL | undefined {
   const admin = isAdmin(ctx);
   if (filter.external && !admin) throw ctx.actor.kind === "anonymous" ? new UnauthorizedError() : new ForbiddenError();
   if (filter.username === undefined && ctx.actor.kind === "anonymous") throw new ForbiddenError();
-  const where = and(
+  return and(
     filter.username === undefined ? undefined : sql`lower(${users.username}) = lower(${filter.username})`,
     filter.search ? userSearch(ctx, filter.search) : undefined,
     filter.active ? and(eq(users.state, "active"), eq(users.userType, "human")) : undefined,
@@ -190,14 +217,56 @@ export async function listUsers(ctx: Ctx, filter: UserListFilters, page: PageReq
     admin && filter.createdAfter ? gte(users.createdAt, filter.createdAfter) : undefined,
     admin && filter.createdBefore ? lte(users.createdAt, filter.createdBefore) : undefined,
   );
-  const direction = admin && filter.sort === "asc" ? asc : desc;
-  const orderColumn = userOrderColumns[(admin && filter.orderBy) || "id"];
-  return listPage(
-    ctx.db,
-    page,
-    ctx.db.select().from(users).where(where).orderBy(direction(orderColumn), direction(users.id)).$dynamic(),
-    ctx.db.select({ one: sql`1` }).from(users).where(where).$dynamic(),
-  );
+}
+
+/** The users matching `where` in `order` (by its column, then id), read through the index of that order. */
+function userList(ctx: Ctx, order: { field: UserOrderField; descending: boolean }, where: SQL | undefined): KeyedList<ReturnType<typeof userRows>> {
+  const keys: OrderKey[] = [
+    ...(order.field === "id" ? [] : [{ value: userOrders[order.field].column, descending: order.descending }]),
+    { value: users.id, descending: order.descending },
+  ];
+  return {
+    order: keys,
+    branches: (columns) => [ctx.db.select(columns).from(users).where(where).$dynamic()],
+    rows: (pageKeys, key) => userRows(ctx, pageKeys, key(keys.length - 1)),
+  };
+}
+
+function userRows(ctx: Ctx, pageKeys: SQL, userId: SQL) {
+  return ctx.db.select(getTableColumns(users)).from(pageKeys).innerJoin(users, sql`${users.id} = ${userId}`).$dynamic();
+}
+
+/** `GET /users` by offset: the users `filter` keeps, newest first unless an admin orders them otherwise. */
+export async function listUsers(ctx: Ctx, filter: UserListFilters, page: PageRequest): Promise<ListPage<UserRow>> {
+  return keyedListPage(ctx.db, page, userList(ctx, userOrder(ctx, filter), userConditions(ctx, filter)));
+}
+
+/**
+ * `GET /users?pagination=keyset`, GitLab's cursor-based keyset: the users after `cursor` (none: from the first) in the
+ * list's order, and the cursor of the page after them when there is one. Never counted.
+ */
+export async function listUsersByKeyset(
+  ctx: Ctx,
+  filter: UserListFilters,
+  perPage: number,
+  cursor: string | undefined,
+): Promise<{ items: UserRow[]; nextCursor: string | null }> {
+  const order = userOrder(ctx, filter);
+  const { column, parse } = userOrders[order.field];
+  let after: SQL | undefined;
+  if (cursor !== undefined) {
+    const values = decodeCursor(cursor);
+    const [value, id] = [values[order.field], values.id];
+    if (value === undefined || id === undefined) throw new ParameterError("cursor", "is invalid");
+    const position = order.field === "id" ? sql`${users.id}` : sql`(${column}, ${users.id})`;
+    const bound = order.field === "id" ? sql`${parseCursorId(id)}` : sql`(${parse(value)}, ${parseCursorId(id)})`;
+    after = order.descending ? sql`${position} < ${bound}` : sql`${position} > ${bound}`;
+  }
+  const rows = await keyedRowsFrom(userList(ctx, order, and(userConditions(ctx, filter), after)), perPage + 1);
+  const items = rows.slice(0, perPage);
+  const last = items.at(-1);
+  const nextCursor = rows.length > perPage && last ? encodeCursor({ [order.field]: cursorValue(last, order.field), id: String(last.id) }) : null;
+  return { items, nextCursor };
 }
 
 /**

@@ -74,7 +74,7 @@ export const alerts = pgTable(
       .on(table.projectId, table.fingerprint)
       .where(sql`${table.status} <> 'resolved' and ${table.fingerprint} is not null`),
     index("alerts_project_started_idx").on(table.projectId, table.startedAt, table.id),
-    index("alerts_project_status_idx").on(table.projectId, table.status, table.startedAt),
+    index("alerts_project_status_idx").on(table.projectId, table.status, table.startedAt, table.id),
   ],
 );
 

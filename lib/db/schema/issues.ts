@@ -60,13 +60,19 @@ export const issues = pgTable(
   (table) => [
     uniqueIndex("issues_project_iid_key").on(table.projectId, table.iid),
     index("issues_project_state_idx").on(table.projectId, table.state, table.id),
-    // The issue lists' orders (newest or last updated first, within a project) and their author and milestone filters.
-    index("issues_project_created_idx").on(table.projectId, table.createdAt, table.id),
-    index("issues_project_updated_idx").on(table.projectId, table.updatedAt, table.id),
+    // The issue lists' orders (newest or last updated first), within a project in every state or in one, and across
+    // projects. The columns after the id let a page's ids be read from the index alone, visibility rules and all
+    // (state, confidential, author), however deep the page.
+    index("issues_project_created_idx").on(table.projectId, table.createdAt, table.id, table.state, table.confidential, table.authorId),
+    index("issues_project_updated_idx").on(table.projectId, table.updatedAt, table.id, table.state, table.confidential, table.authorId),
+    index("issues_project_state_created_idx").on(table.projectId, table.state, table.createdAt, table.id, table.confidential, table.authorId),
+    index("issues_project_state_updated_idx").on(table.projectId, table.state, table.updatedAt, table.id, table.confidential, table.authorId),
+    index("issues_created_idx").on(table.createdAt, table.id, table.projectId, table.state, table.confidential, table.authorId),
+    index("issues_updated_idx").on(table.updatedAt, table.id, table.projectId, table.state, table.confidential, table.authorId),
     index("issues_author_idx").on(table.authorId, table.id),
     // A reader's own confidential issues, whose events they see in projects where their role shows no others.
     index("issues_confidential_author_idx").on(table.authorId, table.projectId).where(sql`${table.confidential}`),
-    index("issues_milestone_idx").on(table.milestoneId),
+    index("issues_milestone_idx").on(table.milestoneId, table.id, table.projectId, table.confidential, table.authorId),
   ],
 );
 
@@ -92,7 +98,11 @@ export const notes = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (table) => [index("notes_issue_idx").on(table.issueId, table.id)],
+  (table) => [
+    // An issue's notes in either order; the visibility columns after the id keep deep pages to the index.
+    index("notes_issue_created_idx").on(table.issueId, table.createdAt, table.id, table.internal, table.system),
+    index("notes_issue_updated_idx").on(table.issueId, table.updatedAt, table.id, table.internal, table.system),
+  ],
 );
 
 /** A project's labels, created on the fly when an issue names one that does not exist yet (as GitLab does). */
@@ -107,6 +117,14 @@ export const labels = pgTable(
     /** `#RRGGBB`, as GitLab stores and shows it. */
     color: text("color").notNull(),
     description: text("description"),
+    /**
+     * How many issues carry the label, open and closed, in all and not confidential: kept by triggers on `issue_labels`
+     * and `issues` (drizzle/0015_list_indexes_and_issue_counts.sql), so `with_counts` reads columns rather than counting each label's issues.
+     */
+    openIssuesCount: integer("open_issues_count").notNull().default(0),
+    closedIssuesCount: integer("closed_issues_count").notNull().default(0),
+    openNonConfidentialIssuesCount: integer("open_nonconfidential_issues_count").notNull().default(0),
+    closedNonConfidentialIssuesCount: integer("closed_nonconfidential_issues_count").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

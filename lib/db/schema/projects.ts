@@ -46,12 +46,25 @@ export const projects = pgTable(
     /** Whether the project has an issue tracker (GitLab's `issues_enabled`). */
     issuesEnabled: boolean("issues_enabled").notNull().default(true),
     lastActivityAt: timestamp("last_activity_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    /**
+     * Open issues, and open issues that are not confidential: kept by triggers on `issues` in the transaction of every
+     * change (drizzle/0015_list_indexes_and_issue_counts.sql), so the project entity's `open_issues_count` is a column, not a count per request.
+     */
+    openIssuesCount: integer("open_issues_count").notNull().default(0),
+    openNonConfidentialIssuesCount: integer("open_nonconfidential_issues_count").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (table) => [
     uniqueIndex("projects_namespace_path_lower_key").on(table.namespaceId, sql`lower(${table.path})`),
+    // The project lists read each visibility level in the list's order and merge them (lib/projects/projects.ts), so
+    // every order has an index that starts with the visibility.
     index("projects_visibility_idx").on(table.visibility, table.id),
+    index("projects_visibility_name_idx").on(table.visibility, table.name, table.id),
+    index("projects_visibility_path_idx").on(table.visibility, table.path, table.id),
+    index("projects_visibility_created_idx").on(table.visibility, table.createdAt, table.id),
+    index("projects_visibility_updated_idx").on(table.visibility, table.updatedAt, table.id),
+    index("projects_visibility_activity_idx").on(table.visibility, table.lastActivityAt, table.id),
   ],
 );
 
@@ -75,6 +88,8 @@ export const projectMembers = pgTable(
   (table) => [
     primaryKey({ columns: [table.projectId, table.userId] }),
     index("project_members_user_id_idx").on(table.userId, table.projectId),
+    // The members list's order (oldest membership first).
+    index("project_members_project_created_idx").on(table.projectId, table.createdAt, table.userId),
     // The daily job that removes expired memberships finds them through this.
     index("project_members_expires_at_idx").on(table.expiresAt).where(sql`${table.expiresAt} is not null`),
   ],

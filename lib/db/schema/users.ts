@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, updatedAt } from "./columns";
 
 export const userStates = ["active", "blocked"] as const;
@@ -61,6 +61,11 @@ export const users = pgTable(
     uniqueIndex("users_confirmation_token_digest_key").on(table.confirmationTokenDigest),
     uniqueIndex("users_reset_password_token_digest_key").on(table.resetPasswordTokenDigest),
     uniqueIndex("users_feed_token_digest_key").on(table.feedTokenDigest),
+    // The orders of `GET /users` (by id: the primary key), offset and keyset pages alike.
+    index("users_name_idx").on(table.name, table.id),
+    index("users_username_idx").on(table.username, table.id),
+    index("users_created_idx").on(table.createdAt, table.id),
+    index("users_updated_idx").on(table.updatedAt, table.id),
   ],
 );
 

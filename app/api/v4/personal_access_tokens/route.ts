@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { booleanParam, positiveIntegerParam } from "@/lib/api/param-types";
+import { booleanParam, positiveIntegerParam, searchParam } from "@/lib/api/param-types";
 import { paginated } from "@/lib/api/respond";
 import { readApiScopes } from "@/lib/api/scopes";
 import { listPersonalAccessTokens, serializePersonalAccessToken } from "@/lib/users/personal-access-tokens";
@@ -13,7 +13,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/personal_access_t
       user_id: positiveIntegerParam.optional(),
       revoked: booleanParam.optional(),
       state: z.enum(["active", "inactive"]).optional(),
-      search: z.string().optional(),
+      search: searchParam.optional(),
     },
     handle: async ({ ctx, url, params, page }) => {
       const result = await listPersonalAccessTokens(

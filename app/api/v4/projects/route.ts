@@ -12,10 +12,10 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects", {
   GET: endpoint({
     scopes: readApiScopes,
     allowAnonymous: true,
-    paginated: true,
+    paginated: { keysetType: "Project" },
     params: projectListParams,
     handle: async ({ ctx, url, params, page }) =>
-      projectListAnswer(ctx, { url, page, params }, (filters, options) => listProjectDetails(ctx, filters, page, options)),
+      projectListAnswer(ctx, { url, page, params }, (filters, paging, options) => listProjectDetails(ctx, filters, paging, options)),
   }),
   POST: endpoint({
     scopes: writeApiScopes,

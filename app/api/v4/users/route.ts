@@ -1,20 +1,23 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { booleanParam, dateTimeParam } from "@/lib/api/param-types";
-import { created, paginated } from "@/lib/api/respond";
+import { keysetHeaders } from "@/lib/api/pagination";
+import { booleanParam, dateTimeParam, keysetPaginationParams, searchParam } from "@/lib/api/param-types";
+import { created, json, paginated } from "@/lib/api/respond";
 import { readUserScopes, writeApiScopes } from "@/lib/api/scopes";
 import { profileOf, profileParams } from "@/lib/users/api";
 import { serializeUser } from "@/lib/users/serialize";
-import { canSeePrivateFields, createUserAsAdmin, listUsers, requireAdmin, userOrderFields } from "@/lib/users/users";
+import { canSeePrivateFields, createUserAsAdmin, listUsers, listUsersByKeyset, requireAdmin, userOrderFields, type UserRow } from "@/lib/users/users";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users", {
   GET: endpoint({
     scopes: readUserScopes,
     allowAnonymous: true,
-    paginated: true,
+    paginated: { keysetType: "User" },
     params: {
+      ...keysetPaginationParams,
+      cursor: z.string().optional(),
       username: z.string().optional(),
-      search: z.string().optional(),
+      search: searchParam.optional(),
       active: booleanParam.optional(),
       blocked: booleanParam.optional(),
       external: booleanParam.optional(),
@@ -24,25 +27,24 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users", {
       sort: z.enum(["asc", "desc"]).optional(),
     },
     handle: async ({ ctx, url, params, page }) => {
-      const result = await listUsers(
-        ctx,
-        {
-          username: params.username,
-          search: params.search,
-          active: params.active,
-          blocked: params.blocked,
-          external: params.external,
-          createdAfter: params.created_after,
-          createdBefore: params.created_before,
-          orderBy: params.order_by,
-          sort: params.sort,
-        },
-        page,
-      );
-      return paginated(url, page, {
-        ...result,
-        items: result.items.map((user) => serializeUser(user, { includePrivate: canSeePrivateFields(ctx, user) })),
-      });
+      const filter = {
+        username: params.username,
+        search: params.search,
+        active: params.active,
+        blocked: params.blocked,
+        external: params.external,
+        createdAfter: params.created_after,
+        createdBefore: params.created_before,
+        orderBy: params.order_by,
+        sort: params.sort,
+      };
+      const entity = (user: UserRow) => serializeUser(user, { includePrivate: canSeePrivateFields(ctx, user) });
+      if (params.pagination === "keyset") {
+        const { items, nextCursor } = await listUsersByKeyset(ctx, filter, page.perPage, params.cursor);
+        return json(items.map(entity), 200, keysetHeaders(url, page.perPage, nextCursor === null ? null : { cursor: nextCursor }));
+      }
+      const result = await listUsers(ctx, filter, page);
+      return paginated(url, page, { ...result, items: result.items.map(entity) });
     },
   }),
   POST: endpoint({

@@ -8,7 +8,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { TableHead } from "@/components/ui/table-head";
 import { alertSorts, listAlertsWithStatusCounts } from "@/lib/alerts/alerts";
 import { alertListSortOptions, alertListTabs, alertSeverityLabels, alertStatusLabels } from "@/lib/alerts/form-schemas";
-import { pageRequest } from "@/lib/api/pagination";
+import { countLimit, pageRequest } from "@/lib/api/pagination";
 import { requireSessionContext } from "@/lib/auth/session";
 import { ForbiddenError, NotFoundError } from "@/lib/errors";
 import { can } from "@/lib/projects/policy";
@@ -32,6 +32,16 @@ type SearchParams = Record<string, string | string[] | undefined>;
 
 function first(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** A tab's count: its statuses' alerts, or that there are more than the count limit when a status has that many. */
+function tabCount(counts: (number | null)[]): string {
+  let total = 0;
+  for (const count of counts) {
+    if (count === null) return `${countLimit.toLocaleString("en-US")}+`;
+    total += count;
+  }
+  return String(total);
 }
 
 /** The alert list (Reporter+): status tabs with counts, search, sort and pages; Developers change statuses in place. */
@@ -82,7 +92,7 @@ export default async function AlertListPage({
       <nav className="tabs" aria-label="Alert status">
         {alertListTabs.map((candidate) => (
           <Link key={candidate.key} href={href({ tab: candidate.key, page: 1 })} aria-current={candidate.key === tab.key ? "page" : undefined}>
-            {candidate.label} <span className="tab-count">{candidate.statuses.reduce((sum, status) => sum + statusCounts[status], 0)}</span>
+            {candidate.label} <span className="tab-count">{tabCount(candidate.statuses.map((status) => statusCounts[status]))}</span>
           </Link>
         ))}
       </nav>

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { booleanParam, integerParam, projectPath } from "@/lib/api/param-types";
+import { booleanParam, integerParam, projectPath, searchParam } from "@/lib/api/param-types";
 import { created, json, noContent, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { labelChangesFrom, labelNamedBy, labelUpdateParams } from "@/lib/issues/label-params";
@@ -15,7 +15,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/labe
     scopes: readApiScopes,
     path: projectPath,
     paginated: true,
-    params: { with_counts: booleanParam.optional(), search: z.string().optional() },
+    params: { with_counts: booleanParam.optional(), search: searchParam.optional() },
     handle: async ({ ctx, url, path, params, page }) => {
       const result = await listLabels(ctx, path.id, { search: params.search, withCounts: params.with_counts }, page);
       return paginated(url, page, { ...result, items: result.items.map(serializeProjectLabel) });

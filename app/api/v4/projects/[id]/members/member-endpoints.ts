@@ -1,6 +1,5 @@
-import { z } from "zod";
 import { endpoint } from "@/lib/api/endpoint";
-import { idSegment, integerListParam, projectPath } from "@/lib/api/param-types";
+import { idSegment, integerListParam, projectPath, searchParam } from "@/lib/api/param-types";
 import { json, paginated } from "@/lib/api/respond";
 import { readApiScopes } from "@/lib/api/scopes";
 import { getMember, listMembers } from "@/lib/projects/members";
@@ -13,7 +12,7 @@ export const listMembersEndpoint = endpoint({
   path: projectPath,
   paginated: true,
   params: {
-    query: z.string().optional(),
+    query: searchParam.optional(),
     user_ids: integerListParam.optional(),
   },
   handle: async ({ ctx, url, path, params, page }) => {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { booleanParam, dateParam, dateTimeParam, integerListParam, projectPath } from "@/lib/api/param-types";
+import { booleanParam, dateParam, dateTimeParam, integerListParam, projectPath, searchParam } from "@/lib/api/param-types";
 import { created, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { createMilestone, listMilestones } from "@/lib/issues/milestones";
@@ -16,7 +16,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/mile
       state: z.enum(["active", "closed", "all"]).optional(),
       iids: integerListParam.optional(),
       title: z.string().optional(),
-      search: z.string().optional(),
+      search: searchParam.optional(),
       // Projects here belong to no group, so there are no parent milestones to include.
       include_parent_milestones: booleanParam.optional(),
       updated_before: dateTimeParam.optional(),

@@ -10,9 +10,9 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users/:user_id/pr
     allowAnonymous: true,
     // The user's id or username.
     path: { id: z.string() },
-    paginated: true,
+    paginated: { keysetType: "Project" },
     params: projectListParams,
     handle: async ({ ctx, url, path, params, page }) =>
-      projectListAnswer(ctx, { url, page, params }, (filters, options) => listUserProjectDetails(ctx, path.id, filters, page, options)),
+      projectListAnswer(ctx, { url, page, params }, (filters, paging, options) => listUserProjectDetails(ctx, path.id, filters, paging, options)),
   }),
 });
