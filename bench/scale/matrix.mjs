@@ -269,29 +269,33 @@ export async function settle(server, db, timeoutMs = 600_000) {
   return false;
 }
 
-/** Requests one after another, for a cell too slow to load: at most `count`, and none started after `budgetMs`. */
-async function measureSequentially(url, headers, server, { count, budgetMs, timeoutMs }) {
+/**
+ * Requests one after another, for a cell too slow to load: the probe that found it slow, then more until there are
+ * `count` or `budgetMs` has passed. CPU is counted over the requests after the probe.
+ */
+async function measureSequentially(url, headers, server, probe, { count, budgetMs, timeoutMs }) {
   const pids = processTree(server.pid);
   const databasePids = server.databasePids ? await server.databasePids() : [];
   const cpuBefore = cpuSeconds(pids);
   const databaseCpuBefore = cpuSeconds(databasePids);
   const startedAt = performance.now();
-  const samples = [];
+  const samples = [probe];
   while (samples.length < count && performance.now() - startedAt < budgetMs) {
     const sample = await timedRequest(url, headers, timeoutMs);
     samples.push(sample);
     if (sample.timedOut) break;
   }
   const sorted = samples.map((sample) => sample.ms).sort((a, b) => a - b);
+  const measuredAfterProbe = samples.length - 1;
   return {
     mode: samples.some((sample) => sample.timedOut) ? "timeout" : "sequential",
     requests: samples.length,
-    rps: samples.length / ((performance.now() - startedAt) / 1000),
+    rps: measuredAfterProbe ? measuredAfterProbe / ((performance.now() - startedAt) / 1000) : 1000 / probe.ms,
     p50: percentile(sorted, 0.5),
     p99: percentile(sorted, 0.99),
     non2xx: samples.filter((sample) => !(sample.status >= 200 && sample.status < 300)).length,
-    cpuPerRequest: perRequest(cpuSeconds(pids) - cpuBefore, samples.length, pids),
-    databaseCpuPerRequest: perRequest(cpuSeconds(databasePids) - databaseCpuBefore, samples.length, databasePids),
+    cpuPerRequest: perRequest(cpuSeconds(pids) - cpuBefore, measuredAfterProbe, pids),
+    databaseCpuPerRequest: perRequest(cpuSeconds(databasePids) - databaseCpuBefore, measuredAfterProbe, databasePids),
   };
 }
 
@@ -307,22 +311,32 @@ export async function measureCell(server, db, url, headers, settings) {
   let cell;
   if (probe.timedOut) {
     cell = { mode: "timeout", requests: 1, p50: probe.ms, p99: probe.ms, non2xx: 1 };
-  } else if (probe.ms > settings.sequentialAboveMs) {
-    cell = await measureSequentially(url, headers, server, { count: settings.sequentialRequests, budgetMs: settings.sequentialBudgetMs, timeoutMs: settings.timeoutMs });
   } else {
-    const load = { url, headers, connections: settings.connections, timeout: Math.ceil(settings.timeoutMs / 1000) };
-    if (settings.warmUp) await measureLoad({ ...load, duration: settings.warmUp });
-    const { result, cpuPerRequest, databaseCpuPerRequest } = await measureLoad({ ...load, duration: settings.duration }, server);
-    cell = {
-      mode: "load",
-      requests: result.requests.total,
-      rps: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      non2xx: result.non2xx + result.errors + result.timeouts,
-      cpuPerRequest,
-      databaseCpuPerRequest,
-    };
+    const sequentially = () =>
+      measureSequentially(url, headers, server, probe, { count: settings.sequentialRequests, budgetMs: settings.sequentialBudgetMs, timeoutMs: settings.timeoutMs });
+    if (probe.ms > settings.sequentialAboveMs) {
+      cell = await sequentially();
+    } else {
+      const load = { url, headers, connections: settings.connections, timeout: Math.ceil(settings.timeoutMs / 1000) };
+      if (settings.warmUp) await measureLoad({ ...load, duration: settings.warmUp });
+      const { result, cpuPerRequest, databaseCpuPerRequest } = await measureLoad({ ...load, duration: settings.duration }, server);
+      cell = {
+        mode: "load",
+        requests: result.requests.total,
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        non2xx: result.non2xx + result.errors + result.timeouts,
+        cpuPerRequest,
+        databaseCpuPerRequest,
+      };
+      // Fewer answers than connections: the load's requests took longer than the run, so its percentiles hold only the
+      // few that got through. The server finishes what is in flight, then the cell is measured one request at a time.
+      if (result.requests.total < settings.connections) {
+        await settle(server, db);
+        cell = { ...(await sequentially()), overloaded: result.requests.total };
+      }
+    }
   }
   await settle(server, db);
   return { ...cell, status: probe.status };
@@ -363,7 +377,8 @@ function describeCell(cell) {
   if (!cell) return "";
   if (cell.mode === "timeout") return `> ${format(cell.p99 / 1000)} s timeout`;
   const status = cell.status >= 200 && cell.status < 300 ? (cell.non2xx ? ` (${cell.non2xx} non-2xx)` : "") : ` ‹${cell.status}›`;
-  return `${format(cell.p50)}/${format(cell.p99)}${cell.mode === "sequential" ? "*" : ""}${status}`;
+  const mark = cell.overloaded !== undefined ? "**" : cell.mode === "sequential" ? "*" : "";
+  return `${format(cell.p50)}/${format(cell.p99)}${mark}${status}`;
 }
 
 /** The compact table (rows: list × page; columns: viewers) and the per-cell detail with throughput and CPU. */
@@ -396,6 +411,7 @@ export function matrixReport(rows, { heading, databaseCpu }) {
     "",
     "Each cell is `p50/p99` in ms; `‹status›` when the answer is not 2xx (every request of the cell is then counted as non-2xx);",
     "`*` when the first request took over the matrix's p99 limit and the cell was measured with requests one after another;",
+    "`**` when under load fewer requests were answered than there were connections, and the cell was then measured so;",
     "`timeout` when a request did not answer in time (its query was then cancelled).",
     "",
     ...compact,

@@ -7,6 +7,7 @@
 //   --scale-cell=<s>             seconds measured per cell (default 3, after 1 s of warm-up)
 //   --scale-skip-hostile         no hostile mix
 //   --scale-keep                 keep the PostgreSQL database (its name is printed) to look at plans afterwards
+//   --scale-seed-only            seed (and time it), then stop: with --scale-keep, to look at plans on the full data
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -23,16 +24,16 @@ function settingsFor(quick, args) {
     ? {
         cells: { connections: 8, warmUp: 0, duration: 1, timeoutMs: 10_000, sequentialAboveMs: matrixTargets.anyP99Ms, sequentialRequests: 2, sequentialBudgetMs: 3_000 },
         // Fewer viewers on tiny data: enough to run every list and page once.
-        viewers: { pageOne: ["owner", "non-member", "anonymous"], deep: ["non-member"], embeddedPageOne: ["anonymous"], embeddedDeep: [] },
+        viewers: { pageOne: ["non-member", "anonymous"], deep: ["non-member"], embeddedPageOne: ["anonymous"], embeddedDeep: [] },
         livenessPerList: false,
         hostile: { duration: 2, warmUp: 1, ordinaryConnections: 4, livenessConnections: 1, hostileTimeoutMs: 5_000, recoveryTimeoutMs: 10_000 },
         integrations: 3,
       }
     : {
-        cells: { connections: 32, warmUp: 1, duration: cellSeconds, timeoutMs: 30_000, sequentialAboveMs: matrixTargets.anyP99Ms, sequentialRequests: 3, sequentialBudgetMs: 15_000 },
+        cells: { connections: 32, warmUp: 1, duration: cellSeconds, timeoutMs: 15_000, sequentialAboveMs: matrixTargets.anyP99Ms, sequentialRequests: 3, sequentialBudgetMs: 15_000 },
         viewers: null,
         livenessPerList: true,
-        hostile: { duration: 20, warmUp: 3, ordinaryConnections: 16, livenessConnections: 2, hostileTimeoutMs: 30_000, recoveryTimeoutMs: 300_000 },
+        hostile: { duration: 20, warmUp: 3, ordinaryConnections: 16, livenessConnections: 2, hostileTimeoutMs: 30_000, recoveryTimeoutMs: 120_000 },
         integrations: 20,
       };
 }
@@ -61,7 +62,9 @@ async function runOnDatabase({ label, port, database, events, credentials, setti
     passwordHashOf: created.passwordHashOf,
   }, feedTokenStatements(created.viewers));
   const seedingSeconds = (performance.now() - seedingStartedAt) / 1000;
-  log(`  seeded in ${format(seedingSeconds)} s (${seeded.ids.totalEvents} events in all)`);
+  log(`  seeded in ${format(seedingSeconds)} s (${seeded.ids.totalEvents} events in all; ids ${JSON.stringify(seeded.ids)})`);
+
+  if (settings.seedOnly) return { layout, seeded, seedingSeconds, rows: [], matrixMinutes: 0, hostile: null };
 
   server = await startService(`the service on ${label}`, port, environment, { readyTimeoutMs: 600_000 });
   const db = await openDatabase?.();
@@ -85,7 +88,7 @@ async function runOnDatabase({ label, port, database, events, credentials, setti
 /** Runs the profile; prints and returns its report (written to bench/results/scale.md for a full run). */
 export async function runScaleProfile({ serverUrl, ports, credentials, args, quick, only = null }) {
   const startedAt = performance.now();
-  const settings = { ...settingsFor(quick, args), skipHostile: args.has("scale-skip-hostile") };
+  const settings = { ...settingsFor(quick, args), skipHostile: args.has("scale-skip-hostile"), seedOnly: args.has("scale-seed-only") };
   const log = (line) => console.log(line);
   const postgresEvents = Number(args.get("scale-events") ?? (quick ? 20_000 : 10_000_000));
   const embeddedEvents = Number(args.get("scale-embedded-events") ?? (quick ? 10_000 : 1_000_000));

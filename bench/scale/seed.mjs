@@ -100,10 +100,12 @@ export async function seedScale(query, layout, context, { parallelQuery, log = (
   const unknown = triggers.map((row) => row.tgname).filter((name) => !knownTriggers.has(name));
   if (unknown.length) log(`    note: triggers the seed does not fire and does not know: ${unknown.join(", ")}`);
 
-  for (const setting of ["session_replication_role = replica", "synchronous_commit = off", "maintenance_work_mem = '512MB'", "work_mem = '256MB'"]) {
-    await query(`set ${setting}`).catch(() => {});
+  const connections = parallelQuery ? [query, parallelQuery] : [query];
+  for (const run of connections) {
+    for (const setting of ["session_replication_role = replica", "synchronous_commit = off", "maintenance_work_mem = '512MB'", "work_mem = '256MB'"]) {
+      await run(`set ${setting}`);
+    }
   }
-  if (parallelQuery) for (const setting of ["maintenance_work_mem = '512MB'"]) await parallelQuery(`set ${setting}`);
 
   // Secondary indexes (not those behind a primary key or constraint) go for the load and come back after it.
   const indexes = await query(`
@@ -129,9 +131,9 @@ export async function seedScale(query, layout, context, { parallelQuery, log = (
   const startIso = new Date(Date.now() - layout.spanSeconds * 1000 - 3_600_000).toISOString();
   const L = layout;
   const { projectId: big } = context;
-  const step_ = L.spanSeconds / L.events;
+  const secondsPerEvent = L.spanSeconds / L.events;
   /** The time of the big project's event at position m (0-based). */
-  const at = (m) => `('${startIso}'::timestamptz + make_interval(secs => (${m}) * ${step_}))`;
+  const at = (m) => `('${startIso}'::timestamptz + make_interval(secs => (${m}) * ${secondsPerEvent}))`;
   const hash = (expression, modulo) => `(abs(hashint8((${expression})::bigint)) % ${modulo})`;
   /** The user id of the big project's member number `mi` (1-based): bulk user `mi`. */
   const memberUser = (mi) => `(${base.users} + (${mi}))`;
@@ -206,7 +208,7 @@ export async function seedScale(query, layout, context, { parallelQuery, log = (
         (${at("(s - 1) * 100 + 35")} + interval '30 days')::date, (${at("(s - 1) * 100 + 35")})::date, ${at("(s - 1) * 100 + 35")}, now()
       from generate_series(1, ${L.milestones}) s`);
     await query(`insert into labels (id, project_id, title, color, description, created_at, updated_at)
-      select ${base.labels} + l, ${big}, 'area::component-' || l, '#' || lpad(to_hex((l * 2654435) % 16777216), 6, '0'), 'Work on component ' || l, now(), now()
+      select ${base.labels} + l, ${big}, 'area::component-' || l, '#' || lpad(to_hex((l::bigint * 2654435) % 16777216), 6, '0'), 'Work on component ' || l, now(), now()
       from generate_series(1, ${L.labels}) l`);
   });
 
@@ -309,9 +311,8 @@ export async function seedScale(query, layout, context, { parallelQuery, log = (
       ) e
       left join notes n on n.id = ${base.notes} + e.j
       left join issues ni on ni.id = n.issue_id`);
-    const runs = parallelQuery ? [query, parallelQuery] : [query];
-    await Promise.all(runs.map(async (run, index) => {
-      for (let slice = index; slice < slices.length; slice += runs.length) await insertSlice(run, slices[slice]);
+    await Promise.all(connections.map(async (run, index) => {
+      for (let slice = index; slice < slices.length; slice += connections.length) await insertSlice(run, slices[slice]);
     }));
   });
 
@@ -348,13 +349,12 @@ export async function seedScale(query, layout, context, { parallelQuery, log = (
     await query(`update events set created_at = '${startIso}'::timestamptz - interval '1 hour' where project_id = ${big} and action = 'created' and target_type is null`);
   });
 
-  await query("reset session_replication_role").catch(() => {});
+  for (const run of connections) await run("reset session_replication_role");
 
   await step(`recreate ${indexes.length} indexes`, async () => {
     // Largest tables first, so the two connections finish together.
     const pending = [...indexes].sort((a, b) => tablesLoaded.indexOf(b.table_name) - tablesLoaded.indexOf(a.table_name));
-    const runs = parallelQuery ? [query, parallelQuery] : [query];
-    await Promise.all(runs.map(async (run) => {
+    await Promise.all(connections.map(async (run) => {
       for (let index = pending.shift(); index; index = pending.shift()) await run(index.definition);
     }));
   });
