@@ -177,12 +177,13 @@ export async function stopProcess({ child }, pid = child.pid) {
   children.splice(children.indexOf(child), 1);
 }
 
-/** An API call that must succeed; `token` is sent as PRIVATE-TOKEN. */
+/** An API call that must succeed (within ten minutes: a server that hangs fails the benchmark rather than stalling it). */
 export async function apiCall(base, token, method, pathname, body, headers = {}) {
   const response = await fetch(`${base}${pathname}`, {
     method,
     headers: { ...(token ? { "PRIVATE-TOKEN": token } : {}), ...(body ? { "Content-Type": "application/json" } : {}), ...headers },
     body: body ? JSON.stringify(body) : undefined,
+    signal: AbortSignal.timeout(600_000),
   });
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${pathname} → ${response.status} ${text.slice(0, 500)}`);

@@ -202,7 +202,15 @@ async function phase(server, setup, settings, prepared) {
  */
 export async function runHostileMix(server, setup, settings, { log, afterPhase }) {
   log("  preparing the hostile mix (largest markdown issue, the receiver's largest accepted payload)…");
-  const prepared = await prepareHostileMix(server, setup);
+  let prepared;
+  try {
+    prepared = await prepareHostileMix(server, setup);
+  } catch (error) {
+    // Reported as measured: a service that cannot take the largest inputs fails the targets rather than the run.
+    const reason = `the hostile mix could not be prepared: ${error.message.slice(0, 300)}`;
+    log(`    ${reason}`);
+    return { lines: [reason], verdicts: [["hostile mix prepared (largest markdown issue and comment, largest accepted alert)", false, reason]] };
+  }
   log(`    largest accepted alert: ${prepared.alertLimits.bytes} bytes, depth ${prepared.alertLimits.depth} (${prepared.alertLimits.probes} probes)`);
   // A short unmeasured run first, so both phases find warm code paths.
   await phase(server, setup, { ...settings, duration: settings.warmUp }, null);

@@ -4,7 +4,7 @@
 //
 //   --scale-events=<n>           events in the big project on PostgreSQL (default 10 000 000; the rest scales with it)
 //   --scale-embedded-events=<n>  the same on the embedded database (default 1 000 000; 0 skips it)
-//   --scale-cell=<s>             seconds measured per cell (default 3, after 1 s of warm-up)
+//   --scale-cell=<s>             seconds measured per cell (default 2, after 1 s of warm-up)
 //   --scale-skip-hostile         no hostile mix
 //   --scale-keep                 keep the PostgreSQL database (its name is printed) to look at plans afterwards
 //   --scale-seed-only            seed (and time it), then stop: with --scale-keep, to look at plans on the full data
@@ -19,7 +19,7 @@ import { scaleLayout, seedScale } from "./seed.mjs";
 import { createViewersAndProject, feedTokenStatements, signInViewers } from "./viewers.mjs";
 
 function settingsFor(quick, args) {
-  const cellSeconds = Number(args.get("scale-cell") ?? 3);
+  const cellSeconds = Number(args.get("scale-cell") ?? 2);
   return quick
     ? {
         cells: { connections: 8, warmUp: 0, duration: 1, timeoutMs: 10_000, sequentialAboveMs: matrixTargets.anyP99Ms, sequentialRequests: 2, sequentialBudgetMs: 3_000 },
@@ -186,7 +186,7 @@ export async function runScaleProfile({ serverUrl, ports, credentials, args, qui
       `${hostileTargets.livenessP99Ms} ms, ordinary p99 ≤ ${hostileTargets.ordinaryP99Ratio}× alone. Whole profile ${format(minutes(startedAt), 1)} min.`,
   ].join("\n");
   console.log(`\n${report}\n`);
-  if (!quick && !only) {
+  if (!quick && !only && !settings.seedOnly) {
     mkdirSync(path.join(root, "bench", "results"), { recursive: true });
     writeFileSync(path.join(root, "bench", "results", "scale.md"), `${report}\n`);
   }
