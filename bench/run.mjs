@@ -6,20 +6,44 @@
 // noise. Each row also gives the CPU time the serving process spent per request answered.
 //
 //   npm run bench                 full run (≈ 10–13 minutes on 2 cores)
-//   npm run bench -- --quick      seconds per scenario and small data, to prove the harness works
+//   npm run bench -- --quick      seconds per scenario and small data, to prove the harness works; then the scale
+//                                 matrix and the hostile mix on tiny data
+//   npm run bench -- --scale      the scale matrix (every list, page 1 and deep, as each kind of viewer) over
+//                                 10 000 000 events on PostgreSQL and 1 000 000 on the embedded database, and the
+//                                 hostile mix (bench/scale/profile.mjs lists its options)
 //   options: --skip-build  --only=<part of a scenario's name,...>  --port=<n> (uses ports n to n+4)
 //            --cpu-prof=<dir>  a CPU profile of the service per measured scenario (bench/cpu-profile.mjs)
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import postgres from "postgres";
-
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+import {
+  apiCall,
+  basicAuth,
+  cleanUp,
+  clockTicksPerSecond,
+  cpuSeconds,
+  form,
+  format,
+  measureLoad,
+  onCleanUp,
+  perRequest,
+  postgresBackendsOf,
+  processTree,
+  removeWhenDone,
+  root,
+  rssMiB,
+  serviceEnvironment,
+  signInCookie,
+  startProcess,
+  startService as startServiceProcess,
+  waitFor,
+} from "./harness.mjs";
+import { runScaleProfile } from "./scale/profile.mjs";
 const benchStartedAt = performance.now();
 const require = createRequire(import.meta.url);
 const args = new Map(
@@ -55,31 +79,6 @@ if (!serverUrl || !/^postgres(ql)?:\/\//.test(serverUrl)) {
   );
   process.exit(2);
 }
-const databaseName = `bench_${Date.now()}`;
-const databaseUrl = (() => {
-  const url = new URL(serverUrl);
-  url.pathname = `/${databaseName}`;
-  return url.toString();
-})();
-const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-await admin.unsafe(`create database "${databaseName}"`);
-
-const children = [];
-const temporaryDirectories = [];
-async function cleanUp() {
-  // Each child leads its own process group, so a server started through npm goes down with its shell and npm.
-  for (const child of children) {
-    try {
-      process.kill(-child.pid, "SIGTERM");
-    } catch {
-      // Already gone.
-    }
-  }
-  await sleep(300);
-  for (const directory of temporaryDirectories) rmSync(directory, { recursive: true, force: true });
-  await admin.unsafe(`drop database if exists "${databaseName}" with (force)`).catch(() => {});
-  await admin.end();
-}
 process.on("SIGINT", () => cleanUp().then(() => process.exit(130)));
 process.on("uncaughtException", (error) => {
   console.error(error);
@@ -108,163 +107,38 @@ if (!args.has("skip-build") || !existsSync(path.join(root, ".next", "BUILD_ID"))
   if (build.status !== 0) throw new Error("next build failed");
 }
 
-/** Starts a process in a group of its own; an environment value of undefined removes that variable. */
-function startProcess(command, commandArgs, env) {
-  const environment = { ...process.env, ...env };
-  for (const [name, value] of Object.entries(environment)) if (value === undefined) delete environment[name];
-  const child = spawn(command, commandArgs, { cwd: root, env: environment, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  children.push(child);
-  let output = "";
-  child.stdout.on("data", (chunk) => (output = (output + chunk).slice(-20_000)));
-  child.stderr.on("data", (chunk) => (output = (output + chunk).slice(-20_000)));
-  return { child, output: () => output };
+const credentials = { rootPassword, rootToken };
+/** The scale matrix and the hostile mix (bench/scale/), with the options they read. */
+const scaleOptions = { serverUrl, ports, credentials, args };
+
+// `--scale` runs that profile alone (with `--quick`, its quick variant alone).
+if (args.has("scale")) {
+  await runScaleProfile({ ...scaleOptions, quick, only: onlyParts });
+  await cleanUp();
+  process.exit(0);
 }
 
-async function waitFor(check, what, timeoutMs = 120_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await sleep(250);
-  }
-  throw new Error(`${what} did not become ready in ${timeoutMs / 1000} s`);
-}
+const databaseName = `bench_${Date.now()}`;
+const databaseUrl = (() => {
+  const url = new URL(serverUrl);
+  url.pathname = `/${databaseName}`;
+  return url.toString();
+})();
+const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+await admin.unsafe(`create database "${databaseName}"`);
+onCleanUp(async () => {
+  await admin.unsafe(`drop database if exists "${databaseName}" with (force)`);
+  await admin.end();
+});
 
-function descendantsOf(pid) {
-  const listed = spawnSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" }).stdout;
-  return listed
-    .split(/\s+/)
-    .filter(Boolean)
-    .map(Number)
-    .flatMap((child) => [child, ...descendantsOf(child)]);
-}
-
-/** A process and whatever it has started (a database process of its own, say); its threads count with it. */
-const processTree = (pid) => [pid, ...descendantsOf(pid)];
-
-const alive = (pid) => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-};
-
-const clockTicksPerSecond = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
-
-/** User + system CPU seconds the processes have used, all their threads (worker threads too) included. */
-function cpuSeconds(pids) {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      // The fields after the command name, which is in parentheses and may itself hold spaces and parentheses;
-      // utime and stime are fields 14 and 15 of proc(5), the 12th and 13th after it.
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // The process has ended.
-    }
-  }
-  return ticks / clockTicksPerSecond;
-}
-
-/** Resident memory of the processes, in MiB. */
-function rssMiB(pids) {
-  let kib = 0;
-  for (const pid of pids) {
-    try {
-      kib += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
-    } catch {
-      // The process has ended.
-    }
-  }
-  return kib / 1024;
-}
-
-const serviceEnvironment = {
-  NODE_ENV: "production",
-  INITIAL_ROOT_PASSWORD: rootPassword,
-  INITIAL_ROOT_TOKEN: rootToken,
-  LOG_LEVEL: "warn",
-  // The retention scenario prunes on purpose, at a moment of its choosing.
-  EVENTS_PRUNE_INTERVAL_MINUTES: "0",
-  // Load from one address and a handful of tokens is what the throttles exist to stop: they are off here.
-  THROTTLE_FAILED_SIGN_INS_PER_IP: "0",
-  THROTTLE_OAUTH_TOKEN_PER_CLIENT: "0",
-  THROTTLE_UNAUTHENTICATED_API_PER_IP: "0",
-  THROTTLE_AUTHENTICATED_API_PER_USER: "0",
-};
-
-/**
- * Starts the service with `npm start`, as operators run it, so the benchmark measures the runtime settings its script
- * gives Node.js; CPU and memory are then read from the node process that serves (`server.mjs`), not npm or its shell.
- */
-async function startService(label, servicePort, database) {
-  const base = `http://localhost:${servicePort}`;
-  const started = startProcess("npm", ["start", "--", "-p", String(servicePort), "--keepAliveTimeout", "70000"], {
-    ...serviceEnvironment,
-    EXTERNAL_URL: base,
-    ...database,
-    ...(cpuProfileDir
-      ? { NODE_OPTIONS: `--import=${path.join(root, "bench", "cpu-profile.mjs")}`, BENCH_CPU_PROFILE_DIR: cpuProfileDir }
-      : {}),
-  });
-  await waitFor(async () => (await fetch(`${base}/-/readiness`)).ok, label).catch((error) => {
-    console.error(started.output());
-    throw error;
-  });
-  const pid = descendantsOf(started.child.pid).find((candidate) => {
-    try {
-      return readFileSync(`/proc/${candidate}/cmdline`, "utf8").split("\0").some((arg) => arg.endsWith("server.mjs"));
-    } catch {
-      return false;
-    }
-  });
-  if (!pid) throw new Error(`${label}: no node process running server.mjs under npm start`);
-  return { label, base, pid, service: true, stop: () => stopProcess(started, pid) };
-}
-
-/** Stops a process group and waits until `pid` (the process that holds files, such as a database) has ended. */
-async function stopProcess({ child }, pid = child.pid) {
-  try {
-    process.kill(-child.pid, "SIGTERM");
-  } catch {
-    // Already gone.
-  }
-  const deadline = Date.now() + 15_000;
-  while ((alive(pid) || alive(child.pid)) && Date.now() < deadline) await sleep(100);
-  if (alive(pid) || alive(child.pid)) {
-    process.kill(-child.pid, "SIGKILL");
-    while (alive(pid)) await sleep(100);
-  }
-  children.splice(children.indexOf(child), 1);
-}
+/** The service under `npm start` on `database` (DATABASE_URL or DATA_DIR), profiled with `--cpu-prof`. */
+const startService = (label, servicePort, database) =>
+  startServiceProcess(label, servicePort, { ...serviceEnvironment(credentials), ...database }, { cpuProfileDir });
 
 // ---------------------------------------------------------------------------------------------------------------
 // Seeding, through the public API where clients would do it, and SQL for bulk history
 
-async function api(base, method, pathname, body, headers = {}) {
-  const response = await fetch(`${base}${pathname}`, {
-    method,
-    headers: { "PRIVATE-TOKEN": rootToken, ...(body ? { "Content-Type": "application/json" } : {}), ...headers },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${pathname} → ${response.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
-
-async function form(base, pathname, fields, headers = {}) {
-  return fetch(`${base}${pathname}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers },
-    body: new URLSearchParams(fields).toString(),
-    redirect: "manual",
-  });
-}
-
-const basicAuth = (id, secret) => `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
+const api = (base, method, pathname, body, headers) => apiCall(base, rootToken, method, pathname, body, headers);
 
 /** What every server's scenarios need: a project with an alert integration, and a confidential application. */
 async function seedThroughApi(base) {
@@ -322,19 +196,7 @@ const refreshTokens = [];
 for (let index = 0; index < profile.connections; index++) refreshTokens.push((await seed.passwordGrant("api openid")).refresh_token);
 
 // Codes come from the browser flow: a signed-in session and a trusted application answer /oauth/authorize with a code.
-async function signInCookie() {
-  const csrfResponse = await fetch(`${service.base}/api/auth/csrf`);
-  const cookies = csrfResponse.headers.getSetCookie().map((cookie) => cookie.split(";")[0]);
-  const { csrfToken } = await csrfResponse.json();
-  const signIn = await form(
-    service.base,
-    "/api/auth/callback/credentials",
-    { csrfToken, login: "root", password: rootPassword, json: "true" },
-    { Cookie: cookies.join("; ") },
-  );
-  return [...cookies, ...signIn.headers.getSetCookie().map((cookie) => cookie.split(";")[0])].join("; ");
-}
-const sessionCookie = await signInCookie();
+const sessionCookie = await signInCookie(service.base, "root", rootPassword);
 const authorizeUrl = `/oauth/authorize?${new URLSearchParams({
   client_id: seed.application.application_id,
   redirect_uri: "http://localhost/callback",
@@ -364,15 +226,8 @@ for (const id of [project.id, expiredProject.id]) await db.unsafe(eventCountSql,
 await db`analyze events`;
 const [{ deepId }] = await db`select id as "deepId" from events where project_id = ${project.id} order by created_at, id offset 1000 limit 1`;
 
-/**
- * The PostgreSQL backends serving the benchmark's database, for their CPU per request. Read just before a measured
- * run, once the warm-up has opened the server's pool; none when PostgreSQL runs on another machine.
- */
-async function postgresBackends() {
-  const rows = await db`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`;
-  return rows.map((row) => row.pid).filter((pid) => existsSync(`/proc/${pid}/stat`));
-}
-service.databasePids = postgresBackends;
+// The PostgreSQL backends' CPU per request, read just before each measured run.
+service.databasePids = () => postgresBackendsOf(db);
 
 // ---------------------------------------------------------------------------------------------------------------
 // References and peers
@@ -390,7 +245,7 @@ const alertmanagerBinary = ["/usr/bin/prometheus-alertmanager", "/usr/bin/alertm
 let alertmanager;
 if (alertmanagerBinary) {
   const directory = mkdtempSync(path.join(tmpdir(), "bench-alertmanager-"));
-  temporaryDirectories.push(directory);
+  removeWhenDone(directory);
   writeFileSync(path.join(directory, "alertmanager.yml"), "route:\n  receiver: nowhere\nreceivers:\n  - name: nowhere\n");
   const started = startProcess(
     alertmanagerBinary,
@@ -435,42 +290,20 @@ function alertPayload(fingerprint) {
   });
 }
 
-/**
- * One autocannon run. With a measured process (`measured.pid`, and `measured.databasePids` for the database's own
- * processes), it reports that process tree's peak RSS and its CPU time over the run per request answered.
- */
+/** One autocannon run at the profile's settings, measured against `measured` (see `measureLoad`). */
 let profilesTaken = 0;
-async function run(options, measured) {
-  const pids = measured ? processTree(measured.pid) : [];
-  const databasePids = measured?.databasePids ? await measured.databasePids() : [];
-  let peakRss = rssMiB(pids);
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMiB(pids))), 250);
+function run(options, measured) {
   const settings = { connections: profile.connections, duration: profile.duration, timeout: 30, ...options };
-  // A fixed number of requests replaces the duration (autocannon takes one or the other).
-  if (settings.amount !== undefined || settings.duration === undefined) delete settings.duration;
-  const cpuBefore = cpuSeconds(pids);
-  const databaseCpuBefore = cpuSeconds(databasePids);
-  const profiled = cpuProfileDir && measured?.service && settings.duration === profile.duration;
-  if (profiled) process.kill(measured.pid, "SIGUSR2");
-  try {
-    const result = await new Promise((resolve, reject) => autocannon(settings, (error, done) => (error ? reject(error) : resolve(done))));
-    if (profiled) {
+  const profiled = cpuProfileDir && measured?.service && settings.duration === profile.duration && settings.amount === undefined;
+  return measureLoad(settings, measured, {
+    beforeRun: () => profiled && process.kill(measured.pid, "SIGUSR2"),
+    afterRun: () => {
+      if (!profiled) return;
       process.kill(measured.pid, "SIGUSR2");
       process.stdout.write(` [profile ${++profilesTaken}]`);
-    }
-    return {
-      result,
-      peakRss,
-      cpuPerRequest: perRequest(cpuSeconds(pids) - cpuBefore, result, pids),
-      databaseCpuPerRequest: perRequest(cpuSeconds(databasePids) - databaseCpuBefore, result, databasePids),
-    };
-  } finally {
-    clearInterval(sampler);
-  }
+    },
+  });
 }
-
-/** CPU seconds over a run in µs per request completed; undefined when no process was measured. */
-const perRequest = (seconds, result, pids) => (pids.length && result.requests.total ? (seconds * 1e6) / result.requests.total : undefined);
 
 /**
  * Refresh requests that follow rotation: each request takes a live refresh token from the pool and its answer puts
@@ -778,7 +611,7 @@ async function retentionUnderLoad() {
   const result = await finished;
   clearInterval(sampler);
   // The prune's own work counts too: it is part of what the server did over the window.
-  const cpuPerRequest = perRequest(cpuSeconds(pids) - cpuBefore, result, pids);
+  const cpuPerRequest = perRequest(cpuSeconds(pids) - cpuBefore, result.requests.total, pids);
   const [{ left }] = await db`select count(*)::int as left from events where project_id = ${expiredProject.id} and created_at < now() - interval '730 days'`;
   process.stdout.write(` ${prune.deleted} deleted in ${pruneSeconds.toFixed(1)} s, slowest read ${result.latency.max} ms\n`);
   return {
@@ -814,7 +647,7 @@ const embeddedScenarioNames = ["/oauth/token/info", "project events, page 1", "r
 let embeddedSection;
 if (embeddedScenarioNames.some(selected)) {
   const dataDir = mkdtempSync(path.join(tmpdir(), "bench-pglite-"));
-  temporaryDirectories.push(dataDir);
+  removeWhenDone(dataDir);
   const embeddedDatabase = { DATABASE_URL: undefined, DATA_DIR: dataDir };
   console.log(`Starting the service on the embedded database (${dataDir})…`);
   // The first start migrates the database and creates root; the API seeds what it can.
@@ -852,7 +685,6 @@ if (embeddedScenarioNames.some(selected)) {
 // ---------------------------------------------------------------------------------------------------------------
 // Report
 
-const format = (value, digits = 0) => (value === undefined || Number.isNaN(value) ? "–" : value.toFixed(digits));
 const verdicts = [];
 
 function sectionReport(section) {
@@ -910,12 +742,19 @@ console.log(
     `${alertmanager ? ", Prometheus Alertmanager" : " (Alertmanager not installed: no receiver peer)"} · ` +
     `whole run ${((performance.now() - benchStartedAt) / 60_000).toFixed(1)} min`,
 );
+await db.end();
+
+// CI proves the scale matrix and the hostile mix run end to end with the quick run: tiny data, one-second cells.
+let scaleReport = "";
+if (quick && ["scale matrix", "hostile mix"].some(selected)) {
+  scaleReport = await runScaleProfile({ ...scaleOptions, quick: true, only: onlyParts });
+}
+
 // A run of some scenarios (`--only`) is only printed: the files hold whole runs.
 if (!onlyParts) {
   mkdirSync(path.join(root, "bench", "results"), { recursive: true });
-  writeFileSync(path.join(root, "bench", "results", quick ? "quick.md" : "latest.md"), `${report}\n`);
+  writeFileSync(path.join(root, "bench", "results", quick ? "quick.md" : "latest.md"), `${report}\n${scaleReport ? `\n${scaleReport}\n` : ""}`);
 }
 
-await db.end();
 await cleanUp();
 process.exit(0);
