@@ -3,7 +3,8 @@
 // stopped or idle). Everything is derived from one layout so that every row agrees with the others and with what the
 // service maintains: ids are explicit and the identity sequences are moved past them, per-project numbers (iids) are
 // dense and `internal_ids` holds the last one, each user has a namespace of the same path, comment events carry their
-// note's snapshot, and `project_event_counts` and `projects.last_activity_at` are computed from the events written.
+// note's snapshot, each event's audience is the one the database would give it, and the event counts, the issue counts
+// of projects and labels and `projects.last_activity_at` are computed from the rows written.
 //
 // The big public project's history is a sequence of blocks of 100 events, in time order (ids grow with time, as
 // they do when the service writes them): per block 6 issues opened, 2 closed (each an issue opened 100 blocks
@@ -65,8 +66,10 @@ const tablesLoaded = [
   "events",
 ];
 
-// Triggers this seed knows of: they only tell token caches about changes, and the seed changes no token or user that
-// a running process may have cached. A trigger not listed here may maintain something the seed must write itself.
+// Triggers this seed knows of. The token-check ones only tell token caches about changes, and the seed changes no
+// token or user that a running process may have cached; what the others maintain (each event's audience, the event
+// counts, the issue counts of projects and labels) the seed writes itself. A trigger not listed here may maintain
+// something the seed must write too.
 const knownTriggers = new Set([
   "users_token_checks_update",
   "users_token_checks_delete",
@@ -74,6 +77,18 @@ const knownTriggers = new Set([
   "oauth_grants_token_checks",
   "oauth_access_tokens_token_checks",
   "personal_access_tokens_token_checks",
+  "events_audience",
+  "issues_events_audience",
+  "events_count_insert",
+  "events_count_delete",
+  "events_count_update",
+  "issues_count_in_projects_insert",
+  "issues_count_in_projects_update",
+  "issues_count_in_projects_delete",
+  "issue_labels_count_in_labels_insert",
+  "issue_labels_count_in_labels_delete",
+  "issues_count_in_labels_update",
+  "issue_deleted_from_labels",
 ]);
 
 /**
@@ -271,7 +286,7 @@ export async function seedScale(query, layout, context, { parallelQuery, log = (
     const sliceSize = 2_000_000;
     for (let from = 0; from < L.events; from += sliceSize) slices.push([from, Math.min(L.events, from + sliceSize) - 1]);
     const insertSlice = (run, [from, to]) =>
-      run(`insert into events (id, project_id, author_id, action, target_type, target_id, target_iid, target_title, issue_id, internal, data, created_at)
+      run(`insert into events (id, project_id, author_id, action, target_type, target_id, target_iid, target_title, issue_id, internal, audience, data, created_at)
       select ${base.events} + 1 + m, ${big},
         case when kind = 'joined' then ${memberUser("b / 2 + 1")} when kind = 'commented' then n.author_id else ${author("m")} end,
         case when kind in ('opened', 'milestone') then 'created' else kind end,
@@ -282,6 +297,14 @@ export async function seedScale(query, layout, context, { parallelQuery, log = (
           when kind = 'milestone' then 'Release ' || (b + 1) || '.0' end,
         case when kind in ('opened', 'closed', 'reopened') then ${base.issues} + issue_iid when kind = 'commented' then n.issue_id end,
         kind = 'commented' and n.internal,
+        -- The audience the events_audience trigger would set: internal notes, then confidential issues, then pushes.
+        case
+          when kind = 'commented' and n.internal then 3
+          when kind in ('opened', 'closed', 'reopened') and issue_iid % 20 = 3 then 2
+          when kind = 'commented' and ni.confidential then 2
+          when kind = 'pushed' then 1
+          else 0
+        end,
         case
           when kind = 'pushed' then jsonb_build_object('push_data', jsonb_build_object(
             'commit_count', 1 + ${hash("m", 5)}, 'action', 'pushed', 'ref_type', 'branch',
@@ -320,8 +343,9 @@ export async function seedScale(query, layout, context, { parallelQuery, log = (
     await query(`insert into events (id, project_id, author_id, action, created_at)
       select ${base.events + L.events} + row_number() over (order by id), id, creator_id, 'created', created_at
       from projects where id > ${base.projects}`);
-    await query(`insert into events (id, project_id, author_id, action, target_type, target_id, target_iid, target_title, issue_id, created_at)
-      select ${base.events + L.events + L.projects} + row_number() over (order by i.id), i.project_id, i.author_id, 'created', 'Issue', i.id, i.iid, i.title, i.id, i.created_at
+    await query(`insert into events (id, project_id, author_id, action, target_type, target_id, target_iid, target_title, issue_id, audience, created_at)
+      select ${base.events + L.events + L.projects} + row_number() over (order by i.id), i.project_id, i.author_id, 'created', 'Issue', i.id, i.iid, i.title, i.id,
+        case when i.confidential then 2 else 0 end, i.created_at
       from issues i where i.id > ${base.issues + L.bigIssues}`);
     await query(`insert into events (id, project_id, author_id, action, created_at)
       select ${base.events + L.events + L.projects + L.otherIssues} + row_number() over (order by m.project_id, m.user_id),
@@ -329,7 +353,7 @@ export async function seedScale(query, layout, context, { parallelQuery, log = (
       from project_members m where m.project_id > ${base.projects} and m.user_id in (${context.ownerId}, ${context.reporterId}, ${context.guestId}, ${context.externalId})`);
   });
 
-  await step("maintained values: sequences, iids, event counts, last activity", async () => {
+  await step("maintained values: sequences, iids, event and issue counts, last activity", async () => {
     for (const table of ["users", "namespaces", "projects", "issues", "notes", "milestones", "labels", "alerts", "alert_notes", "events"]) {
       await query(`select setval(pg_get_serial_sequence('${table}', 'id'), (select max(id) from ${table}))`);
     }
@@ -338,9 +362,27 @@ export async function seedScale(query, layout, context, { parallelQuery, log = (
       union all select project_id, 'milestones', max(iid) from milestones group by project_id
       union all select project_id, 'alerts', max(iid) from alerts group by project_id
       on conflict (project_id, usage) do update set last_value = excluded.last_value`);
-    await query(`insert into project_event_counts (project_id, event_count)
-      select project_id, count(*) from events where project_id is not null group by project_id
-      on conflict (project_id) do update set event_count = excluded.event_count`);
+    // What the events_count_* triggers keep: events by project, and by author in each project, per audience, action
+    // and target type.
+    await query(`delete from project_event_counts`);
+    await query(`insert into project_event_counts (project_id, audience, action, target_type, event_count)
+      select project_id, audience, action, coalesce(target_type, ''), count(*) from events where project_id is not null group by 1, 2, 3, 4`);
+    await query(`delete from author_event_counts`);
+    await query(`insert into author_event_counts (author_id, project_id, audience, action, target_type, event_count)
+      select author_id, project_id, audience, action, coalesce(target_type, ''), count(*) from events where project_id is not null group by 1, 2, 3, 4, 5`);
+    // What the issues_count_* and issue_labels_count_* triggers keep: open issues per project, issues per label.
+    await query(`update projects set open_issues_count = counted.opened, open_nonconfidential_issues_count = counted.opened_nonconfidential
+      from (select project_id, count(*) filter (where state = 'opened') as opened,
+              count(*) filter (where state = 'opened' and not confidential) as opened_nonconfidential
+            from issues group by project_id) counted
+      where projects.id = counted.project_id`);
+    await query(`update labels set open_issues_count = counted.opened, closed_issues_count = counted.closed,
+        open_nonconfidential_issues_count = counted.opened_nonconfidential, closed_nonconfidential_issues_count = counted.closed_nonconfidential
+      from (select link.label_id, count(*) filter (where issue.state = 'opened') as opened, count(*) filter (where issue.state = 'closed') as closed,
+              count(*) filter (where issue.state = 'opened' and not issue.confidential) as opened_nonconfidential,
+              count(*) filter (where issue.state = 'closed' and not issue.confidential) as closed_nonconfidential
+            from issue_labels link join issues issue on issue.id = link.issue_id group by link.label_id) counted
+      where labels.id = counted.label_id`);
     await query(`update projects set last_activity_at = latest.at
       from (select project_id, max(created_at) as at from events where project_id is not null group by project_id) latest
       where latest.project_id = projects.id and latest.at > projects.last_activity_at`);
