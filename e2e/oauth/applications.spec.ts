@@ -15,9 +15,14 @@ test("admins create, list, renew the secret of and delete applications", async (
   expect(app.application_id).toMatch(/^[0-9a-f]{64}$/);
   expect(app.secret).toMatch(/^gloas-/);
 
-  const list = await request.get("/api/v4/applications", { headers: asToken(rootToken) });
-  expect(list.status()).toBe(200);
-  const listed = ((await list.json()) as Record<string, unknown>[]).find((entry) => entry.id === app.id);
+  // Oldest first, as GitLab lists them: the newest application is on the last page.
+  let listed: Record<string, unknown> | undefined;
+  for (let page = "1"; !listed && page !== ""; ) {
+    const list = await request.get(`/api/v4/applications?per_page=100&page=${page}`, { headers: asToken(rootToken) });
+    expect(list.status()).toBe(200);
+    listed = ((await list.json()) as Record<string, unknown>[]).find((entry) => entry.id === app.id);
+    page = list.headers()["x-next-page"] ?? "";
+  }
   expect(listed).toEqual({
     id: app.id,
     application_id: app.application_id,
