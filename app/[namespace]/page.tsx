@@ -6,7 +6,7 @@ import { ActivityFeed } from "@/components/events/activity-feed";
 import { ProjectTable } from "@/components/projects/project-table";
 import { DateText } from "@/components/ui/date-text";
 import { Pagination } from "@/components/ui/pagination";
-import { pageRequest } from "@/lib/api/pagination";
+import { pageFromQuery } from "@/lib/api/pagination";
 import { sessionContext } from "@/lib/auth/session";
 import { NotFoundError } from "@/lib/errors";
 import { absoluteUrl, feedPaths } from "@/lib/events/feeds";
@@ -17,21 +17,18 @@ interface UserPageProps {
   searchParams: Promise<{ page?: string | string[] }>;
 }
 
-const loadUserPage = cache(async (username: string, pageNumber: number) => {
+const loadUserPage = cache(async (username: string, pageParam: string | string[] | undefined) => {
+  const page = pageFromQuery(pageParam, 20);
   try {
-    return await listUserProjects(await sessionContext(), username, pageRequest({ page: pageNumber, per_page: 20 }));
+    return { page, ...(await listUserProjects(await sessionContext(), username, page)) };
   } catch (error) {
     if (error instanceof NotFoundError) notFound();
     throw error;
   }
 });
 
-function pageNumberOf(value: string | string[] | undefined): number {
-  return Math.max(1, Number(value) || 1);
-}
-
 export async function generateMetadata({ params, searchParams }: UserPageProps): Promise<Metadata> {
-  const { user } = await loadUserPage((await params).namespace, pageNumberOf((await searchParams).page));
+  const { user } = await loadUserPage((await params).namespace, (await searchParams).page);
   return {
     title: `${user.name} (@${user.username})`,
     alternates: { types: { "application/atom+xml": absoluteUrl(feedPaths.user(user.username)) } },
@@ -39,8 +36,8 @@ export async function generateMetadata({ params, searchParams }: UserPageProps):
 }
 
 export default async function UserPage({ params, searchParams }: UserPageProps) {
-  const pageNumber = pageNumberOf((await searchParams).page);
-  const { user, items, total, hasNext } = await loadUserPage((await params).namespace, pageNumber);
+  const { user, items, total, hasNext, page } = await loadUserPage((await params).namespace, (await searchParams).page);
+  const pageNumber = page.page;
   return (
     <>
       <div className="page-header">

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { ProjectTable } from "@/components/projects/project-table";
 import { Pagination } from "@/components/ui/pagination";
-import { pageRequest } from "@/lib/api/pagination";
+import { pageFromQuery } from "@/lib/api/pagination";
 import { requireSessionContext } from "@/lib/auth/session";
 import { listProjects } from "@/lib/projects/projects";
 
@@ -11,7 +11,7 @@ export const metadata: Metadata = { title: "Projects" };
 export default async function ProjectsPage({ searchParams }: { searchParams: Promise<{ page?: string | string[] }> }) {
   const ctx = await requireSessionContext("/projects");
   const { page: pageParam } = await searchParams;
-  const page = pageRequest({ page: Math.max(1, Number(pageParam) || 1), per_page: 20 });
+  const page = pageFromQuery(pageParam, 20);
   const { items, total, hasNext } = await listProjects(ctx, { membership: true }, page);
   return (
     <>

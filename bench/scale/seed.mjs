@@ -68,8 +68,8 @@ const tablesLoaded = [
 
 // Triggers this seed knows of. The token-check ones only tell token caches about changes, and the seed changes no
 // token or user that a running process may have cached; what the others maintain (each event's audience, the event
-// counts, the issue counts of projects and labels) the seed writes itself. A trigger not listed here may maintain
-// something the seed must write too.
+// counts, the issue counts of projects and labels, the comment counts of issues) the seed writes itself. A trigger
+// not listed here may maintain something the seed must write too.
 const knownTriggers = new Set([
   "users_token_checks_update",
   "users_token_checks_delete",
@@ -89,6 +89,9 @@ const knownTriggers = new Set([
   "issue_labels_count_in_labels_delete",
   "issues_count_in_labels_update",
   "issue_deleted_from_labels",
+  "notes_count_comment_insert",
+  "notes_count_comment_update",
+  "notes_count_comment_delete",
 ]);
 
 /**
@@ -370,6 +373,10 @@ export async function seedScale(query, layout, context, { parallelQuery, log = (
     await query(`delete from author_event_counts`);
     await query(`insert into author_event_counts (author_id, project_id, audience, action, target_type, event_count)
       select author_id, project_id, audience, action, coalesce(target_type, ''), count(*) from events where project_id is not null group by 1, 2, 3, 4, 5`);
+    // What the notes_count_comment_* triggers keep: each issue's comments, for everyone and internal.
+    await query(`delete from issue_comment_counts`);
+    await query(`insert into issue_comment_counts (issue_id, comments, internal_comments)
+      select issue_id, count(*) filter (where not internal), count(*) filter (where internal) from notes where not system group by issue_id`);
     // What the issues_count_* and issue_labels_count_* triggers keep: open issues per project, issues per label.
     await query(`update projects set open_issues_count = counted.opened, open_nonconfidential_issues_count = counted.opened_nonconfidential
       from (select project_id, count(*) filter (where state = 'opened') as opened,

@@ -6,7 +6,7 @@ vi.hoisted(() => {
   process.env.EXTERNAL_URL = "https://git.example.com/";
 });
 
-const { decodeCursor, encodeCursor, keysetHeaders, pageLinkUrl, pageRequest, paginationHeaders } = await import("./pagination");
+const { decodeCursor, encodeCursor, keysetHeaders, pageFromQuery, pageLinkUrl, pageRequest, paginationHeaders } = await import("./pagination");
 
 const base = "https://git.example.com";
 
@@ -178,5 +178,17 @@ describe("keyset cursors", () => {
     for (const cursor of ["%%%", "bm90IGpzb24", encoded([1]), encoded({ id: "1" }), encoded({ id: "1", _kd: "p" }), encoded({ id: 1, _kd: "n" })]) {
       expect(() => decodeCursor(cursor), cursor).toThrow(new ParameterError("cursor", "is invalid"));
     }
+  });
+});
+
+describe("pageFromQuery", () => {
+  it("reads a whole page number, the first page for anything else, and stops at the offset limit", () => {
+    expect(pageFromQuery("3", 20)).toEqual({ page: 3, perPage: 20, offset: 40 });
+    for (const value of [undefined, "", "0", "-2", "1.5", "abc", "1e3", ["x", "2"]]) expect(pageFromQuery(value, 20).page).toBe(1);
+    expect(pageFromQuery(["4", "5"], 20).page).toBe(4);
+    expect(pageFromQuery("2500", 20)).toEqual({ page: 2500, perPage: 20, offset: 49_980 });
+    expect(pageFromQuery("999999999", 20).page).toBe(2500);
+    expect(pageFromQuery("99999999999999999999", 100).page).toBe(1);
+    expect(pageFromQuery("999", 100).page).toBe(500);
   });
 });

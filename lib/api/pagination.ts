@@ -41,6 +41,17 @@ export function pageRequest(params: { page?: number; per_page?: number }, option
 }
 
 /**
+ * The page one of our own pages asks for in its `page` query parameter: a whole number from 1 (anything else is the
+ * first page), and no further than the offset limit, since those pages link only to the previous and next ones.
+ */
+export function pageFromQuery(value: string | string[] | undefined, perPage: number): PageRequest {
+  const text = Array.isArray(value) ? value[0] : value;
+  const asked = text !== undefined && /^\d{1,9}$/.test(text) ? Number(text) : 1;
+  const page = Math.min(Math.max(asked, 1), Math.max(1, Math.floor(offsetLimit / perPage)));
+  return { page, perPage, offset: (page - 1) * perPage };
+}
+
+/**
  * The absolute URL (from EXTERNAL_URL) of another page of the list a request asked for: every query parameter of the
  * request with `changes` applied, keys sorted as GitLab does, and never the credentials (`private_token`,
  * `access_token`), which would otherwise travel on in every URL a client logs or forwards.

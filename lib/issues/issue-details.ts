@@ -1,7 +1,7 @@
 import "server-only";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import type { Ctx } from "@/lib/context";
-import { milestones, notes, users, type LabelRow, type MilestoneRow, type UserRow } from "@/lib/db/schema";
+import { issueCommentCounts, milestones, users, type LabelRow, type MilestoneRow, type UserRow } from "@/lib/db/schema";
 import { can } from "@/lib/projects/policy";
 import { assigneesOfIssues } from "./assignees";
 import type { IssueView } from "./issues";
@@ -14,7 +14,7 @@ export interface IssueDetails extends IssueView {
   assignees: UserRow[];
   milestone: MilestoneRow | null;
   closedBy: UserRow | null;
-  /** The comments the caller may read (internal ones only for those who may read internal notes). */
+  /** The comments the caller may read (internal ones only for those who may read internal notes), from kept counts. */
   userNotesCount: number;
 }
 
@@ -28,30 +28,20 @@ export async function withIssueDetails(ctx: Ctx, items: readonly IssueView[]): P
     assigneesOfIssues(ctx.db, issueIds),
     milestoneIds.length > 0 ? ctx.db.select().from(milestones).where(inArray(milestones.id, milestoneIds)) : [],
     closerIds.length > 0 ? ctx.db.select().from(users).where(inArray(users.id, closerIds)) : [],
-    issueIds.length > 0
-      ? ctx.db
-          .select({
-            issueId: notes.issueId,
-            open: sql<number>`count(*) filter (where not ${notes.internal})`.mapWith(Number),
-            internal: sql<number>`count(*) filter (where ${notes.internal})`.mapWith(Number),
-          })
-          .from(notes)
-          .where(and(inArray(notes.issueId, issueIds), eq(notes.system, false)))
-          .groupBy(notes.issueId)
-      : [],
+    issueIds.length > 0 ? ctx.db.select().from(issueCommentCounts).where(inArray(issueCommentCounts.issueId, issueIds)) : [],
   ]);
   const milestoneById = new Map(milestoneRows.map((milestone) => [milestone.id, milestone]));
   const closerById = new Map(closerRows.map((user) => [user.id, user]));
-  const countsByIssue = new Map(noteCounts.map(({ issueId, ...counts }) => [issueId, counts]));
+  const countsByIssue = new Map(noteCounts.map((counts) => [counts.issueId, counts]));
   return items.map((item) => {
-    const counts = countsByIssue.get(item.issue.id) ?? { open: 0, internal: 0 };
+    const counts = countsByIssue.get(item.issue.id) ?? { comments: 0, internalComments: 0 };
     return {
       ...item,
       labels: sortByTitle(labelsByIssue.get(item.issue.id) ?? []),
       assignees: assigneesByIssue.get(item.issue.id) ?? [],
       milestone: item.issue.milestoneId === null ? null : (milestoneById.get(item.issue.milestoneId) ?? null),
       closedBy: item.issue.closedById === null ? null : (closerById.get(item.issue.closedById) ?? null),
-      userNotesCount: counts.open + (can(item.view, "readInternalNotes") ? counts.internal : 0),
+      userNotesCount: counts.comments + (can(item.view, "readInternalNotes") ? counts.internalComments : 0),
     };
   });
 }

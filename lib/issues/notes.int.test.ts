@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { pageRequest } from "@/lib/api/pagination";
-import { events, notes, type UserRow } from "@/lib/db/schema";
+import { events, issueCommentCounts, issues, notes, type UserRow } from "@/lib/db/schema";
 import { maintainedEventCount } from "@/lib/testing/event-counts";
 import { ForbiddenError, NotFoundError } from "@/lib/errors";
 import { addMember } from "@/lib/projects/members";
@@ -32,7 +32,7 @@ describe.each(testDatabases())("issue notes on $name", ({ open }) => {
     await createNote(userContext(handle.db, reporter), project, iid, { body: "internal", internal: true });
     await createNote(userContext(handle.db, reporter), project, iid, { body: "last" });
     const bodies = async (user: UserRow | null) =>
-      (await listIssueNotes(user ? userContext(handle.db, user) : anonymousTestContext(handle.db), project, iid)).notes.map(({ note }) => [note.body, note.internal]);
+      (await listIssueNotes(user ? userContext(handle.db, user) : anonymousTestContext(handle.db), project, iid)).notes.items.map(({ note }) => [note.body, note.internal]);
     for (const viewer of [null, stranger, guest]) {
       expect(await bodies(viewer), viewer?.username ?? "anonymous").toEqual([
         ["first", false],
@@ -53,7 +53,7 @@ describe.each(testDatabases())("issue notes on $name", ({ open }) => {
     await expect(createNote(userContext(handle.db, guest), project, iid, { body: "guest", internal: true })).rejects.toBeInstanceOf(ForbiddenError);
     const posted = await createNote(userContext(handle.db, reporter), project, iid, { body: "reporter", internal: true });
     expect(posted.note).toMatchObject({ body: "reporter", internal: true, authorId: reporter.id });
-    expect((await listIssueNotes(userContext(handle.db, reporter), project, iid)).notes.map(({ note }) => note.body)).toEqual(["reporter"]);
+    expect((await listIssueNotes(userContext(handle.db, reporter), project, iid)).notes.items.map(({ note }) => note.body)).toEqual(["reporter"]);
   });
 
   it("the API list: newest first by default, by creation or update time either way, paged with a total that leaves internal notes out for Guests", async () => {
@@ -125,7 +125,7 @@ describe.each(testDatabases())("issue notes on $name", ({ open }) => {
     await updateIssue(userContext(handle.db, maintainer), project, iid, { stateEvent: "close" });
     await updateIssue(userContext(handle.db, maintainer), project, iid, { stateEvent: "close" });
     await updateIssue(userContext(handle.db, owner), project, iid, { stateEvent: "reopen" });
-    const timeline = (await listIssueNotes(anonymousTestContext(handle.db), project, iid)).notes;
+    const timeline = (await listIssueNotes(anonymousTestContext(handle.db), project, iid)).notes.items;
     expect(timeline.map(({ note, author }) => [note.body, note.system, author.id])).toEqual([
       ["a comment", false, owner.id],
       ["closed", true, maintainer.id],
@@ -136,5 +136,52 @@ describe.each(testDatabases())("issue notes on $name", ({ open }) => {
     const systemNoteIds = timeline.filter(({ note }) => note.system).map(({ note }) => note.id);
     const noteEvents = await handle.db.select().from(events).where(eq(events.targetType, "Note"));
     expect(noteEvents.filter((event) => systemNoteIds.includes(event.targetId!))).toEqual([]);
+  });
+
+  it("keeps each issue's comment counts as comments come and go, and the issue shows them to each reader", async () => {
+    const { owner, reporter, guest, project, iid } = await team();
+    const counts = async () => {
+      const [issue] = await handle.db.select({ id: issues.id }).from(issues).where(and(eq(issues.projectId, Number(project)), eq(issues.iid, iid)));
+      const [row] = await handle.db.select().from(issueCommentCounts).where(eq(issueCommentCounts.issueId, issue!.id));
+      return row ? { comments: row.comments, internalComments: row.internalComments } : null;
+    };
+    const shown = async (user: UserRow) => (await listIssueNotes(userContext(handle.db, user), project, iid)).issueView.userNotesCount;
+    expect(await counts()).toBeNull();
+    await createNote(userContext(handle.db, owner), project, iid, { body: "one" });
+    const { note: internal } = await createNote(userContext(handle.db, reporter), project, iid, { body: "two", internal: true });
+    const { note: gone } = await createNote(userContext(handle.db, reporter), project, iid, { body: "three" });
+    // System notes are no comments.
+    await updateIssue(userContext(handle.db, owner), project, iid, { stateEvent: "close" });
+    expect(await counts()).toEqual({ comments: 2, internalComments: 1 });
+    expect([await shown(owner), await shown(reporter), await shown(guest)]).toEqual([3, 3, 2]);
+    await deleteNote(userContext(handle.db, reporter), project, iid, gone.id);
+    await handle.db.update(notes).set({ internal: false }).where(eq(notes.id, internal.id));
+    expect(await counts()).toEqual({ comments: 2, internalComments: 0 });
+    expect(await shown(guest)).toBe(2);
+  });
+
+  it("the issue page shows a hundred notes at a time, oldest first, with the total and the next page", async () => {
+    const { owner, project, iid } = await team();
+    const [issue] = await handle.db.select().from(issues).where(and(eq(issues.projectId, Number(project)), eq(issues.iid, iid)));
+    // 150 comments in order, written at once (the API would take a while).
+    await handle.db.insert(notes).values(
+      Array.from({ length: 150 }, (_, index) => ({
+        projectId: Number(project),
+        issueId: issue!.id,
+        authorId: owner.id,
+        body: `comment ${index + 1}`,
+        createdAt: new Date(Date.UTC(2030, 0, 1, 0, 0, index)),
+        updatedAt: new Date(Date.UTC(2030, 0, 1, 0, 0, index)),
+      })),
+    );
+    const first = await listIssueNotes(userContext(handle.db, owner), project, iid);
+    expect(first.issueView.userNotesCount).toBe(150);
+    expect(first.notes.items.map(({ note }) => note.body)).toEqual(Array.from({ length: 100 }, (_, index) => `comment ${index + 1}`));
+    expect(first.notes).toMatchObject({ total: 150, hasNext: true });
+    const second = await listIssueNotes(userContext(handle.db, owner), project, iid, 2);
+    expect(second.notes.items.map(({ note }) => note.body)).toEqual(Array.from({ length: 50 }, (_, index) => `comment ${index + 101}`));
+    expect(second.notes).toMatchObject({ total: 150, hasNext: false });
+    // Written without HTML, as before the renderer stored any: rendered when first shown.
+    expect(second.notes.items.map(({ html }) => html)).toEqual(Array.from({ length: 50 }, (_, index) => `<p>comment ${index + 101}</p>`));
   });
 });

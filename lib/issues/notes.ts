@@ -1,6 +1,6 @@
 import "server-only";
 import { actingUser, type Ctx } from "@/lib/context";
-import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { keyedListPage, type Executor, type ListPage, type OrderKey } from "@/lib/db";
 import { events, issues, noteColumns, notes, users, type IssueRow, type NoteRow, type UserRow } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
@@ -107,33 +107,35 @@ async function readableIssue(ctx: Ctx, projectReference: string, issueIid: numbe
   return findReadableIssue(ctx, await getVisibleProject(ctx, projectReference), issueIid);
 }
 
-/** The issue page: the issue with its details and its description's HTML, and the comments it shows with theirs. */
+/** The issue page: the issue with its details and its description's HTML, and a page of its comments with theirs. */
 export interface IssuePage {
   issueView: IssueDetails;
   /** Null when the issue has no description. */
   descriptionHtml: string | null;
   /** `html` is null for system notes, which are shown as their text. */
-  notes: { note: NoteRow; author: UserRow; html: string | null }[];
+  notes: ListPage<{ note: NoteRow; author: UserRow; html: string | null }>;
 }
 
+/** How many notes the issue page shows at a time: a discussion may run to tens of thousands. */
+export const issuePageNotesPerPage = 100;
+
 /**
- * The issue page: the issue with its details, and the comments on it the caller may read, oldest first (internal ones
- * only for those allowed), with the HTML stored for each text. A text without current HTML is rendered now and its
- * HTML stored (`htmlToShow`), unless the row changed meanwhile: the save that changed it stored its own.
+ * The issue page: the issue with its details, and a page of the notes on it the caller may read, oldest first
+ * (internal ones only for those allowed), with the HTML stored for each text. A text without current HTML is rendered
+ * now and its HTML stored (`htmlToShow`), unless the row changed meanwhile: the save that changed it stored its own.
  */
-export async function listIssueNotes(ctx: Ctx, projectReference: string, issueIid: number): Promise<IssuePage> {
+export async function listIssueNotes(ctx: Ctx, projectReference: string, issueIid: number, notesPage = 1): Promise<IssuePage> {
   const issueView = await readableIssue(ctx, projectReference, issueIid);
   const { issue } = issueView;
-  const [details, [storedDescription], rows] = await Promise.all([
+  const page = { page: notesPage, perPage: issuePageNotesPerPage, offset: (notesPage - 1) * issuePageNotesPerPage };
+  const [details, [storedDescription], notePage] = await Promise.all([
     withIssueDetail(ctx, issueView),
     ctx.db.select({ html: issues.descriptionHtml, version: issues.cachedMarkdownVersion }).from(issues).where(eq(issues.id, issue.id)),
-    ctx.db
-      .select({ note: noteColumns, author: users, html: notes.noteHtml, version: notes.cachedMarkdownVersion })
-      .from(notes)
-      .innerJoin(users, eq(users.id, notes.authorId))
-      .where(readableNotesOf(issueView))
-      .orderBy(asc(notes.createdAt), asc(notes.id)),
+    readableNotePage(ctx, issueView, { sort: "asc" }, page),
   ]);
+  const ids = notePage.items.map(({ note }) => note.id);
+  const stored = ids.length === 0 ? [] : await ctx.db.select({ id: notes.id, html: notes.noteHtml, version: notes.cachedMarkdownVersion }).from(notes).where(inArray(notes.id, ids));
+  const storedById = new Map(stored.map((row) => [row.id, row]));
   const [descriptionHtml, ...notesHtml] = await Promise.all([
     issue.description
       ? htmlToShow({ source: issue.description, html: storedDescription?.html ?? null, version: storedDescription?.version ?? null }, (html, version) =>
@@ -143,10 +145,10 @@ export async function listIssueNotes(ctx: Ctx, projectReference: string, issueIi
             .where(and(eq(issues.id, issue.id), eq(issues.updatedAt, issue.updatedAt))),
         )
       : null,
-    ...rows.map(({ note, html, version }) =>
+    ...notePage.items.map(({ note }) =>
       note.system
         ? null
-        : htmlToShow({ source: note.body, html, version }, (rendered, renderedVersion) =>
+        : htmlToShow({ source: note.body, html: storedById.get(note.id)?.html ?? null, version: storedById.get(note.id)?.version ?? null }, (rendered, renderedVersion) =>
             ctx.db
               .update(notes)
               .set({ noteHtml: rendered, cachedMarkdownVersion: renderedVersion, updatedAt: note.updatedAt })
@@ -154,7 +156,11 @@ export async function listIssueNotes(ctx: Ctx, projectReference: string, issueIi
           ),
     ),
   ]);
-  return { issueView: details, descriptionHtml: descriptionHtml ?? null, notes: rows.map(({ note, author }, index) => ({ note, author, html: notesHtml[index] ?? null })) };
+  return {
+    issueView: details,
+    descriptionHtml: descriptionHtml ?? null,
+    notes: { ...notePage, items: notePage.items.map(({ note, author }, index) => ({ note, author, html: notesHtml[index] ?? null })) },
+  };
 }
 
 export interface NoteListOptions {
@@ -162,6 +168,28 @@ export interface NoteListOptions {
   sort?: "asc" | "desc";
   /** GitLab's `activity_filter`: every note, comments only, or system notes only. */
   activityFilter?: "all_notes" | "only_comments" | "only_activity";
+}
+
+/** A page of the issue's notes the caller may read, in the order asked for. */
+async function readableNotePage(ctx: Ctx, issueView: IssueView, options: NoteListOptions, page: PageRequest): Promise<ListPage<{ note: NoteRow; author: UserRow }>> {
+  const where = and(
+    readableNotesOf(issueView),
+    options.activityFilter === "only_comments" ? eq(notes.system, false) : options.activityFilter === "only_activity" ? eq(notes.system, true) : undefined,
+  );
+  const descending = options.sort !== "asc";
+  const order: OrderKey[] = [{ value: options.orderBy === "updated_at" ? notes.updatedAt : notes.createdAt, descending }, { value: notes.id, descending }];
+  // A page's ids come from the `notes_issue_*` indexes alone (they carry `internal` and `system`), however deep.
+  return keyedListPage(ctx.db, page, {
+    order,
+    branches: (keys) => [ctx.db.select(keys).from(notes).where(where).$dynamic()],
+    rows: (pageKeys, key) =>
+      ctx.db
+        .select({ note: noteColumns, author: users })
+        .from(pageKeys)
+        .innerJoin(notes, sql`${notes.id} = ${key(1)}`)
+        .innerJoin(users, eq(users.id, notes.authorId))
+        .$dynamic(),
+  });
 }
 
 /** `GET /projects/:id/issues/:issue_iid/notes`: newest first by default; internal notes only for those allowed. */
@@ -173,24 +201,7 @@ export async function listNotes(
   page: PageRequest,
 ): Promise<ListPage<NoteView>> {
   const issueView = await readableIssue(ctx, projectReference, issueIid);
-  const where = and(
-    readableNotesOf(issueView),
-    options.activityFilter === "only_comments" ? eq(notes.system, false) : options.activityFilter === "only_activity" ? eq(notes.system, true) : undefined,
-  );
-  const descending = options.sort !== "asc";
-  const order: OrderKey[] = [{ value: options.orderBy === "updated_at" ? notes.updatedAt : notes.createdAt, descending }, { value: notes.id, descending }];
-  // A page's ids come from the `notes_issue_*` indexes alone (they carry `internal` and `system`), however deep.
-  const list = await keyedListPage(ctx.db, page, {
-    order,
-    branches: (keys) => [ctx.db.select(keys).from(notes).where(where).$dynamic()],
-    rows: (pageKeys, key) =>
-      ctx.db
-        .select({ note: noteColumns, author: users })
-        .from(pageKeys)
-        .innerJoin(notes, sql`${notes.id} = ${key(1)}`)
-        .innerJoin(users, eq(users.id, notes.authorId))
-        .$dynamic(),
-  });
+  const list = await readableNotePage(ctx, issueView, options, page);
   return { ...list, items: list.items.map((row) => ({ issueView, ...row })) };
 }
 

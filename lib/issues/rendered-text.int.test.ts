@@ -63,7 +63,7 @@ describe.each(testDatabases())("Markdown stored with descriptions and notes on $
     await handle.db.update(notes).set({ noteHtml: "<p>as stored</p>" }).where(eq(notes.id, note.id));
     await updateIssue(ctx, project, issue.iid, { stateEvent: "close" });
     const page = await listIssueNotes(anonymousTestContext(handle.db), project, issue.iid);
-    expect(page.notes.map(({ note: shown, html }) => [shown.system, html])).toEqual([
+    expect(page.notes.items.map(({ note: shown, html }) => [shown.system, html])).toEqual([
       [false, "<p>as stored</p>"],
       [true, null],
     ]);
@@ -79,7 +79,7 @@ describe.each(testDatabases())("Markdown stored with descriptions and notes on $
 
     const page = await listIssueNotes(anonymousTestContext(handle.db), project, issue.iid);
     expect(page.descriptionHtml).toBe("<h3>Old</h3>");
-    expect(page.notes.map(({ html }) => html)).toEqual(["<p><em>old</em></p>"]);
+    expect(page.notes.items.map(({ html }) => html)).toEqual(["<p><em>old</em></p>"]);
     expect(await storedIssue(issue.id)).toEqual({ html: "<h3>Old</h3>", version: markdownRendererVersion, updatedAt: issue.updatedAt });
     expect(await storedNote(note.id)).toEqual({ html: "<p><em>old</em></p>", version: markdownRendererVersion, updatedAt: note.updatedAt });
   });
@@ -109,7 +109,7 @@ describe.each(testDatabases())("Markdown stored with descriptions and notes on $
     expect(refusal).toMatchObject({ status: 429, retryAfterSeconds: 2 });
     expect((refusal as RenderingBusyError).headers()).toEqual({ "Retry-After": "2" });
     expect((refusal as RenderingBusyError).body()).toEqual({ message: "429 Too Many Requests - too much text is waiting to be rendered, retry later" });
-    expect((await listIssueNotes(ctx, project, issue.iid)).notes).toEqual([]);
+    expect((await listIssueNotes(ctx, project, issue.iid)).notes.items).toEqual([]);
     await Promise.all(held);
   }, 60_000);
 

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { AdminUserTable } from "@/components/admin/admin-user-table";
 import { countLabel, Pagination } from "@/components/ui/pagination";
-import { pageRequest } from "@/lib/api/pagination";
+import { pageFromQuery } from "@/lib/api/pagination";
 import { requireSessionContext } from "@/lib/auth/session";
 import { ForbiddenError } from "@/lib/errors";
 import { listUsersAsAdmin } from "@/lib/users/admin";
@@ -20,10 +20,10 @@ export default async function AdminUsersPage({ searchParams }: AdminUsersPagePro
   const ctx = await requireSessionContext("/admin/users");
   const query = await searchParams;
   const search = typeof query.search === "string" ? query.search.trim() : "";
-  const pageNumber = Math.max(1, Number(query.page) || 1);
+  const page = pageFromQuery(query.page, perPage);
   let result: Awaited<ReturnType<typeof listUsersAsAdmin>>;
   try {
-    result = await listUsersAsAdmin(ctx, { search: search || undefined }, pageRequest({ page: pageNumber, per_page: perPage }));
+    result = await listUsersAsAdmin(ctx, { search: search || undefined }, page);
   } catch (error) {
     // The admin area does not exist for anyone else.
     if (error instanceof ForbiddenError) notFound();
@@ -47,7 +47,7 @@ export default async function AdminUsersPage({ searchParams }: AdminUsersPagePro
         </button>
       </form>
       {result.items.length === 0 ? <p className="empty">No users found.</p> : <AdminUserTable users={result.items} />}
-      <Pagination basePath="/admin/users" page={pageNumber} perPage={perPage} total={result.total} hasNext={result.hasNext} query={search ? { search } : {}} />
+      <Pagination basePath="/admin/users" page={page.page} perPage={perPage} total={result.total} hasNext={result.hasNext} query={search ? { search } : {}} />
     </>
   );
 }

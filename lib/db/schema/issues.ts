@@ -105,6 +105,19 @@ export const notes = pgTable(
   ],
 );
 
+/**
+ * How many comments each issue has (system notes aside), in notes for everyone and in internal notes, kept by triggers
+ * on `notes` in the transaction of every change (drizzle/0016_issue_comment_counts.sql), so an issue's
+ * `user_notes_count` is read, not counted, however long its discussion.
+ */
+export const issueCommentCounts = pgTable("issue_comment_counts", {
+  issueId: integer("issue_id")
+    .primaryKey()
+    .references(() => issues.id, { onDelete: "cascade" }),
+  comments: integer("comments").notNull().default(0),
+  internalComments: integer("internal_comments").notNull().default(0),
+});
+
 /** A project's labels, created on the fly when an issue names one that does not exist yet (as GitLab does). */
 export const labels = pgTable(
   "labels",

@@ -5,7 +5,7 @@ import { ProjectHeader } from "@/components/projects/project-header";
 import { DateText } from "@/components/ui/date-text";
 import { Pagination } from "@/components/ui/pagination";
 import { TableHead } from "@/components/ui/table-head";
-import { pageRequest } from "@/lib/api/pagination";
+import { pageFromQuery } from "@/lib/api/pagination";
 import { sessionContext } from "@/lib/auth/session";
 import { NotFoundError } from "@/lib/errors";
 import { listIssues } from "@/lib/issues/issue-list";
@@ -27,12 +27,12 @@ interface IssuesPageProps {
 export default async function IssuesPage({ params, searchParams }: IssuesPageProps) {
   const { namespace, project } = await params;
   const query = await searchParams;
-  const pageNumber = Math.max(1, Number(query.page) || 1);
+  const page = pageFromQuery(query.page, perPage);
   const state = states.find((value) => value === query.state) ?? "opened";
   const ctx = await sessionContext();
   let result: Awaited<ReturnType<typeof listIssues>>;
   try {
-    result = await listIssues(ctx, `${namespace}/${project}`, { state }, pageRequest({ page: pageNumber, per_page: perPage }));
+    result = await listIssues(ctx, `${namespace}/${project}`, { state }, page);
   } catch (error) {
     if (error instanceof NotFoundError) notFound();
     throw error;
@@ -76,7 +76,7 @@ export default async function IssuesPage({ params, searchParams }: IssuesPagePro
           </tbody>
         </table>
       )}
-      <Pagination basePath={`/${fullPath}/-/issues`} page={pageNumber} perPage={perPage} total={total} hasNext={hasNext} />
+      <Pagination basePath={`/${fullPath}/-/issues`} page={page.page} perPage={perPage} total={total} hasNext={hasNext} />
       {canCreate ? (
         <div className="section">
           <NewIssueForm create={createIssueAction.bind(null, fullPath)} issuesPath={`/${fullPath}/-/issues`} />

@@ -7,22 +7,25 @@ import { IssueMetadata } from "@/components/issues/issue-metadata";
 import { MarkdownBody } from "@/components/issues/markdown-body";
 import { ProjectHeader } from "@/components/projects/project-header";
 import { DateText } from "@/components/ui/date-text";
+import { Pagination } from "@/components/ui/pagination";
 import { sessionContext } from "@/lib/auth/session";
 import { NotFoundError } from "@/lib/errors";
-import { listIssueNotes } from "@/lib/issues/notes";
+import { pageFromQuery } from "@/lib/api/pagination";
+import { issuePageNotesPerPage, listIssueNotes } from "@/lib/issues/notes";
 import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { addCommentAction, setIssueStateAction } from "../actions";
 
 interface IssuePageProps {
   params: Promise<{ namespace: string; project: string; iid: string }>;
+  searchParams: Promise<{ page?: string | string[] }>;
 }
 
-const loadIssue = cache(async (namespace: string, project: string, iid: string) => {
+const loadIssue = cache(async (namespace: string, project: string, iid: string, notesPage = 1) => {
   if (!/^\d{1,9}$/.test(iid)) notFound();
   const ctx = await sessionContext();
   try {
-    return await listIssueNotes(ctx, `${namespace}/${project}`, Number(iid));
+    return await listIssueNotes(ctx, `${namespace}/${project}`, Number(iid), notesPage);
   } catch (error) {
     if (error instanceof NotFoundError) notFound();
     throw error;
@@ -35,9 +38,10 @@ export async function generateMetadata({ params }: IssuePageProps): Promise<Meta
   return { title: `${issueView.issue.title} (#${issueView.issue.iid}) · Issues · ${issueView.view.project.name}` };
 }
 
-export default async function IssuePage({ params }: IssuePageProps) {
+export default async function IssuePage({ params, searchParams }: IssuePageProps) {
   const { namespace, project, iid } = await params;
-  const { issueView, descriptionHtml, notes } = await loadIssue(namespace, project, iid);
+  const notesPage = pageFromQuery((await searchParams).page, issuePageNotesPerPage);
+  const { issueView, descriptionHtml, notes } = await loadIssue(namespace, project, iid, notesPage.page);
   const { view, issue, author, labels, assignees, milestone } = issueView;
   const fullPath = projectFullPath(view);
   return (
@@ -61,8 +65,8 @@ export default async function IssuePage({ params }: IssuePageProps) {
       {issue.description ? <MarkdownBody html={descriptionHtml ?? ""} className="issue-description" /> : <p className="muted">No description.</p>}
       <IssueMetadata labels={labels} assignees={assignees} milestone={milestone} dueDate={issue.dueDate} />
       <section aria-labelledby="comments-heading">
-        <h2 id="comments-heading">Comments ({notes.filter(({ note }) => !note.system).length})</h2>
-        {notes.map(({ note, author: noteAuthor, html }) =>
+        <h2 id="comments-heading">Comments ({issueView.userNotesCount})</h2>
+        {notes.items.map(({ note, author: noteAuthor, html }) =>
           note.system ? (
             <p key={note.id} id={`note_${note.id}`} className="system-note">
               <Link href={`/${noteAuthor.username}`}>{noteAuthor.name}</Link> {note.body} <DateText value={note.createdAt} />
@@ -82,6 +86,7 @@ export default async function IssuePage({ params }: IssuePageProps) {
             </article>
           ),
         )}
+        <Pagination basePath={`/${fullPath}/-/issues/${issue.iid}`} page={notesPage.page} perPage={notesPage.perPage} total={notes.total} hasNext={notes.hasNext} />
         {can(view, "comment") ? (
           <CommentForm comment={addCommentAction.bind(null, fullPath, issue.iid)} allowInternal={can(view, "createInternalNote")} />
         ) : null}
