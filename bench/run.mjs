@@ -166,7 +166,8 @@ async function seedThroughApi(base) {
 }
 
 // History for the event pages: bulk SQL, spread over the past two years, all in one project. The same statements seed
-// PostgreSQL and the embedded database.
+// PostgreSQL and the embedded database; the database's triggers set each event's audience and count it, as for events
+// the service writes.
 const historySql = `
   insert into events (project_id, author_id, action, target_type, target_id, target_iid, target_title, created_at)
   select $1, $2, (array['created','closed','reopened','commented','joined'])[1 + n % 5]::text,
@@ -179,11 +180,6 @@ const expiredHistorySql = `
   insert into events (project_id, author_id, action, created_at)
   select $1, $2, 'updated', now() - interval '3 years' - make_interval(secs => n)
   from generate_series(1, $3) as n`;
-// The bulk inserts bypass recordEvent, so the project's maintained event count is brought up to date as well.
-const eventCountSql = `
-  insert into project_event_counts (project_id, event_count)
-  select project_id, count(*) from events where project_id = $1 group by project_id
-  on conflict (project_id) do update set event_count = excluded.event_count`;
 const rootIdSql = `select id from users where username = 'root'`;
 
 console.log(`Starting the service on PostgreSQL (database ${databaseName})…`);
@@ -222,7 +218,6 @@ const [{ id: rootId }] = await db.unsafe(rootIdSql);
 await db.unsafe(historySql, [project.id, rootId, profile.events]);
 const expiredProject = await api(service.base, "POST", "/api/v4/projects", { name: "bench-expired", visibility: "private" });
 await db.unsafe(expiredHistorySql, [expiredProject.id, rootId, profile.expiredEvents]);
-for (const id of [project.id, expiredProject.id]) await db.unsafe(eventCountSql, [id]);
 await db`analyze events`;
 const [{ deepId }] = await db`select id as "deepId" from events where project_id = ${project.id} order by created_at, id offset 1000 limit 1`;
 
@@ -660,7 +655,6 @@ if (embeddedScenarioNames.some(selected)) {
   const pglite = new PGlite(dataDir);
   const [{ id: embeddedRootId }] = (await pglite.query(rootIdSql)).rows;
   await pglite.query(historySql, [embeddedSeed.project.id, embeddedRootId, profile.events]);
-  await pglite.query(eventCountSql, [embeddedSeed.project.id]);
   await pglite.query("analyze events");
   await pglite.close();
   console.log(`  ${profile.events} events seeded in ${((performance.now() - seedingStartedAt) / 1000).toFixed(1)} s`);
