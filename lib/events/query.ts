@@ -322,8 +322,7 @@ class EventStatement {
       )})`;
     if (this.viewer.kind !== "user") return maintained;
     const own = sql`(select count(*) from ${this.countable({ guard: sql`not project.sees_all`, ownConfidentialIn: sql`project.id` })} own)`;
-    return sql`(select case when own.n > ${literal(countLimit)} then null else maintained.n + own.n end
-      from (select ${maintained} as n) maintained, (select ${own} as n) own)`;
+    return this.maintainedPlusCounted(maintained, own);
   }
 
   // --- the projects someone is a member of
@@ -388,8 +387,7 @@ class EventStatement {
     if (this.viewer.kind === "everything") return maintained;
     const ownStream = this.memberStreams().at(-1)!;
     const own = sql`(select count(*) from (${this.overMemberships([this.countable(ownStream)])} limit ${literal(countLimit + 1)}) own)`;
-    return sql`(select case when own.n > ${literal(countLimit)} then null else maintained.n + own.n end
-      from (select ${maintained} as n) maintained, (select ${own} as n) own)`;
+    return this.maintainedPlusCounted(maintained, own);
   }
 
   // --- one author's events
@@ -442,8 +440,7 @@ class EventStatement {
       sql`coalesce(${accessLevelIn(viewer)}, 0) < ${this.fullLevel}`,
       this.filters(),
     )} limit ${literal(countLimit + 1)}) own)`;
-    return sql`(select case when own.n > ${literal(countLimit)} then null else maintained.n + own.n end
-      from (select ${maintained} as n) maintained, (select ${own} as n) own)`;
+    return this.maintainedPlusCounted(maintained, own);
   }
 
   authorStream(): Stream {
@@ -452,6 +449,15 @@ class EventStatement {
       where: sql`${events.authorId} = ${placeholder("scopeUserId")} and ${this.authorEventVisible()}`,
       leading: events.authorId,
     };
+  }
+
+  /**
+   * A maintained total plus a counted one: null when the counted part passed the count limit. Each part is computed
+   * once (OFFSET 0 keeps the planner from copying a subquery into every place that names it).
+   */
+  maintainedPlusCounted(maintained: SQL, counted: SQL): SQL {
+    return sql`(select case when own.n > ${literal(countLimit)} then null else maintained.n + own.n end
+      from (select ${maintained} as n offset 0) maintained, (select ${counted} as n offset 0) own)`;
   }
 
   // --- the statement

@@ -76,8 +76,9 @@ export const events = pgTable(
       .where(sql`${table.audience} <= ${sql.raw(String(eventAudiences.codeReaders))}`),
     index("events_author_created_id_idx").on(table.authorId, table.createdAt, table.id),
     index("events_created_id_idx").on(table.createdAt, table.id),
-    // Deleting an issue deletes its events (and the foreign key's cascade looks them up) through this.
-    index("events_issue_idx").on(table.issueId).where(sql`${table.issueId} is not null`),
+    // Deleting an issue deletes its events (and the foreign key's cascade looks them up) through this; a reader's own
+    // confidential issues' events are found through it too, by audience and author, reading those issues' events only.
+    index("events_issue_idx").on(table.issueId, table.audience, table.authorId).where(sql`${table.issueId} is not null`),
   ],
 );
 

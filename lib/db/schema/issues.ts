@@ -71,7 +71,7 @@ export const issues = pgTable(
     index("issues_updated_idx").on(table.updatedAt, table.id, table.projectId, table.state, table.confidential, table.authorId),
     index("issues_author_idx").on(table.authorId, table.id),
     // A reader's own confidential issues, whose events they see in projects where their role shows no others.
-    index("issues_confidential_author_idx").on(table.authorId, table.projectId).where(sql`${table.confidential}`),
+    index("issues_confidential_author_idx").on(table.authorId, table.projectId, table.id).where(sql`${table.confidential}`),
     index("issues_milestone_idx").on(table.milestoneId, table.id, table.projectId, table.confidential, table.authorId),
   ],
 );
