@@ -431,14 +431,19 @@ class EventStatement {
         filters.targetType ? sql`${counts.targetType} = ${placeholder("targetType")}` : undefined,
       )})`;
     if (viewer.kind !== "user") return maintained;
-    const ownIssueEvents = sql`${issues} inner join ${events} on ${events.issueId} = ${issues.id}
-      inner join ${projects} on ${projects.id} = ${issues.projectId}`;
+    // Project by project, and only where the reader's role shows no confidential events: a reader who sees them all
+    // (the author's Owner, say) must not walk every confidential issue they wrote to count nothing.
+    const ownIssueEvents = sql`${projects} cross join lateral (select 1 from ${issues}
+      inner join ${events} on ${events.issueId} = ${issues.id}
+      where ${and(
+        this.ownIssues(projects.id),
+        sql`${events.authorId} = ${placeholder("scopeUserId")} and ${events.audience} = ${audience.confidentialIssue}`,
+        this.filters(),
+      )} limit ${literal(countLimit + 1)}) own_events`;
     const own = sql`(select count(*) from (select 1 from ${ownIssueEvents} where ${and(
-      sql`${issues.authorId} = ${placeholder("viewerId")} and ${issues.confidential}`,
-      sql`${events.authorId} = ${placeholder("scopeUserId")} and ${events.audience} = ${audience.confidentialIssue}`,
+      sql`${projects.id} in (select ${issues.projectId} from ${issues} where ${issues.authorId} = ${placeholder("viewerId")} and ${issues.confidential})`,
       projectVisibleTo(viewer),
       sql`coalesce(${accessLevelIn(viewer)}, 0) < ${this.fullLevel}`,
-      this.filters(),
     )} limit ${literal(countLimit + 1)}) own)`;
     return this.maintainedPlusCounted(maintained, own);
   }
