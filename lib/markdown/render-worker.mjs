@@ -5,9 +5,10 @@ import { parentPort } from "node:worker_threads";
 import { markdownToHtml } from "./markdown-to-html.mjs";
 
 // Rendering is background work: when the cores are all busy, the thread that answers requests (and the embedded
-// database's) go first. On Linux a nice value is the calling thread's own, so this thread alone is lowered.
+// database's) go first. On Linux a nice value is the calling thread's own, so this thread alone is lowered, to the
+// lowest priority there is: at 10, each render thread still weighs about a tenth of a request thread in the scheduler.
 try {
-  os.setPriority(10);
+  os.setPriority(19);
 } catch {
   // A platform that cannot lower it renders at the usual priority.
 }
