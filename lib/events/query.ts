@@ -436,7 +436,7 @@ class EventStatement {
     const ownIssueEvents = sql`${projects} cross join lateral (select 1 from ${issues}
       inner join ${events} on ${events.issueId} = ${issues.id}
       where ${and(
-        this.ownIssues(projects.id),
+        this.ownIssues(sql`${projects.id}`),
         sql`${events.authorId} = ${placeholder("scopeUserId")} and ${events.audience} = ${audience.confidentialIssue}`,
         this.filters(),
       )} limit ${literal(countLimit + 1)}) own_events`;

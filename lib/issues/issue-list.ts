@@ -13,7 +13,7 @@ import { getVisibleProject, type ProjectView } from "@/lib/projects/projects";
 import { withIssueDetail, withIssueDetails, type IssueDetails } from "./issue-details";
 import type { IssueView } from "./issues";
 import type { IssueFilters, IssueOrderColumn } from "./issue-params";
-import { issueReadableBy, issueReadableInItsProject } from "./visibility";
+import { confidentialIssuesWrittenBy, issueReadableBy, issueReadableInItsProject } from "./visibility";
 
 export type { IssueFilters } from "./issue-params";
 
@@ -159,10 +159,11 @@ async function readableOpenIssues(ctx: Ctx, view: ProjectView): Promise<number> 
   if (can(view, "readConfidentialIssues")) return project.openIssuesCount;
   const user = actingUser(ctx);
   if (!user) return project.openNonConfidentialIssuesCount;
+  const ownConfidential = confidentialIssuesWrittenBy(user.id);
   const [own] = await ctx.db
     .select({ total: count() })
-    .from(issues)
-    .where(and(eq(issues.authorId, user.id), eq(issues.projectId, project.id), eq(issues.state, "opened"), eq(issues.confidential, true)));
+    .from(ownConfidential.from)
+    .where(and(sql`${ownConfidential.projectId} = ${project.id}`, sql`${ownConfidential.state} = 'opened'`));
   return project.openNonConfidentialIssuesCount + (own?.total ?? 0);
 }
 

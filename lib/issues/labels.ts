@@ -4,13 +4,14 @@ import { actingUser, type Ctx } from "@/lib/context";
 import { listPage, type Executor, type ListPage } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { fuzzySearch } from "@/lib/db/like";
-import { issueLabels, issues, labels, type LabelRow } from "@/lib/db/schema";
+import { issueLabels, labels, type LabelRow } from "@/lib/db/schema";
 import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
 import { numericReference } from "@/lib/api/param-types";
 import { can } from "@/lib/projects/policy";
 import { getProjectWithAbility, getVisibleProject, type ProjectView } from "@/lib/projects/projects";
 import { defaultLabelColor, labelTitleProblem, normalizeLabelColor } from "./label-rules";
+import { confidentialIssuesWrittenBy } from "./visibility";
 
 /** A label with, when asked for (`with_counts`), how many of the issues the caller may read carry it. */
 export interface LabelView {
@@ -70,21 +71,20 @@ export async function listLabels(
 async function issueCountsByLabel(ctx: Ctx, view: ProjectView, page: LabelRow[]): Promise<(label: LabelRow) => NonNullable<LabelView["counts"]>> {
   if (can(view, "readConfidentialIssues")) return (label) => ({ openIssues: label.openIssuesCount, closedIssues: label.closedIssuesCount });
   const user = actingUser(ctx);
+  const ownConfidential = user ? confidentialIssuesWrittenBy(user.id) : null;
   const own =
-    user && page.length > 0
+    ownConfidential && page.length > 0
       ? await ctx.db
           .select({
             labelId: issueLabels.labelId,
-            openIssues: sql<number>`count(*) filter (where ${issues.state} = 'opened')`.mapWith(Number),
-            closedIssues: sql<number>`count(*) filter (where ${issues.state} = 'closed')`.mapWith(Number),
+            openIssues: sql<number>`count(*) filter (where ${ownConfidential.state} = 'opened')`.mapWith(Number),
+            closedIssues: sql<number>`count(*) filter (where ${ownConfidential.state} = 'closed')`.mapWith(Number),
           })
-          .from(issues)
-          .innerJoin(issueLabels, eq(issueLabels.issueId, issues.id))
+          .from(ownConfidential.from)
+          .innerJoin(issueLabels, sql`${issueLabels.issueId} = ${ownConfidential.id}`)
           .where(
             and(
-              eq(issues.authorId, user.id),
-              eq(issues.projectId, view.project.id),
-              eq(issues.confidential, true),
+              sql`${ownConfidential.projectId} = ${view.project.id}`,
               inArray(issueLabels.labelId, page.map((label) => label.id)),
             ),
           )

@@ -32,3 +32,17 @@ export function issueReadableInItsProject(viewer: Viewer): SQL {
     sql`coalesce(${accessLevelIn(viewer)}, 0) >= ${literal(abilityMinimumLevels.readConfidentialIssues)}`,
   )!;
 }
+
+/**
+ * The confidential issues a user wrote (id, project, state), to be filtered further by project, state or label. The
+ * subquery is fenced (`offset 0`) so PostgreSQL always reads it from `issues_confidential_author_idx`: a prepared
+ * statement's generic plan does not know which project a condition names, and otherwise walks a project index — all
+ * of a big project's open issues, to find a non-member's none (20 ms per page at 600,000 issues). The cost is bounded
+ * by the confidential issues the user wrote.
+ */
+export function confidentialIssuesWrittenBy(userId: number) {
+  // Written out, as the query builder leaves out an `offset 0`.
+  const from = sql`(select ${issues.id} as id, ${issues.projectId} as project_id, ${issues.state} as state from ${issues}
+    where ${issues.authorId} = ${userId} and ${issues.confidential} offset 0) own_confidential`;
+  return { from, id: sql<number>`own_confidential.id`, projectId: sql<number>`own_confidential.project_id`, state: sql<string>`own_confidential.state` };
+}
