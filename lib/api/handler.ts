@@ -83,14 +83,15 @@ export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Pr
 
 /**
  * Who is calling, counted against GitLab's API throttles: authenticated requests per user, the others (anonymous, or
- * with credentials that fail) per client address.
+ * with credentials that fail) per client address. Only the REST API's reads also take our pages' session cookie
+ * (`sessions`); the MCP server takes tokens alone.
  */
-async function throttledActor(request: Request, url: URL, db: Database, now: Date): Promise<Actor> {
+export async function throttledActor(request: Request, url: URL, db: Database, now: Date, { sessions = true } = {}): Promise<Actor> {
   const limits = await getRateLimits();
   const presented = findPresentedToken(request, url);
   let actor: Actor;
   try {
-    actor = presented ? await authenticateToken(db, presented, now) : await sessionActor(request);
+    actor = presented ? await authenticateToken(db, presented, now) : sessions ? await sessionActor(request) : { kind: "anonymous" };
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) await limits.consume("unauthenticatedApiPerAddress", clientAddress(request.headers));
     throw error;
