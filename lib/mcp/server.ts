@@ -34,7 +34,7 @@ import {
   type IncomingMessage,
 } from "./protocol";
 import { bearerChallenge, isTokenAcceptableForResource, mcpResourceUrl } from "./resource";
-import { findTool, mcpTools, toolAvailableTo, toolResultOf } from "./tools";
+import { findTool, mcpTools, runTool, toolAvailableTo } from "./tools";
 
 /**
  * `POST /api/v4/mcp`: the MCP server over Streamable HTTP, stateless and answering JSON (no event streams, no
@@ -156,22 +156,12 @@ async function runRequest(ctx: Ctx, request: Extract<IncomingMessage, { kind: "r
   }
 }
 
-/**
- * Runs a tool. What the tool refuses (a project the caller cannot see, a parameter it does not take, a scope the
- * token lacks) is an error result in the REST API's words, for the model to read; anything else that escapes is a bug,
- * logged with the request id and answered as JSON-RPC's internal error.
- */
+/** `tools/call`: its parameters checked, then the tool run. */
 async function callTool(ctx: Ctx, params: Record<string, unknown>, requestId: string) {
   const { name, arguments: args = {} } = params;
   if (typeof name !== "string") throw invalidParams("name must be a string");
   if (typeof args !== "object" || args === null || Array.isArray(args)) throw invalidParams("arguments must be an object");
   const tool = findTool(name);
   if (!tool) throw new JsonRpcError(errorCodes.invalidParams, { name }, 200, `Unknown tool: ${name}`);
-  try {
-    return await tool.call(ctx, args as Record<string, unknown>);
-  } catch (error) {
-    const answer = renderError(error, requestId, `${route}#${name}`);
-    if (answer.status >= 500) throw new JsonRpcError(errorCodes.internalError, { request_id: requestId }, 500);
-    return toolResultOf(answer);
-  }
+  return runTool(ctx, tool, args as Record<string, unknown>, requestId);
 }

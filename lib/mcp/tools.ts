@@ -2,6 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { getAlertEndpoint, listAlertsEndpoint, updateAlertStatusEndpoint } from "@/lib/alerts/endpoints";
 import { parameterShapeOf, prepareCall, type ApiMethod, type Endpoint } from "@/lib/api/endpoint";
+import { renderError } from "@/lib/api/handler";
 import { paginationParams, searchParam, stringListParam } from "@/lib/api/param-types";
 import { maxApiBodyBytes, parseParams } from "@/lib/api/request";
 import { readApiScopes, type Scope } from "@/lib/api/scopes";
@@ -21,6 +22,7 @@ import {
 } from "@/lib/issues/endpoints";
 import { issueListParams } from "@/lib/issues/issue-params";
 import { getProjectEndpoint, listProjectsEndpoint } from "@/lib/projects/endpoints";
+import { errorCodes, JsonRpcError } from "./protocol";
 import { asToolPathSegment, pathSegmentsFrom, toolInputSchema, type ToolInputSchema } from "./tool-schema";
 
 /**
@@ -447,4 +449,19 @@ const toolsByName = new Map(mcpTools.map((tool) => [tool.name, tool]));
 
 export function findTool(name: string): McpTool | undefined {
   return toolsByName.get(name);
+}
+
+/**
+ * Runs a tool. What the tool refuses (a project the caller cannot see, a parameter it does not take, a scope the
+ * token lacks) is an error result in the REST API's words, for the model to read; anything else that escapes is a bug,
+ * logged with the request id and answered as JSON-RPC's internal error.
+ */
+export async function runTool(ctx: Ctx, tool: McpTool, args: Record<string, unknown>, requestId: string): Promise<ToolResult> {
+  try {
+    return await tool.call(ctx, args);
+  } catch (error) {
+    const answer = renderError(error, requestId, `/mcp#${tool.name}`);
+    if (answer.status >= 500) throw new JsonRpcError(errorCodes.internalError, { request_id: requestId }, 500);
+    return toolResultOf(answer);
+  }
 }
