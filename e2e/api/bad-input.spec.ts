@@ -195,6 +195,18 @@ test.describe("bad input is 400, never 500", () => {
     );
     await expectJson(await post({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "drop_database" } }), 200, rpcError(4, -32602, "Unknown tool: drop_database", { name: "drop_database" }));
 
+    const deep = `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"create_issue","arguments":{"id":${project.id},"title":"x","labels":${"[".repeat(100_000)}${"]".repeat(100_000)}}}}`;
+    await expectJson(await post(deep), 400, rpcError(null, -32600, "Invalid Request", "the request body is nested deeper than 100 levels"));
+    // The REST API refuses the same list as a bad parameter.
+    await expectJson(
+      await request.post(`/api/v4/projects/${project.id}/issues`, {
+        headers: { ...asToken(owner.token), "Content-Type": "application/json" },
+        data: Buffer.from(`{"title":"x","labels":${"[".repeat(100_000)}"a"${"]".repeat(100_000)}}`),
+      }),
+      400,
+      { error: "labels is invalid" },
+    );
+
     // A body larger than the longest description a tool takes is refused before it is read whole.
     const huge = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "create_issue", arguments: { id: project.id, title: "Huge", description: "x".repeat(4 * 1024 * 1024) } } });
     await expectJson(await post(huge), 413, rpcError(null, -32600, "Invalid Request", "the request body is larger than 4194304 bytes"));

@@ -201,6 +201,15 @@ describe("transport checks", () => {
     expect(thrown(() => parseBody("")).code).toBe(-32700);
   });
 
+  it("refuses bodies nested deeper than 100 levels as invalid requests", () => {
+    const nested = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
+    expect(parseBody(nested(100))).toBeInstanceOf(Array);
+    const error = thrown(() => parseBody(nested(101)));
+    expect([error.status, error.toJSON()]).toEqual([400, { code: -32600, message: "Invalid Request", data: "the request body is nested deeper than 100 levels" }]);
+    const deepArguments = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"labels":${nested(500_000)}}}}`;
+    expect(thrown(() => parseBody(deepArguments)).code).toBe(-32600);
+  });
+
   it("takes JSON bodies only (415)", () => {
     expect(() => checkContentType("application/json")).not.toThrow();
     expect(() => checkContentType("Application/JSON; charset=utf-8")).not.toThrow();

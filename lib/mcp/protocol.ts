@@ -214,13 +214,34 @@ async function answer(request: Extract<IncomingMessage, { kind: "request" }>, ru
   }
 }
 
-/** The body as JSON, or the parse error that answers it. */
+/**
+ * How deep a POST's JSON may nest: far more than any message needs (a tool's arguments sit four levels down), and few
+ * enough that nothing that walks it later can run out of stack. The alert receiver holds payloads to the same depth.
+ */
+export const maxNesting = 100;
+
+/** The body as JSON, or the error that answers it: JSON-RPC's parse error, or an invalid request nested too deep. */
 export function parseBody(text: string): unknown {
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw new JsonRpcError(errorCodes.parseError, "the request body is not valid JSON");
   }
+  if (nestedDeeperThan(body, maxNesting)) throw invalidRequest(`the request body is nested deeper than ${maxNesting} levels`);
+  return body;
+}
+
+/** Walked without recursion, for the same reason it is checked. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop()!;
+    if (typeof item !== "object" || item === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /**

@@ -77,7 +77,8 @@ export const serveMcp = directlyDispatchable(async (request: Request): Promise<A
   answer.headers["X-Request-Id"] = requestId;
   observeRequest(request.method, route, answer.status, startedAt);
   logger.info(
-    { requestId, method: request.method, route, rpc: methods, status: answer.status, durationMs: Math.round(performance.now() - startedAt) },
+    // Method names are the client's: a few of them, each cut short, are enough to tell what a request was.
+    { requestId, method: request.method, route, rpc: methods.map((name) => name.slice(0, 100)), status: answer.status, durationMs: Math.round(performance.now() - startedAt) },
     "mcp request",
   );
   return answer;
