@@ -1,22 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { apiMethods, declarationOf, type Declaration } from "@/lib/api/endpoint";
 import type { Actor } from "@/lib/context";
 import type { UserRow } from "@/lib/db/schema";
+import { routeDeclarations as declarations } from "@/lib/testing/route-declarations";
 import { apiTools, findTool, mcpTools, toolAvailableTo, toolResultOf } from "./tools";
-
-const routeModules = import.meta.glob<Record<string, unknown>>("/app/api/v4/**/route.ts");
-
-async function declarations(): Promise<Declaration[]> {
-  const declared: Declaration[] = [];
-  for (const load of Object.values(routeModules)) {
-    const routeModule = await load();
-    for (const method of apiMethods) {
-      const declaration = declarationOf(routeModule[method]);
-      if (declaration) declared.push(declaration);
-    }
-  }
-  return declared;
-}
 
 function tokenActor(...scopes: string[]): Actor {
   return { kind: "user", user: { id: 1 } as UserRow, scopes: new Set(scopes) };
