@@ -72,15 +72,16 @@ test.describe("the MCP server through the MCP SDK's client", () => {
     });
 
     // create_issue: the issue exists, and the tool answered exactly what the REST API shows of it.
+    const marker = uniqueName("slow");
     const createdResult = await callTool(client, "create_issue", {
       id: project.id,
-      title: "Search is slow",
+      title: `Search is ${marker}`,
       description: "Takes *seconds*.",
       labels: ["performance", "search"],
       confidential: false,
     });
     const created = answered(createdResult) as { iid: number; title: string; labels: string[]; state: string };
-    expect(created).toMatchObject({ title: "Search is slow", labels: ["performance", "search"], state: "opened" });
+    expect(created).toMatchObject({ title: `Search is ${marker}`, labels: ["performance", "search"], state: "opened" });
     expect(createdResult.structuredContent).toEqual(created);
     expect(created).toEqual(await restGet(request, owner.token, `/projects/${project.id}/issues/${created.iid}`));
 
@@ -135,11 +136,11 @@ test.describe("the MCP server through the MCP SDK's client", () => {
     const projectHits = answered(await callTool(client, "gitlab_search", { scope: "projects", search: project.path }));
     expect(projectHits).toEqual(await restGet(request, owner.token, `/projects?search=${project.path}&simple=true`));
     expect((projectHits as { id: number }[]).map((each) => each.id)).toEqual([project.id]);
-    const issueHits = answered(await callTool(client, "gitlab_search", { scope: "issues", search: "slow", state: "opened" }));
-    expect(issueHits).toEqual(await restGet(request, owner.token, "/issues?scope=all&search=slow&state=opened"));
-    expect((issueHits as { iid: number; project_id: number }[]).filter((each) => each.project_id === project.id).map((each) => each.iid)).toEqual([created.iid]);
-    const inProject = answered(await callTool(client, "gitlab_search", { scope: "issues", search: "slow", project_id: project.id, fields: ["title"] }));
-    expect(inProject).toEqual(await restGet(request, owner.token, `/projects/${project.id}/issues?search=slow&in=title`));
+    const issueHits = answered(await callTool(client, "gitlab_search", { scope: "issues", search: marker, state: "opened" }));
+    expect(issueHits).toEqual(await restGet(request, owner.token, `/issues?scope=all&search=${marker}&state=opened`));
+    expect((issueHits as { iid: number; project_id: number }[]).map((each) => [each.project_id, each.iid])).toEqual([[project.id, created.iid]]);
+    const inProject = answered(await callTool(client, "gitlab_search", { scope: "issues", search: marker, project_id: project.id, fields: ["title"] }));
+    expect(inProject).toEqual(await restGet(request, owner.token, `/projects/${project.id}/issues?search=${marker}&in=title`));
     expect((inProject as { iid: number }[]).map((each) => each.iid)).toEqual([created.iid]);
 
     await client.close();
@@ -170,7 +171,8 @@ test.describe("what a token may do through the MCP server is what it may do thro
     const owner = await createUser(request);
     const stranger = await createUser(request);
     const project = await createProject(request, owner.token, { visibility: "private" });
-    const issue = await request.post(`/api/v4/projects/${project.id}/issues`, { headers: asToken(owner.token), data: { title: "Secret plans" } });
+    const marker = uniqueName("secret");
+    const issue = await request.post(`/api/v4/projects/${project.id}/issues`, { headers: asToken(owner.token), data: { title: `Plans ${marker}` } });
     expect(issue.status()).toBe(201);
     const client = await connectClient(baseURL!, (await createToken(request, stranger.id, ["mcp"])).token);
     const notFound = {
@@ -183,9 +185,9 @@ test.describe("what a token may do through the MCP server is what it may do thro
     expect(await callTool(client, "list_alerts", { id: project.id })).toEqual(notFound);
     expect(await callTool(client, "create_issue", { id: project.id, title: "Let me in" })).toEqual(notFound);
     expect(await callTool(client, "create_issue_note", { id: project.id, issue_iid: 1, body: "Hello?" })).toEqual(notFound);
-    expect(answered(await callTool(client, "gitlab_search", { scope: "issues", search: "Secret" }))).toEqual([]);
+    expect(answered(await callTool(client, "gitlab_search", { scope: "issues", search: marker }))).toEqual([]);
     const issues = (await restGet(request, owner.token, `/projects/${project.id}/issues`)) as { title: string; user_notes_count: number }[];
-    expect(issues.map((each) => [each.title, each.user_notes_count])).toEqual([["Secret plans", 0]]);
+    expect(issues.map((each) => [each.title, each.user_notes_count])).toEqual([[`Plans ${marker}`, 0]]);
     await client.close();
   });
 
