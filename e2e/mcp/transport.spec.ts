@@ -163,8 +163,13 @@ test("mcp-remote bridges a stdio MCP client to the server with a token header", 
     env: { PATH: process.env.PATH ?? "", HOME: mkdtempSync(path.join(tmpdir(), "mcp-remote-")), MCP_REMOTE_CONFIG_DIR: mkdtempSync(path.join(tmpdir(), "mcp-remote-config-")) },
     stderr: "pipe",
   });
+  // Read what the bridge logs, so its pipe never fills, and to tell why if it fails.
+  let logged = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (logged += chunk.toString()));
   const client = new Client({ name: "stdio-e2e", version: "1.0.0" });
-  await client.connect(transport);
+  await client.connect(transport).catch((error: unknown) => {
+    throw new Error(`mcp-remote did not connect: ${String(error)}\n${logged}`);
+  });
   expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("get_project");
   expect(answered(await callTool(client, "get_project", { id: project.id }))).toMatchObject({ id: project.id, path_with_namespace: project.path_with_namespace });
   expect(answered(await callTool(client, "create_issue", { id: project.id, title: "Through the bridge" }))).toMatchObject({ iid: 1, title: "Through the bridge" });
