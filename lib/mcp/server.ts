@@ -1,7 +1,6 @@
 import "server-only";
-import { randomUUID } from "node:crypto";
 import { findPresentedToken } from "@/lib/api/authenticate";
-import { renderError, throttledActor } from "@/lib/api/handler";
+import { renderError, requestIdOf, throttledActor } from "@/lib/api/handler";
 import { json } from "@/lib/api/respond";
 import { mcpServerScopes } from "@/lib/api/scopes";
 import { createContext, type Actor, type Ctx } from "@/lib/context";
@@ -48,12 +47,9 @@ const route = "/mcp";
 /** Room for the longest description or comment a tool takes, with its JSON-RPC envelope. */
 export const maxMcpBodyBytes = maxTextRequestBytes;
 
-const requestIdPattern = /^[\w.:-]{1,128}$/;
-
 export const serveMcp = directlyDispatchable(async (request: Request): Promise<Answer> => {
   const startedAt = performance.now();
-  const incomingId = request.headers.get("x-request-id");
-  const requestId = incomingId && requestIdPattern.test(incomingId) ? incomingId : randomUUID();
+  const requestId = requestIdOf(request);
   const url = new URL(request.url);
   let answer: Answer;
   let methods: string[] = [];
