@@ -79,7 +79,7 @@ targets.push({
   name: "framework-lane",
   port: portBase + 3,
   env: { ...roomyThrottles, DIRECT_DISPATCH: "off", DATA_DIR: `.e2e-data/framework-lane-${runId}` },
-  testMatch: /e2e\/(api|oauth|clients|alertmanager|alerts)\/.*\.spec\.ts$/,
+  testMatch: /e2e\/(api|oauth|clients|alertmanager|alerts|mcp)\/.*\.spec\.ts$/,
 });
 // On PostgreSQL when there is one: there the counters live in the database, as replicas share them.
 const throttledPostgres = postgresDatabase("e2e_throttles");

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
-import { asToken, createProject, createUser, expectJson, rootToken, uniqueName } from "../support/api";
+import { asToken, createProject, createToken, createUser, expectJson, rootToken, uniqueName } from "../support/api";
+import { postMessage } from "../mcp/support";
 import { serverLogFile } from "../support/constants";
 
 test.describe("bad input is 400, never 500", () => {
@@ -165,5 +166,73 @@ test.describe("bad input is 400, never 500", () => {
     const logged = readFileSync(serverLogFile(testInfo.project.name), "utf8").slice(logBefore);
     expect(logged).not.toContain("Failed to parse body as FormData");
     expect(logged).not.toContain("Unexpected end of form");
+  });
+
+  test("the MCP server answers malformed JSON-RPC in JSON-RPC's own words, and a tool's bad arguments as its REST endpoint does", async ({ request }, testInfo) => {
+    const owner = await createUser(request);
+    const project = await createProject(request, owner.token);
+    const token = (await createToken(request, owner.id, ["mcp"])).token;
+    const logBefore = readFileSync(serverLogFile(testInfo.project.name), "utf8").length;
+    const headers = { "MCP-Protocol-Version": "2025-06-18" };
+    const post = (body: unknown) => postMessage(request, token, body, headers);
+    const rpcError = (id: unknown, code: number, message: string, data: unknown) => ({ jsonrpc: "2.0", id, error: { code, message, data } });
+
+    await expectJson(await post('{"jsonrpc": "2.0", "id": 1, "method": "ping"'), 400, rpcError(null, -32700, "Parse error", "the request body is not valid JSON"));
+    await expectJson(await post(""), 400, rpcError(null, -32700, "Parse error", "the request body is not valid JSON"));
+    await expectJson(await post("null"), 400, rpcError(null, -32600, "Invalid Request", "a JSON-RPC message is an object"));
+    await expectJson(await post({ jsonrpc: "1.0", id: 1, method: "ping" }), 400, rpcError(1, -32600, "Invalid Request", 'jsonrpc must be "2.0"'));
+    await expectJson(await post({ id: 1, method: "ping" }), 400, rpcError(1, -32600, "Invalid Request", 'jsonrpc must be "2.0"'));
+    await expectJson(await post({ jsonrpc: "2.0", id: [1], method: "ping" }), 400, rpcError(null, -32600, "Invalid Request", "id must be a string or an integer"));
+    await expectJson(await post({ jsonrpc: "2.0", id: 1, method: 7 }), 400, rpcError(1, -32600, "Invalid Request", "method must be a non-empty string"));
+    await expectJson(await post({ jsonrpc: "2.0", id: 1 }), 400, rpcError(1, -32600, "Invalid Request", "method is missing"));
+    await expectJson(await post({ jsonrpc: "2.0", id: 1, method: "ping", params: "x" }), 400, rpcError(1, -32602, "Invalid params", "params must be an object"));
+    await expectJson(await post({ jsonrpc: "2.0", id: 1, method: "sampling/createMessage" }), 200, rpcError(1, -32601, "Method not found", { method: "sampling/createMessage" }));
+    await expectJson(await post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: 42 } }), 200, rpcError(2, -32602, "Invalid params", "name must be a string"));
+    await expectJson(
+      await post({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "get_project", arguments: [project.id] } }),
+      200,
+      rpcError(3, -32602, "Invalid params", "arguments must be an object"),
+    );
+    await expectJson(await post({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "drop_database" } }), 200, rpcError(4, -32602, "Unknown tool: drop_database", { name: "drop_database" }));
+
+    const deep = `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"create_issue","arguments":{"id":${project.id},"title":"x","labels":${"[".repeat(100_000)}${"]".repeat(100_000)}}}}`;
+    await expectJson(await post(deep), 400, rpcError(null, -32600, "Invalid Request", "the request body is nested deeper than 100 levels"));
+    // The REST API refuses the same list as a bad parameter.
+    await expectJson(
+      await request.post(`/api/v4/projects/${project.id}/issues`, {
+        headers: { ...asToken(owner.token), "Content-Type": "application/json" },
+        data: Buffer.from(`{"title":"x","labels":${"[".repeat(100_000)}"a"${"]".repeat(100_000)}}`),
+      }),
+      400,
+      { error: "labels is invalid" },
+    );
+
+    // A body larger than the longest description a tool takes is refused before it is read whole.
+    const huge = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "create_issue", arguments: { id: project.id, title: "Huge", description: "x".repeat(4 * 1024 * 1024) } } });
+    await expectJson(await post(huge), 413, rpcError(null, -32600, "Invalid Request", "the request body is larger than 4194304 bytes"));
+
+    // A tool's arguments meet its REST endpoint's parameter checks, and its refusals are error results.
+    const toolError = (id: number, text: string, error: unknown) => ({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text }], structuredContent: { error }, isError: true } });
+    const call = (id: number, name: string, args: unknown) => post({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+    await expectJson(await call(6, "create_issue", { id: project.id }), 200, toolError(6, "title is missing", { error: "title is missing" }));
+    await expectJson(await call(7, "create_issue", { id: project.id, title: ["a"] }), 200, toolError(7, "title is invalid", { error: "title is invalid" }));
+    await expectJson(await call(8, "create_issue", { id: project.id, title: "nul\u0000" }), 200, toolError(8, "title is invalid", { error: "title is invalid" }));
+    await expectJson(await call(9, "get_issue", { id: project.id, issue_iid: "one" }), 200, toolError(9, "issue_iid is invalid", { error: "issue_iid is invalid" }));
+    await expectJson(await call(10, "get_issue", { id: { nested: true }, issue_iid: 1 }), 200, toolError(10, "id is invalid", { error: "id is invalid" }));
+    await expectJson(await call(11, "list_project_events", { id: project.id, action: "exploded" }), 200, toolError(11, "action does not have a valid value", { error: "action does not have a valid value" }));
+    await expectJson(await call(12, "list_project_events", { id: project.id, before: "2024-02-30" }), 200, toolError(12, "before is invalid", { error: "before is invalid" }));
+    await expectJson(await call(13, "list_alerts", { id: project.id, status: ["on fire"] }), 200, toolError(13, "status does not have a valid value", { error: "status does not have a valid value" }));
+    await expectJson(await call(14, "list_projects", { per_page: 0 }), 200, toolError(14, "per_page does not have a valid value", { error: "per_page does not have a valid value" }));
+    await expectJson(await call(15, "gitlab_search", { scope: "wiki_blobs", search: "x" }), 200, toolError(15, "scope does not have a valid value", { error: "scope does not have a valid value" }));
+    await expectJson(await call(16, "gitlab_search", { scope: "projects", search: "x", project_id: project.id }), 200, toolError(16, "scope does not have a valid value", { error: "scope does not have a valid value" }));
+    await expectJson(await call(17, "gitlab_search", { scope: "issues", search: "x", group_id: "anything" }), 200, toolError(17, "404 Group Not Found", { message: "404 Group Not Found" }));
+    await expectJson(await call(18, "gitlab_search", { scope: "issues" }), 200, toolError(18, "search is missing", { error: "search is missing" }));
+    // Undeclared arguments are dropped, as the REST API drops undeclared parameters.
+    const ordinary = await call(19, "get_project", { id: project.id, statistics: true, with_custom_attributes: "yes" });
+    expect(ordinary.status()).toBe(200);
+    expect(((await ordinary.json()) as { result: { isError: boolean } }).result.isError).toBe(false);
+
+    const logged = readFileSync(serverLogFile(testInfo.project.name), "utf8").slice(logBefore);
+    expect(logged).not.toContain('"level":50');
   });
 });

@@ -2,6 +2,7 @@ import { expect, test, type APIRequestContext } from "@playwright/test";
 import { addMember, asToken, createProject, createToken, createUser, rootToken, uniqueName, type CreatedUser } from "../support/api";
 import { createIntegration } from "../support/alerts";
 import { createApplication } from "../support/oauth";
+import { postMessage } from "../mcp/support";
 import { sweptIntegerParameters, sweptRoutes, type IntegerColumn } from "./swept-routes";
 
 /**
@@ -362,6 +363,78 @@ test("every integer path segment and parameter answers GitLab's 404 or 400 for v
       if (column === "bigint") {
         const answer = await send(request, call, call.path, { ...declared, pagination: "keyset", [name]: "3000000000" });
         check(`${call.method} ${call.route} with ${name}=3000000000`, { status: answer.status, body: null }, { status: call.status, body: null });
+      }
+    }
+  }
+  expect(unexpected).toEqual([]);
+});
+
+/** A property of a tool's input schema, as `tools/list` gives it. */
+interface SchemaProperty {
+  type?: string | string[];
+  maximum?: number;
+  anyOf?: SchemaProperty[];
+  items?: SchemaProperty;
+}
+
+/** Whether a tool's argument is compared with an integer column: integers up to the column's largest, or lists of them. */
+function takesColumnIntegers(property: SchemaProperty): boolean {
+  if (property.type === "integer" && property.maximum === 2_147_483_647) return true;
+  if (property.type === "array" && property.items) return takesColumnIntegers(property.items);
+  return (property.anyOf ?? []).some(takesColumnIntegers);
+}
+
+/** What a tool's path argument that names nothing answers: the REST API's 404 for the thing it names. */
+const toolPathThings: Record<string, string> = { id: "Project", project_id: "Project", group_id: "Group", issue_iid: "Issue", alert_iid: "Alert" };
+
+test("every MCP tool refuses integer arguments beyond their column's range and ids naming nothing as the REST API does, never a 500", async ({ request }) => {
+  test.setTimeout(180_000);
+  const fx = await fixture(request);
+  const mcpToken = (await createToken(request, fx.owner.id, ["mcp"])).token;
+  const integration = await createIntegration(request, fx.owner.token, fx.projectId, { name: "Swept tools", type: "http", active: true });
+  const alert = await request.post(new URL(integration.url).pathname, { headers: { Authorization: `Bearer ${integration.token}` }, data: { title: "Swept" } });
+  expect(alert.status()).toBe(200);
+  const alertIid = ((await alert.json()) as { iid: number }[])[0]!.iid;
+  const project = { id: fx.projectId };
+  const issue = { ...project, issue_iid: fx.issueIid };
+  /** Arguments each tool succeeds with. */
+  const baseline: Record<string, Record<string, unknown>> = {
+    get_mcp_server_version: {},
+    get_issue: issue,
+    create_issue: { ...project, title: "Swept through MCP" },
+    gitlab_search: { scope: "issues", search: "Swept", project_id: fx.projectId },
+    get_issue_notes: issue,
+    create_issue_note: { ...issue, body: "Swept through MCP" },
+    list_project_events: project,
+    list_alerts: project,
+    get_alert: { ...project, alert_iid: alertIid },
+    update_alert_status: { ...project, alert_iid: alertIid, status: "acknowledged" },
+    list_projects: {},
+    get_project: project,
+  };
+  let id = 0;
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const response = await postMessage(request, mcpToken, { jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name, arguments: args } }, { "MCP-Protocol-Version": "2025-06-18" });
+    expect(response.status(), `${name} ${JSON.stringify(args)}: ${await response.text()}`).toBe(200);
+    return ((await response.json()) as { result: { content: { text: string }[]; isError: boolean } }).result;
+  };
+  const listed = await postMessage(request, mcpToken, { jsonrpc: "2.0", id: 0, method: "tools/list" }, { "MCP-Protocol-Version": "2025-06-18" });
+  const { tools } = ((await listed.json()) as { result: { tools: { name: string; inputSchema: { properties: Record<string, SchemaProperty> } }[] } }).result;
+  expect(tools.map((tool) => tool.name).sort()).toEqual(Object.keys(baseline).sort());
+  const unexpected: string[] = [];
+  for (const tool of tools) {
+    const args = baseline[tool.name]!;
+    const ordinary = await call(tool.name, args);
+    if (ordinary.isError) unexpected.push(`${tool.name} with ${JSON.stringify(args)}: ${ordinary.content[0]!.text}`);
+    for (const [name, property] of Object.entries(tool.inputSchema.properties)) {
+      const expected = toolPathThings[name] ? `404 ${toolPathThings[name]} Not Found` : takesColumnIntegers(property) ? `${name} is invalid` : null;
+      if (!expected) continue;
+      const values = toolPathThings[name] ? [...namingNothing, 0, -1, 2_147_483_648] : [...beyondColumn.integer, 2_147_483_648, -2_147_483_649];
+      for (const value of values) {
+        const result = await call(tool.name, { ...args, [name]: value });
+        if (!result.isError || result.content[0]!.text !== expected) {
+          unexpected.push(`${tool.name} with ${name}=${JSON.stringify(value)}: ${JSON.stringify(result)}, expected ${expected}`);
+        }
       }
     }
   }

@@ -1,22 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { sweptIntegerParameters, sweptRoutes, type IntegerColumn } from "@/e2e/api/swept-routes";
-import { apiMethods, declarationOf, type Declaration } from "./endpoint";
-
-/** Every route module of the API, loaded as the framework loads them. */
-const routeModules = import.meta.glob<Record<string, unknown>>("/app/api/v4/**/route.ts");
-
-async function declarations(): Promise<Declaration[]> {
-  const declared: Declaration[] = [];
-  for (const load of Object.values(routeModules)) {
-    const routeModule = await load();
-    for (const method of apiMethods) {
-      const declaration = declarationOf(routeModule[method]);
-      if (declaration) declared.push(declaration);
-    }
-  }
-  return declared;
-}
+import { routeDeclarations as declarations } from "@/lib/testing/route-declarations";
 
 /** Whether a parameter takes integers, as its JSON Schema says: integer values, or text of digits, or lists of them. */
 function takesIntegers(schema: Record<string, unknown>): boolean {

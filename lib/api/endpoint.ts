@@ -76,17 +76,18 @@ export function apiResource(route: string, endpoints: Partial<Record<ApiMethod, 
       continue;
     }
     handlers[method] = routeFor(route, method, declared);
-    declarations.set(handlers[method], { method, route, path: declared.path ?? {}, params: parameterShapeOf(declared) });
+    declarations.set(handlers[method], { method, route, path: declared.path ?? {}, params: parameterShapeOf(declared), endpoint: declared });
   }
   return handlers;
 }
 
-/** What a handler serves: its method, its route, and the path segments and parameters it reads. */
+/** What a handler serves: its method, its route, the path segments and parameters it reads, and its endpoint. */
 export interface Declaration {
   method: ApiMethod;
   route: string;
   path: Shape;
   params: Shape;
+  endpoint: Endpoint;
 }
 
 /** Which method of which route a handler serves, for the tests that must reach every route and parameter. */
@@ -100,26 +101,45 @@ function keysetTypeOf(declared: Endpoint): string | undefined {
   return typeof declared.paginated === "object" ? declared.paginated.keysetType : undefined;
 }
 
-function parameterShapeOf(declared: Endpoint): Shape {
-  if (!declared.paginated) return declared.params ?? {};
-  return { ...paginationParams, ...(keysetTypeOf(declared) ? keysetPaginationParams : {}), ...declared.params };
+/** Built once per endpoint, so its schema is too (`parseParams` keeps one schema per shape object). */
+const parameterShapes = new WeakMap<Endpoint, Shape>();
+
+/** Every parameter an endpoint reads: its own, and for lists `page`, `per_page` (and `pagination` for keyset lists). */
+export function parameterShapeOf(declared: Endpoint): Shape {
+  let shape = parameterShapes.get(declared);
+  if (!shape) {
+    shape = declared.paginated ? { ...paginationParams, ...(keysetTypeOf(declared) ? keysetPaginationParams : {}), ...declared.params } : (declared.params ?? {});
+    parameterShapes.set(declared, shape);
+  }
+  return shape;
+}
+
+/** An endpoint's declared path segments, parameters and page, parsed from what a caller sent. */
+export type PreparedCall = Pick<EndpointCall<Shape, Shape>, "path" | "params" | "page">;
+
+/**
+ * Reads a call of `declared` as the endpoint's declarations say: its path segments, then its parameters (undeclared
+ * ones dropped), then the page a list asks for. REST requests and MCP tool calls both come through here, so a value
+ * one of them refuses the other refuses with the same message.
+ */
+export function prepareCall(declared: Endpoint, segments: Record<string, unknown>, input: Record<string, unknown>): PreparedCall {
+  const path = declared.path ? parseParams(declared.path, segments) : {};
+  const params = parseParams(parameterShapeOf(declared), input);
+  const pagination = params as { page?: number; per_page?: number; pagination?: "offset" | "keyset" };
+  const keysetType = keysetTypeOf(declared);
+  const page = declared.paginated
+    ? pageRequest(pagination, { keysetType: pagination.pagination === "keyset" ? undefined : keysetType })
+    : pageRequest({});
+  return { path, params, page };
 }
 
 function routeFor(route: string, method: ApiMethod, declared: Endpoint): RouteHandler {
-  const keysetType = keysetTypeOf(declared);
-  const paramShape = parameterShapeOf(declared);
   return apiRoute(
     { route, scopes: declared.scopes, allowAnonymous: declared.allowAnonymous },
     async ({ ctx, request, url, params: segments }) => {
       declared.guard?.(ctx);
-      const path = declared.path ? parseParams(declared.path, segments) : {};
       const input = method === "GET" ? readQuery(url) : { ...readQuery(url), ...(await readBody(request, declared.maxBodyBytes)) };
-      const params = parseParams(paramShape, input);
-      const pagination = params as { page?: number; per_page?: number; pagination?: "offset" | "keyset" };
-      const page = declared.paginated
-        ? pageRequest(pagination, { keysetType: pagination.pagination === "keyset" ? undefined : keysetType })
-        : pageRequest({});
-      return declared.handle({ ctx, request, url, path, params, page });
+      return declared.handle({ ctx, request, url, ...prepareCall(declared, segments, input) });
     },
   );
 }

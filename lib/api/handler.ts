@@ -35,6 +35,12 @@ export type NextRouteContext = { params: Promise<Record<string, string | string[
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
 
+/** The id a request is logged under: the proxy's `X-Request-Id` when it is a sane one, else a new one. */
+export function requestIdOf(request: Request): string {
+  const incomingId = request.headers.get("x-request-id");
+  return incomingId && requestIdPattern.test(incomingId) ? incomingId : randomUUID();
+}
+
 /**
  * Wraps a `/api/v4` route: authenticates the token, enforces scopes, runs the handler, renders typed errors as
  * GitLab bodies, and records the request in logs and metrics. The only place API errors become answers.
@@ -42,8 +48,7 @@ const requestIdPattern = /^[\w.:-]{1,128}$/;
 export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Promise<Answer>) {
   return directlyDispatchable(async (request: Request, routeContext: NextRouteContext): Promise<Answer> => {
     const startedAt = performance.now();
-    const incomingId = request.headers.get("x-request-id");
-    const requestId = incomingId && requestIdPattern.test(incomingId) ? incomingId : randomUUID();
+    const requestId = requestIdOf(request);
     const url = new URL(request.url);
     let answer: Answer;
     try {
@@ -83,14 +88,15 @@ export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Pr
 
 /**
  * Who is calling, counted against GitLab's API throttles: authenticated requests per user, the others (anonymous, or
- * with credentials that fail) per client address.
+ * with credentials that fail) per client address. Only the REST API's reads also take our pages' session cookie
+ * (`sessions`); the MCP server takes tokens alone.
  */
-async function throttledActor(request: Request, url: URL, db: Database, now: Date): Promise<Actor> {
+export async function throttledActor(request: Request, url: URL, db: Database, now: Date, { sessions = true } = {}): Promise<Actor> {
   const limits = await getRateLimits();
   const presented = findPresentedToken(request, url);
   let actor: Actor;
   try {
-    actor = presented ? await authenticateToken(db, presented, now) : await sessionActor(request);
+    actor = presented ? await authenticateToken(db, presented, now) : sessions ? await sessionActor(request) : { kind: "anonymous" };
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) await limits.consume("unauthenticatedApiPerAddress", clientAddress(request.headers));
     throw error;

@@ -62,6 +62,13 @@ describe("parseParams", () => {
   it("answers 400", () => {
     expect((errorOf(() => parseParams(shape, {})) as ParameterError).status).toBe(400);
   });
+
+  it("refuses lists nested however deep as invalid, rather than running out of stack", () => {
+    let nested: unknown = "api";
+    for (let level = 0; level < 200_000; level += 1) nested = [nested];
+    expect(bodyOf(() => parseParams(shape, { name: "x", scopes: nested }))).toEqual({ error: "scopes is invalid" });
+    expect(bodyOf(() => parseParams(shape, { name: "x", scopes: [[["a\u0000"]]] }))).toEqual({ error: "scopes is invalid" });
+  });
 });
 
 describe("readQuery", () => {

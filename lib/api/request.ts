@@ -106,9 +106,14 @@ function schemaOf(shape: z.ZodRawShape): z.ZodObject {
   return schema;
 }
 
+/** Walked without recursion: a list nested a million levels deep is a bad parameter, not a stack overflow. */
 function containsNul(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("\u0000");
-  if (Array.isArray(value)) return value.some(containsNul);
+  const pending = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === "string" && item.includes("\u0000")) return true;
+    if (Array.isArray(item)) pending.push(...item);
+  }
   return false;
 }
 

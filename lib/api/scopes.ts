@@ -9,6 +9,7 @@ export const knownScopes = [
   "openid",
   "profile",
   "email",
+  "mcp",
 ] as const;
 export type Scope = (typeof knownScopes)[number];
 
@@ -20,3 +21,9 @@ export function isKnownScope(value: string): value is Scope {
 export const readUserScopes = ["read_user", "read_api", "api"] as const satisfies readonly Scope[];
 export const readApiScopes = ["read_api", "api"] as const satisfies readonly Scope[];
 export const writeApiScopes = ["api"] as const satisfies readonly Scope[];
+
+/**
+ * Scopes the MCP server (`/api/v4/mcp`) accepts. `mcp` lets a token use every tool and nothing else of the API;
+ * `api` and `read_api` reach the tools their REST endpoints accept them for (`read_api`: the read-only ones).
+ */
+export const mcpServerScopes = ["mcp", "api", "read_api"] as const satisfies readonly Scope[];

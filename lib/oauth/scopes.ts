@@ -39,6 +39,10 @@ export const scopeDescriptions: Record<Scope, { title: string; description: stri
     title: "Read your email address through OpenID Connect",
     description: "Grants read-only access to your primary email address using OpenID Connect.",
   },
+  mcp: {
+    title: "Use the MCP server on your behalf",
+    description: "Grants permission to use the MCP server on your behalf.",
+  },
 };
 
 export const applicationScopes: readonly Scope[] = knownScopes;

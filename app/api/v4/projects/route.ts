@@ -2,21 +2,14 @@ import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { booleanParam } from "@/lib/api/param-types";
 import { created } from "@/lib/api/respond";
-import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
+import { writeApiScopes } from "@/lib/api/scopes";
 import { ParameterError } from "@/lib/errors";
-import { projectListParams, projectListAnswer } from "@/lib/projects/api";
-import { createProject, listProjectDetails, projectVisibilities } from "@/lib/projects/projects";
+import { listProjectsEndpoint } from "@/lib/projects/endpoints";
+import { createProject, projectVisibilities } from "@/lib/projects/projects";
 import { serializeCreatedProject } from "@/lib/projects/serialize";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects", {
-  GET: endpoint({
-    scopes: readApiScopes,
-    allowAnonymous: true,
-    paginated: { keysetType: "Project" },
-    params: projectListParams,
-    handle: async ({ ctx, url, params, page }) =>
-      projectListAnswer(ctx, { url, page, params }, (filters, paging, options) => listProjectDetails(ctx, filters, paging, options)),
-  }),
+  GET: listProjectsEndpoint,
   POST: endpoint({
     scopes: writeApiScopes,
     params: {

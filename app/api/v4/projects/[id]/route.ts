@@ -2,10 +2,10 @@ import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { booleanParam, projectPath } from "@/lib/api/param-types";
 import { json } from "@/lib/api/respond";
-import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
+import { writeApiScopes } from "@/lib/api/scopes";
 import { ParameterError } from "@/lib/errors";
-import { listedProjectEntity } from "@/lib/projects/api";
-import { getProjectDetails, projectVisibilities } from "@/lib/projects/projects";
+import { getProjectEndpoint } from "@/lib/projects/endpoints";
+import { projectVisibilities } from "@/lib/projects/projects";
 import { serializeProject } from "@/lib/projects/serialize";
 import { deleteProject, updateProject } from "@/lib/projects/settings";
 
@@ -19,13 +19,7 @@ const updateParams = {
 };
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id", {
-  GET: endpoint({
-    scopes: readApiScopes,
-    allowAnonymous: true,
-    path: projectPath,
-    params: { statistics: booleanParam.optional() },
-    handle: async ({ ctx, path, params }) => json(listedProjectEntity(ctx, await getProjectDetails(ctx, path.id, { statistics: params.statistics }))),
-  }),
+  GET: getProjectEndpoint,
   PUT: endpoint({
     scopes: writeApiScopes,
     path: projectPath,

@@ -1,15 +1,14 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { booleanParam, idSegment, projectPath, stringListParam } from "@/lib/api/param-types";
+import { booleanParam, stringListParam } from "@/lib/api/param-types";
 import { requireAtLeastOne } from "@/lib/api/request";
 import { json, noContent } from "@/lib/api/respond";
-import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
+import { writeApiScopes } from "@/lib/api/scopes";
+import { getIssueEndpoint, issuePath as path } from "@/lib/issues/endpoints";
 import { issueMetadataFrom, issueMetadataParams } from "@/lib/issues/issue-params";
-import { deleteIssue, getIssue, updateIssue } from "@/lib/issues/issues";
+import { deleteIssue, updateIssue } from "@/lib/issues/issues";
 import { serializeIssue } from "@/lib/issues/serialize";
 import { maxTextRequestBytes } from "@/lib/issues/text-limits";
-
-const path = { ...projectPath, issue_iid: idSegment };
 
 const updateParams = {
   title: z.string().optional(),
@@ -37,12 +36,7 @@ const updatableParams = [
 ] as const satisfies readonly (keyof typeof updateParams)[];
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/issues/:issue_iid", {
-  GET: endpoint({
-    scopes: readApiScopes,
-    allowAnonymous: true,
-    path,
-    handle: async ({ ctx, path }) => json(serializeIssue(await getIssue(ctx, path.id, path.issue_iid), ctx.now)),
-  }),
+  GET: getIssueEndpoint,
   PUT: endpoint({
     scopes: writeApiScopes,
     maxBodyBytes: maxTextRequestBytes,
