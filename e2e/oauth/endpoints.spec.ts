@@ -34,7 +34,7 @@ test.describe("discovery and keys", () => {
     });
     expect([...(document.code_challenge_methods_supported as string[])].sort()).toEqual(["S256", "plain"]);
     expect(document.grant_types_supported).toEqual(
-      expect.arrayContaining(["authorization_code", "refresh_token", "password", "urn:ietf:params:oauth:grant-type:device_code"]),
+      expect.arrayContaining(["authorization_code", "refresh_token", "password", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"]),
     );
     expect(document.scopes_supported).toEqual(expect.arrayContaining(["api", "read_user", "openid", "profile", "email"]));
   });
