@@ -103,7 +103,7 @@ test.describe("token endpoint over HTTP", () => {
     const unknownUser = await request.post("/oauth/token", { form: { grant_type: "password", username: "nobody_here", password: "x" } });
     expect(await unknownUser.json()).toEqual(await wrongPassword.json());
 
-    const unsupported = await request.post("/oauth/token", { form: { grant_type: "client_credentials" } });
+    const unsupported = await request.post("/oauth/token", { form: { grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer" } });
     await expectOAuthJson(unsupported, 400, {
       error: "unsupported_grant_type",
       error_description: "The authorization grant type is not supported by the authorization server.",
