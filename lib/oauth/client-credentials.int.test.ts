@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { authenticateToken } from "@/lib/api/authenticate";
 import { oauthAccessTokens, oauthGrants } from "@/lib/db/schema";
-import { ApiError, InvalidTokenError, UnauthorizedError } from "@/lib/errors";
+import { InvalidTokenError, UnauthorizedError } from "@/lib/errors";
 import { authorizeGitAccess } from "@/lib/git/access";
 import { answerResponse } from "@/lib/http/answer";
 import { createProject } from "@/lib/projects/projects";
 import { testDatabases } from "@/lib/testing/databases";
-import { createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
+import { apiFailure, createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { authorizeCode, expectOAuthError, formRequest, oauthFixtureForSuite, registerApplication, testRedirectUri, token } from "@/lib/testing/oauth";
 import { deleteApplicationAsAdmin } from "./applications";
 import { resolveOAuthAccessToken } from "./api-token";
@@ -40,16 +40,6 @@ describe.each(testDatabases())("client credentials grant on $name", ({ open }) =
     grants: await fixture.db.select().from(oauthGrants).where(eq(oauthGrants.applicationId, applicationId)),
   });
 
-  async function apiFailure(promise: Promise<unknown>): Promise<ApiError> {
-    const error = await promise.then(
-      () => {
-        throw new Error("expected a failure");
-      },
-      (reason: unknown) => reason,
-    );
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
-  }
 
   describe("exchange", () => {
     it("answers GitLab's body without a refresh token, with the secret in HTTP Basic or in the body", async () => {

@@ -233,31 +233,26 @@ export function accessTokenState(token: Pick<OAuthAccessTokenCheck, "revoked" | 
 }
 
 /**
- * For the refresh grant: one lookup finds the token, its grant and user, and the application that authenticates the
- * client. The user is joined inner: only tokens a user granted have refresh tokens (`oauth_access_tokens_owner_check`).
+ * An access token's row with its grant, its user (none for a client credentials token) and its application, by the
+ * digest of the access or of the refresh token.
  */
-export const accessTokenByRefreshDigest = preparedQuery((db) =>
-  db
-    .select({ token: oauthAccessTokens, grant: oauthGrants, user: users, application: oauthApplications })
-    .from(oauthAccessTokens)
-    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId))
-    .innerJoin(users, eq(users.id, oauthAccessTokens.userId))
-    .leftJoin(oauthApplications, eq(oauthApplications.id, oauthAccessTokens.applicationId))
-    .where(eq(oauthAccessTokens.refreshTokenDigest, sql.placeholder("digest")))
-    .prepare("oauth_access_token_by_refresh_digest"),
-);
+function accessTokenWithOwners(by: "access" | "refresh") {
+  const digest = by === "access" ? oauthAccessTokens.tokenDigest : oauthAccessTokens.refreshTokenDigest;
+  return preparedQuery((db) =>
+    db
+      .select({ token: oauthAccessTokens, grant: oauthGrants, user: users, application: oauthApplications })
+      .from(oauthAccessTokens)
+      .innerJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId))
+      .leftJoin(users, eq(users.id, oauthAccessTokens.userId))
+      .leftJoin(oauthApplications, eq(oauthApplications.id, oauthAccessTokens.applicationId))
+      .where(eq(digest, sql.placeholder("digest")))
+      .prepare(`oauth_access_token_by_${by}_digest`),
+  );
+}
 
-/** An access token with its grant, and its user or (client credentials) none. */
-const accessTokenByDigest = preparedQuery((db) =>
-  db
-    .select({ token: oauthAccessTokens, grant: oauthGrants, user: users, application: oauthApplications })
-    .from(oauthAccessTokens)
-    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId))
-    .leftJoin(users, eq(users.id, oauthAccessTokens.userId))
-    .leftJoin(oauthApplications, eq(oauthApplications.id, oauthAccessTokens.applicationId))
-    .where(eq(oauthAccessTokens.tokenDigest, sql.placeholder("digest")))
-    .prepare("oauth_access_token_by_access_digest"),
-);
+const accessTokenByDigest = accessTokenWithOwners("access");
+/** For the refresh grant: one lookup finds the token, and the application that authenticates the client. */
+export const accessTokenByRefreshDigest = accessTokenWithOwners("refresh");
 
 async function loadAccessTokenCheck(db: Database, digest: string): Promise<OAuthAccessTokenCheck | undefined> {
   const [row] = await accessTokenByDigest(db).execute({ digest });

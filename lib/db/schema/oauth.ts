@@ -33,8 +33,10 @@ export const oauthApplications = pgTable(
  * `user_id` is null for the client credentials grant only: its token acts as the application, with no resource owner
  * (as Doorkeeper's, whose `resource_owner_id` is null). A nullable owner rather than a table of application tokens:
  * such a token is checked, introspected, revoked and invalidated exactly as the others, by the same lookups and
- * triggers, and every reader of these rows either joins the user (codes and refresh tokens, which such a grant never
- * has: the checks below hold it) or is typed to say whose token it is (`OAuthAccessTokenCheck`'s `principal`).
+ * triggers, and a nullable column makes TypeScript hand every reader a `number | null` to deal with. The readers: codes
+ * and refresh tokens, which such a grant never has (the checks below hold it), find their user or refuse; the
+ * authorized-applications page and its revocation select by a user; the token check is typed to say whose token it is
+ * (`OAuthAccessTokenCheck`'s `principal`), so nothing that needs a user can take it for one.
  */
 export const oauthGrants = pgTable(
   "oauth_grants",
