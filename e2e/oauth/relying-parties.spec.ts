@@ -158,6 +158,7 @@ test("python social-auth's generic OpenID Connect backend signs a person in, che
         last_name: null,
         groups: null,
       },
+      // Userinfo's claims, with the token response's other members that the backend keeps beside them.
       response: {
         sub: String(user.id),
         name: `User ${user.username}`,
@@ -167,6 +168,10 @@ test("python social-auth's generic OpenID Connect backend signs a person in, che
         email_verified: true,
         profile: `${baseURL}/${user.username}`,
         picture: `${baseURL}/-/avatars/${user.id}`,
+        token_type: "Bearer",
+        expires_in: 7200,
+        scope: "openid profile email",
+        created_at: expect.any(Number),
       },
     });
   } finally {
