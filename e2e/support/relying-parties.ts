@@ -103,6 +103,9 @@ export function sessionSecret(): string {
 export async function signInAndAuthorize(page: Page, person: { username: string; password: string }, applicationName: string, scopeTitles: string[]): Promise<void> {
   await expect(page).toHaveURL(/\/users\/sign_in/);
   await expect(page.getByTestId("sign-in-purpose")).toHaveText(`Sign in to continue to ${applicationName}, which is asking to access your account.`);
+  // The browser arrives here by redirects from another origin; the form signs in only once its script has loaded
+  // (before that, a click submits the bare form and the page starts over without the request it came for).
+  await page.waitForLoadState("networkidle");
   await submitSignIn(page, person.username, person.password);
   await expect(page).toHaveURL(/\/oauth\/authorize\/consent\?/);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(`${applicationName} is requesting access to your account`);
