@@ -34,7 +34,7 @@ test.describe("discovery and keys", () => {
     });
     expect([...(document.code_challenge_methods_supported as string[])].sort()).toEqual(["S256", "plain"]);
     expect(document.grant_types_supported).toEqual(
-      expect.arrayContaining(["authorization_code", "refresh_token", "password", "urn:ietf:params:oauth:grant-type:device_code"]),
+      expect.arrayContaining(["authorization_code", "refresh_token", "password", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"]),
     );
     expect(document.scopes_supported).toEqual(expect.arrayContaining(["api", "read_user", "openid", "profile", "email"]));
   });
@@ -103,7 +103,7 @@ test.describe("token endpoint over HTTP", () => {
     const unknownUser = await request.post("/oauth/token", { form: { grant_type: "password", username: "nobody_here", password: "x" } });
     expect(await unknownUser.json()).toEqual(await wrongPassword.json());
 
-    const unsupported = await request.post("/oauth/token", { form: { grant_type: "client_credentials" } });
+    const unsupported = await request.post("/oauth/token", { form: { grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer" } });
     await expectOAuthJson(unsupported, 400, {
       error: "unsupported_grant_type",
       error_description: "The authorization grant type is not supported by the authorization server.",

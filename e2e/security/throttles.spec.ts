@@ -4,7 +4,7 @@ import { asToken, createUser } from "../support/api";
 import { submitSignIn } from "../support/browser";
 import { tightThrottles } from "../support/constants";
 import { requestFrom } from "../support/http";
-import { createApplication } from "../support/oauth";
+import { basicAuth, createApplication } from "../support/oauth";
 
 /**
  * Brute force and floods against the production server, with the small limits of its throttle server. Requests come
@@ -166,6 +166,27 @@ test("/oauth/token is limited per client", async ({ request }) => {
   // Another client has its own budget.
   const other = await exchange(`unknown-${randomBytes(4).toString("hex")}`);
   expect(other.status()).toBe(401);
+});
+
+test("/oauth/token counts client credentials exchanges per client too, with the secret in HTTP Basic or in the body", async ({ request }) => {
+  const application = await createApplication(request);
+  const exchange = (viaBasic: boolean) =>
+    request.post("/oauth/token", {
+      headers: { "X-Forwarded-For": newAddress(), ...(viaBasic ? basicAuth(application.application_id, application.secret) : {}) },
+      form: {
+        grant_type: "client_credentials",
+        ...(viaBasic ? {} : { client_id: application.application_id, client_secret: application.secret }),
+      },
+    });
+  for (let call = 0; call < limit("THROTTLE_OAUTH_TOKEN_PER_CLIENT"); call++) {
+    const answer = await exchange(call % 2 === 0);
+    expect(answer.status(), await answer.text()).toBe(200);
+  }
+  for (const viaBasic of [true, false]) {
+    const refused = await exchange(viaBasic);
+    expectThrottled(refused, "throttle_oauth_token", limit("THROTTLE_OAUTH_TOKEN_PER_CLIENT"));
+    expect((await refused.json()).error).toBe("temporarily_unavailable");
+  }
 });
 
 test("device-flow user codes cannot be guessed: after three wrong codes even the right one is refused", async ({ browser, request }) => {

@@ -1,24 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { personalAccessTokens, users } from "@/lib/db/schema";
-import { ApiError, ForbiddenError, InvalidTokenError, UnauthorizedError } from "@/lib/errors";
+import { ForbiddenError, InvalidTokenError, UnauthorizedError } from "@/lib/errors";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
-import { createTestUser } from "@/lib/testing/fixtures";
+import { apiFailure, createTestUser } from "@/lib/testing/fixtures";
 import { insertPersonalAccessToken } from "@/lib/users/personal-access-tokens";
 import { authenticateToken, findPresentedToken } from "./authenticate";
 
 const now = new Date("2030-06-15T12:00:00Z");
 
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => {
-      throw new Error("expected a failure");
-    },
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
 
 describe("findPresentedToken", () => {
   const request = (headers: Record<string, string> = {}) => new Request("http://x/api/v4/user", { headers });
@@ -41,7 +31,7 @@ describe.each(testDatabases())("token resolution on $name", ({ open }) => {
 
   it("anonymous without a token; 401 for a token nobody issued", async () => {
     expect(await authenticateToken(handle.db, null, now)).toEqual({ kind: "anonymous" });
-    const error = await failure(authenticateToken(handle.db, { value: "glpat-unknown", bearer: false }, now));
+    const error = await apiFailure(authenticateToken(handle.db, { value: "glpat-unknown", bearer: false }, now));
     expect(error).toBeInstanceOf(UnauthorizedError);
     expect([error.status, error.body()]).toEqual([401, { message: "401 Unauthorized" }]);
   });
@@ -71,7 +61,7 @@ describe.each(testDatabases())("token resolution on $name", ({ open }) => {
     const user = await createTestUser(handle.db);
     const { token, record } = await insertPersonalAccessToken(handle.db, user.id, { name: "t", scopes: ["api"] }, now);
     await handle.db.update(personalAccessTokens).set({ revoked: true }).where(eq(personalAccessTokens.id, record.id));
-    const error = await failure(authenticateToken(handle.db, { value: token, bearer: true }, now));
+    const error = await apiFailure(authenticateToken(handle.db, { value: token, bearer: true }, now));
     expect(error).toBeInstanceOf(InvalidTokenError);
     expect([error.status, error.body()]).toEqual([
       401,
@@ -84,7 +74,7 @@ describe.each(testDatabases())("token resolution on $name", ({ open }) => {
     const user = await createTestUser(handle.db);
     const { token } = await insertPersonalAccessToken(handle.db, user.id, { name: "t", scopes: ["api"], expiresAt: "2030-06-16" }, now);
     expect((await authenticateToken(handle.db, { value: token, bearer: false }, new Date("2030-06-15T23:59:59Z"))).kind).toBe("user");
-    const error = await failure(authenticateToken(handle.db, { value: token, bearer: false }, new Date("2030-06-16T00:00:00Z")));
+    const error = await apiFailure(authenticateToken(handle.db, { value: token, bearer: false }, new Date("2030-06-16T00:00:00Z")));
     expect([error.status, error.body()]).toEqual([
       401,
       { error: "invalid_token", error_description: "Token is expired. You can either do re-authorization or token refresh." },
@@ -95,7 +85,7 @@ describe.each(testDatabases())("token resolution on $name", ({ open }) => {
     const user = await createTestUser(handle.db);
     const { token } = await insertPersonalAccessToken(handle.db, user.id, { name: "t", scopes: ["api"] }, now);
     await handle.db.update(users).set({ state: "blocked" }).where(eq(users.id, user.id));
-    const error = await failure(authenticateToken(handle.db, { value: token, bearer: false }, now));
+    const error = await apiFailure(authenticateToken(handle.db, { value: token, bearer: false }, now));
     expect(error).toBeInstanceOf(ForbiddenError);
     expect([error.status, error.body()]).toEqual([403, { message: "403 Forbidden - Your account has been blocked." }]);
   });

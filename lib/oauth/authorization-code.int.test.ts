@@ -161,7 +161,7 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
       const now = new Date();
       const missing = await expectOAuthError(exchangeToken(fixture.db, formRequest("/oauth/token", {}), {}, now), "invalid_request");
       expect(missing.description).toBe("Missing required parameter: grant_type.");
-      for (const grantType of ["implicit", "device_code", "client_credentials"]) {
+      for (const grantType of ["implicit", "device_code", "urn:ietf:params:oauth:grant-type:jwt-bearer"]) {
         const refused = await expectOAuthError(
           exchangeToken(fixture.db, formRequest("/oauth/token", {}), { grant_type: grantType }, now),
           "unsupported_grant_type",

@@ -20,6 +20,7 @@ export function discoveryDocument() {
     grant_types_supported: [
       "authorization_code",
       "password",
+      "client_credentials",
       "refresh_token",
       "implicit",
       "urn:ietf:params:oauth:grant-type:device_code",

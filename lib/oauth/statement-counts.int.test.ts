@@ -70,6 +70,21 @@ describe.runIf(serverUrl)("statements per OAuth request on PostgreSQL", () => {
     expect(refresh).toEqual(["select", "with"]);
   });
 
+  it("issues a client credentials token in one statement once the client is known, and checks it from memory", async () => {
+    const { application, secret } = await registerApplication(fixture);
+    const exchange = () => token(db, { grant_type: "client_credentials" }, { basic: [application.uid, secret] });
+    // The client is read once (then cached), and the grant and its token are inserted by one statement.
+    expect(await statementsOf(exchange)).toEqual(["select", "with"]);
+    let issued: Awaited<ReturnType<typeof token>> | undefined;
+    expect(
+      await statementsOf(async () => {
+        issued = await exchange();
+      }),
+    ).toEqual(["with"]);
+    expect(await statementsOf(() => getTokenInfo(db, issued!.access_token, new Date()))).toEqual(["select"]);
+    expect(await statementsOf(() => getTokenInfo(db, issued!.access_token, new Date()))).toEqual([]);
+  });
+
   it("checks a token and a client it has seen without a statement", async () => {
     const { application, secret } = await registerApplication(fixture);
     const user = await createTestUser(db);

@@ -22,19 +22,21 @@ async function findActiveToken(db: Database, token: string | null, now: Date): P
   return found;
 }
 
+/** Active, and acting for an active user or (client credentials) for its application, which exists while it does. */
 function isUsable(found: OAuthAccessTokenCheck, now: Date): boolean {
-  return accessTokenState(found, now) === "active" && found.user.state === "active";
+  return accessTokenState(found, now) === "active" && (found.principal === "application" || found.user.state === "active");
 }
 
 /**
  * `GET /oauth/token/info`: GitLab's body, with its deprecated aliases `scopes` and `expires_in_seconds`. A hot path for
- * resource servers: a token seen before is answered from the token-check cache, without a query.
+ * resource servers: a token seen before is answered from the token-check cache, without a query. A client credentials
+ * token has no resource owner: `resource_owner_id` is null, as in Doorkeeper's `as_json`.
  */
 export async function getTokenInfo(db: Database, token: string | null, now: Date) {
   const found = await findActiveToken(db, token, now);
   const expiresIn = Math.max(0, Math.floor((found.expiresAt.getTime() - now.getTime()) / 1000));
   return {
-    resource_owner_id: found.user.id,
+    resource_owner_id: found.principal === "user" ? found.user.id : null,
     scope: found.scopes,
     expires_in: expiresIn,
     application: { uid: found.applicationUid },
@@ -47,12 +49,15 @@ export async function getTokenInfo(db: Database, token: string | null, now: Date
 /**
  * `GET|POST /oauth/userinfo` (OpenID Connect Core §5.3): needs a token with `openid`. Without it Doorkeeper (GitLab's
  * OAuth library) answers its forbidden-token response: 403 `invalid_scope`, with no `WWW-Authenticate` challenge.
+ * A client credentials token names no end-user to describe, so it is refused as an invalid token (RFC 6750 §3.1)
+ * even with `openid`; GitLab would fail on its missing resource owner instead.
  */
 export async function getUserInfo(db: Database, token: string | null, now: Date) {
   const found = await findActiveToken(db, token, now);
   if (!found.scopes.includes("openid")) {
     throw new OAuthError("invalid_scope", 'Access to this resource requires scope "openid".', 403, { state: "forbidden" });
   }
+  if (found.principal !== "user") throw invalidTokenError();
   return userClaims(found.user, found.scopes);
 }
 
@@ -88,8 +93,9 @@ export async function revokeToken(db: Database, request: Request, params: Record
 }
 
 /**
- * `POST /oauth/introspect` (RFC 7662). The caller authenticates as a client (or with a bearer token of its own);
- * a client learns only about tokens issued to it. Anything else is `{"active":false}`.
+ * `POST /oauth/introspect` (RFC 7662). The caller authenticates as a client (or with a bearer token of its own, a
+ * client credentials token included); a client learns only about tokens issued to it. Anything else is
+ * `{"active":false}`. A client credentials token is described without `username` and `sub`: it has no user.
  */
 export async function introspectToken(db: Database, request: Request, params: Record<string, string | undefined>, now: Date) {
   let callerId: number | null;
@@ -105,15 +111,16 @@ export async function introspectToken(db: Database, request: Request, params: Re
   const found = await findAccessToken(db, params.token);
   if (!found || !isUsable(found, now)) return { active: false };
   if (found.applicationId !== null && found.applicationId !== callerId) return { active: false };
+  const user = found.principal === "user" ? found.user : null;
   return {
     active: true,
     scope: formatScopes(found.scopes),
     client_id: found.applicationUid,
-    username: found.user.username,
+    ...(user && { username: user.username }),
     token_type: "Bearer",
     exp: Math.floor(found.expiresAt.getTime() / 1000),
     iat: Math.floor(found.createdAt.getTime() / 1000),
-    sub: String(found.user.id),
+    ...(user && { sub: String(user.id) }),
     iss: issuer(),
   };
 }

@@ -7,6 +7,7 @@ import { readClientCredentials } from "./client-auth";
 import { missingParameter, oauthError } from "./errors";
 import { singleValued, type OAuthParams } from "./http";
 import { authorizationCodeGrant } from "./grants/authorization-code";
+import { clientCredentialsGrant } from "./grants/client-credentials";
 import { deviceCodeGrant } from "./grants/device-code";
 import { passwordGrant } from "./grants/password";
 import { refreshTokenGrant } from "./grants/refresh-token";
@@ -18,6 +19,7 @@ const grantHandlers = new Map<string, GrantHandler>([
   ["authorization_code", authorizationCodeGrant],
   ["refresh_token", refreshTokenGrant],
   ["password", passwordGrant],
+  ["client_credentials", clientCredentialsGrant],
   [deviceCodeGrantType, deviceCodeGrant],
 ]);
 

@@ -266,7 +266,7 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
       const fresh = await codeTokens(application, secret, "api");
       const blockedOwner = await codeTokens(application, secret, "api");
       const info = await getTokenInfo(fixture.db, blockedOwner.access_token, now());
-      await fixture.db.update(users).set({ state: "blocked" }).where(eq(users.id, info.resource_owner_id));
+      await fixture.db.update(users).set({ state: "blocked" }).where(eq(users.id, info.resource_owner_id!));
       for (const [value, at] of [
         [null, now()],
         ["f".repeat(64), now()],

@@ -127,6 +127,41 @@ export async function exchangeForTokens(
   return issued;
 }
 
+const issueApplicationTokenStatement = preparedStatement<{ id: number }>(
+  () => sql`with new_grant as (
+      insert into ${oauthGrants} (application_id, user_id, scopes, created_at)
+      values (${placeholder("applicationId")}, null, ${placeholder("scopes", oauthGrants.scopes)}::text[], ${placeholder("now", oauthGrants.createdAt)})
+      returning id
+    )
+    insert into ${oauthAccessTokens} (token_digest, refresh_token_digest, grant_id, application_id, user_id, scopes, expires_at, created_at)
+    select ${placeholder("tokenDigest")}, null, new_grant.id, ${placeholder("applicationId")}, null,
+      ${placeholder("scopes", oauthAccessTokens.scopes)}::text[], ${placeholder("expiresAt", oauthAccessTokens.expiresAt)},
+      ${placeholder("now", oauthAccessTokens.createdAt)}
+    from new_grant
+    returning id`,
+);
+
+/**
+ * Issues a client credentials token (RFC 6749 §4.4.3): in a grant of its own with no user, and without a refresh
+ * token, in one statement. Earlier tokens of the application stay valid, as Doorkeeper leaves them unless configured
+ * otherwise (GitLab does not).
+ */
+export async function issueApplicationToken(
+  db: Database,
+  application: Pick<OAuthApplicationRow, "id">,
+  options: { scopes: string[]; now: Date },
+): Promise<IssuedTokens> {
+  const accessToken = generateOpaqueToken();
+  await issueApplicationTokenStatement(db, {
+    applicationId: application.id,
+    scopes: options.scopes,
+    tokenDigest: tokenDigest(accessToken),
+    expiresAt: new Date(options.now.getTime() + accessTokenLifetimeSeconds * 1000),
+    now: options.now,
+  });
+  return { accessToken, refreshToken: null, scopes: options.scopes, createdAt: options.now };
+}
+
 const revokeGrantStatement = preparedStatement(
   () => sql`with revoked_grant as (
       update ${oauthGrants} set revoked_at = ${placeholder("now", oauthGrants.revokedAt)} where id = ${placeholder("grantId")} and revoked_at is null
@@ -156,8 +191,11 @@ export interface TokenResponseContext {
   now: Date;
 }
 
-/** The token response body, keys in GitLab's order; `id_token` is added whenever `openid` was granted. */
-export async function tokenResponseBody(issued: IssuedTokens, context: TokenResponseContext) {
+/**
+ * The token response body without an ID token, keys in GitLab's order: as the client credentials grant answers, whose
+ * token names no end-user for an ID token to be about.
+ */
+export function accessTokenResponseBody(issued: IssuedTokens): Record<string, string | number> {
   const body: Record<string, string | number> = {
     access_token: issued.accessToken,
     token_type: "Bearer",
@@ -166,6 +204,12 @@ export async function tokenResponseBody(issued: IssuedTokens, context: TokenResp
   if (issued.refreshToken) body.refresh_token = issued.refreshToken;
   body.scope = formatScopes(issued.scopes);
   body.created_at = Math.floor(issued.createdAt.getTime() / 1000);
+  return body;
+}
+
+/** The token response body of a user's token, keys in GitLab's order; `id_token` is added whenever `openid` was granted. */
+export async function tokenResponseBody(issued: IssuedTokens, context: TokenResponseContext) {
+  const body = accessTokenResponseBody(issued);
   // Signing costs more than the rest of the exchange: only when an ID token was asked for.
   if (issued.scopes.includes("openid") && context.application) {
     body.id_token = await signIdToken(context.db, {
@@ -188,7 +232,10 @@ export function accessTokenState(token: Pick<OAuthAccessTokenCheck, "revoked" | 
   return "active";
 }
 
-/** An access token's row with its grant, user and application, by the digest of the access or of the refresh token. */
+/**
+ * An access token's row with its grant, its user (none for a client credentials token) and its application, by the
+ * digest of the access or of the refresh token.
+ */
 function accessTokenWithOwners(by: "access" | "refresh") {
   const digest = by === "access" ? oauthAccessTokens.tokenDigest : oauthAccessTokens.refreshTokenDigest;
   return preparedQuery((db) =>
@@ -196,7 +243,7 @@ function accessTokenWithOwners(by: "access" | "refresh") {
       .select({ token: oauthAccessTokens, grant: oauthGrants, user: users, application: oauthApplications })
       .from(oauthAccessTokens)
       .innerJoin(oauthGrants, eq(oauthGrants.id, oauthAccessTokens.grantId))
-      .innerJoin(users, eq(users.id, oauthAccessTokens.userId))
+      .leftJoin(users, eq(users.id, oauthAccessTokens.userId))
       .leftJoin(oauthApplications, eq(oauthApplications.id, oauthAccessTokens.applicationId))
       .where(eq(digest, sql.placeholder("digest")))
       .prepare(`oauth_access_token_by_${by}_digest`),
@@ -211,18 +258,19 @@ async function loadAccessTokenCheck(db: Database, digest: string): Promise<OAuth
   const [row] = await accessTokenByDigest(db).execute({ digest });
   if (!row) return undefined;
   const { token, grant, user, application } = row;
-  return {
-    kind: "oauth",
+  const common = {
+    kind: "oauth" as const,
     tokenId: token.id,
     grantId: token.grantId,
-    applicationId: token.applicationId,
-    applicationUid: application?.uid ?? null,
     scopes: token.scopes,
     expiresAt: token.expiresAt,
     createdAt: token.createdAt,
     revoked: token.revokedAt !== null || grant.revokedAt !== null,
-    user,
   };
+  if (user) return { ...common, principal: "user", applicationId: token.applicationId, applicationUid: application?.uid ?? null, user };
+  // No user: a client credentials token, whose application the database guarantees (and deletes it with).
+  if (!application) throw new Error(`OAuth access token ${token.id} has neither a user nor an application`);
+  return { ...common, principal: "application", applicationId: application.id, applicationUid: application.uid };
 }
 
 /** What checking an access token needs, usually from this process's cache of token checks. */

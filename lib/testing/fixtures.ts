@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { expect } from "vitest";
 import { createContext, type Ctx } from "@/lib/context";
 import type { Database } from "@/lib/db";
 import type { UserRow } from "@/lib/db/schema";
+import { ApiError } from "@/lib/errors";
 import { insertUser } from "@/lib/users/users";
 
 /** A short random suffix so each test's users and projects have names of their own. */
@@ -37,4 +39,16 @@ export function userContext(db: Database, user: UserRow): Ctx {
 
 export function anonymousTestContext(db: Database): Ctx {
   return createContext(db, { kind: "anonymous" });
+}
+
+/** The API error a promise rejects with; fails the test when it resolves or throws anything else. */
+export async function apiFailure(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => {
+      throw new Error("expected a failure");
+    },
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
 }

@@ -180,6 +180,29 @@ describe.each(testDatabases())("token checks on $name", ({ open }) => {
     await expectRefused(fixture.db, deleted.accessToken, unknownAnswer);
   });
 
+  it("forgets a client credentials token's check when it is revoked or its application deleted", async () => {
+    const info = (accessToken: string) => getTokenInfo(fixture.db, accessToken, new Date());
+    const issue = async () => {
+      const { application, secret } = await registerApplication(fixture);
+      const body = await token(fixture.db, { grant_type: "client_credentials" }, { basic: [application.uid, secret] });
+      // Checked once, so the next checks come from memory.
+      expect((await info(body.access_token)).resource_owner_id).toBeNull();
+      return { application, secret, accessToken: body.access_token };
+    };
+    const revoked = await issue();
+    await revokeToken(
+      fixture.db,
+      formRequest("/oauth/revoke", { token: revoked.accessToken }, { basic: [revoked.application.uid, revoked.secret] }),
+      { token: revoked.accessToken },
+      new Date(),
+    );
+    await expect(info(revoked.accessToken)).rejects.toMatchObject({ error: "invalid_token", status: 401 });
+
+    const deleted = await issue();
+    await deleteApplication(adminContext(), deleted.application.id);
+    await expect(info(deleted.accessToken)).rejects.toMatchObject({ error: "invalid_token", status: 401 });
+  });
+
   it("refuses an application's old secret at once when it is renewed", async () => {
     const { application, secret, accessToken } = await issueOAuthTokens(fixture);
     const introspect = (clientSecret: string) =>

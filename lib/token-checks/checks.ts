@@ -4,11 +4,7 @@ import type { DatabaseHandle } from "@/lib/db/drivers";
 import type { OAuthApplicationRow, UserRow } from "@/lib/db/schema";
 import { TokenCheckCache } from "./cache";
 
-/**
- * What checking a presented token needs, kept per token digest so a request with a known token costs no query:
- * the token's own state (checked against the clock at every use) and its user as the request's actor will see them.
- */
-export interface OAuthAccessTokenCheck {
+interface OAuthAccessTokenCheckBase {
   kind: "oauth";
   tokenId: number;
   grantId: number;
@@ -19,8 +15,29 @@ export interface OAuthAccessTokenCheck {
   createdAt: Date;
   /** The token or its grant was revoked. */
   revoked: boolean;
+}
+
+/** A token a user granted (code, password, device or implicit grant): it acts as that user. */
+export interface UserOAuthAccessTokenCheck extends OAuthAccessTokenCheckBase {
+  principal: "user";
   user: UserRow;
 }
+
+/**
+ * A client credentials token: it acts as its application and has no user. It has no `user` member at all, so code
+ * that needs one cannot compile without first asking `principal` and refusing this kind.
+ */
+export interface ApplicationOAuthAccessTokenCheck extends OAuthAccessTokenCheckBase {
+  principal: "application";
+  applicationId: number;
+  applicationUid: string;
+}
+
+/**
+ * What checking a presented token needs, kept per token digest so a request with a known token costs no query:
+ * the token's own state (checked against the clock at every use) and whom it acts for, as the request will see them.
+ */
+export type OAuthAccessTokenCheck = UserOAuthAccessTokenCheck | ApplicationOAuthAccessTokenCheck;
 
 export interface PersonalAccessTokenCheck {
   kind: "personal";
@@ -86,7 +103,8 @@ function tagsOf(check: TokenCheck): TokenCheckTag[] {
     case "personal":
       return [`user:${check.user.id}`, `personal_access_token:${check.tokenId}`];
     case "oauth": {
-      const tags: TokenCheckTag[] = [`user:${check.user.id}`, `oauth_access_token:${check.tokenId}`, `grant:${check.grantId}`];
+      const tags: TokenCheckTag[] = [`oauth_access_token:${check.tokenId}`, `grant:${check.grantId}`];
+      if (check.principal === "user") tags.push(`user:${check.user.id}`);
       if (check.applicationId !== null) tags.push(`application:${check.applicationId}`);
       return tags;
     }

@@ -1,4 +1,5 @@
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { boolean, check, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, instant, updatedAt } from "./columns";
 import { users } from "./users";
 
@@ -25,24 +26,35 @@ export const oauthApplications = pgTable(
 );
 
 /**
- * One authorization: everything issued from one code, one password exchange or one device approval, and every
- * refresh after it, belongs to the same grant. Reuse of a spent code or refresh token revokes the whole grant.
+ * One authorization: everything issued from one code, one password exchange, one device approval or one client
+ * credentials exchange, and every refresh after it, belongs to the same grant. Reuse of a spent code or refresh token
+ * revokes the whole grant.
+ *
+ * `user_id` is null for the client credentials grant only: its token acts as the application, with no resource owner
+ * (as Doorkeeper's, whose `resource_owner_id` is null). A nullable owner rather than a table of application tokens:
+ * such a token is checked, introspected, revoked and invalidated exactly as the others, by the same lookups and
+ * triggers, and a nullable column makes TypeScript hand every reader a `number | null` to deal with. The readers: codes
+ * and refresh tokens, which such a grant never has (the checks below hold it), find their user or refuse; the
+ * authorized-applications page and its revocation select by a user; the token check is typed to say whose token it is
+ * (`OAuthAccessTokenCheck`'s `principal`), so nothing that needs a user can take it for one.
  */
 export const oauthGrants = pgTable(
   "oauth_grants",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
     applicationId: integer("application_id").references(() => oauthApplications.id, { onDelete: "cascade" }),
-    userId: integer("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    /** Null only for a client credentials grant, which always has an application. */
+    userId: integer("user_id").references(() => users.id, { onDelete: "cascade" }),
     scopes: text("scopes").array().notNull(),
     /** When the person last authenticated before approving: the ID token's `auth_time`. */
     authTime: instant("auth_time"),
     revokedAt: instant("revoked_at"),
     createdAt: createdAt(),
   },
-  (table) => [index("oauth_grants_user_app_idx").on(table.userId, table.applicationId)],
+  (table) => [
+    index("oauth_grants_user_app_idx").on(table.userId, table.applicationId),
+    check("oauth_grants_owner_check", sql`${table.userId} is not null or ${table.applicationId} is not null`),
+  ],
 );
 
 export const oauthAuthorizationCodes = pgTable(
@@ -78,9 +90,8 @@ export const oauthAccessTokens = pgTable(
       .notNull()
       .references(() => oauthGrants.id, { onDelete: "cascade" }),
     applicationId: integer("application_id").references(() => oauthApplications.id, { onDelete: "cascade" }),
-    userId: integer("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    /** Null only for a client credentials token (see `oauthGrants`), which has an application and no refresh token. */
+    userId: integer("user_id").references(() => users.id, { onDelete: "cascade" }),
     scopes: text("scopes").array().notNull(),
     expiresAt: instant("expires_at").notNull(),
     revokedAt: instant("revoked_at"),
@@ -93,6 +104,12 @@ export const oauthAccessTokens = pgTable(
     uniqueIndex("oauth_access_tokens_refresh_digest_key").on(table.refreshTokenDigest),
     index("oauth_access_tokens_grant_idx").on(table.grantId),
     index("oauth_access_tokens_user_app_idx").on(table.userId, table.applicationId),
+    // RFC 6749 §4.4.3: a client credentials token comes without a refresh token, so looking a token up by its refresh
+    // token always finds a user's.
+    check(
+      "oauth_access_tokens_owner_check",
+      sql`${table.userId} is not null or (${table.applicationId} is not null and ${table.refreshTokenDigest} is null)`,
+    ),
   ],
 );
 

@@ -28,7 +28,8 @@ export const refreshTokenGrant: GrantHandler = {
       throw invalidGrant();
     }
     if ((token.applicationId ?? null) !== (client?.id ?? null)) throw invalidGrant();
-    if (token.revokedAt || grant.revokedAt || user.state !== "active") throw invalidGrant();
+    // Only a user's tokens have refresh tokens (`oauth_access_tokens_owner_check`); a user is there to be active.
+    if (token.revokedAt || grant.revokedAt || user?.state !== "active") throw invalidGrant();
 
     let scopes = token.scopes;
     if (params.scope !== undefined) {

@@ -1,0 +1,4 @@
+ALTER TABLE "oauth_access_tokens" ALTER COLUMN "user_id" DROP NOT NULL;--> statement-breakpoint
+ALTER TABLE "oauth_grants" ALTER COLUMN "user_id" DROP NOT NULL;--> statement-breakpoint
+ALTER TABLE "oauth_access_tokens" ADD CONSTRAINT "oauth_access_tokens_owner_check" CHECK ("oauth_access_tokens"."user_id" is not null or ("oauth_access_tokens"."application_id" is not null and "oauth_access_tokens"."refresh_token_digest" is null));--> statement-breakpoint
+ALTER TABLE "oauth_grants" ADD CONSTRAINT "oauth_grants_owner_check" CHECK ("oauth_grants"."user_id" is not null or "oauth_grants"."application_id" is not null);

@@ -1,0 +1,125 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
+import { expect, test, type Page } from "@playwright/test";
+import { submitSignIn } from "./browser";
+
+/**
+ * Relying parties of other languages run as programs of their own on a loopback port: a python social-auth script
+ * (Debian's python3-social-auth-core) and a Rack application with OmniAuth GitLab (Debian's ruby-omniauth-gitlab).
+ */
+export const python = process.env.PYTHON_GITLAB_PYTHON ?? "/usr/bin/python3";
+export const ruby = process.env.RUBY_PATH ?? "/usr/bin/ruby";
+
+/** Whether `program` runs `probe` (an import or require of what the relying party needs) without failing. */
+function canRun(program: string, args: string[]): boolean {
+  return spawnSync(program, args, { encoding: "utf8", timeout: 30_000 }).status === 0;
+}
+
+const socialAuthAvailable = canRun(python, ["-c", "import social_core.backends.gitlab, social_core.backends.open_id_connect"]);
+const omniauthAvailable = canRun(ruby, ["-e", 'require "omniauth-gitlab"; require "rack"; require "rack/protection"; require "webrick"']);
+
+/** Skips the calling test, saying why, where python social-auth (with python-jose, for OpenID Connect) is missing. */
+export function requireSocialAuth(): void {
+  test.skip(
+    !socialAuthAvailable,
+    `python social-auth is not importable by ${python}: install Debian's python3-social-auth-core and python3-jose ` +
+      "(apt-get install -y python3-social-auth-core python3-jose) or set PYTHON_GITLAB_PYTHON",
+  );
+}
+
+/** Skips the calling test, saying why, where OmniAuth GitLab and its Rack server are missing. */
+export function requireOmniAuth(): void {
+  test.skip(
+    !omniauthAvailable,
+    `OmniAuth GitLab cannot be loaded by ${ruby}: install Debian's ruby-omniauth-gitlab, ruby-rack-protection and ruby-webrick ` +
+      "(apt-get install -y ruby-omniauth-gitlab ruby-rack-protection ruby-webrick) or set RUBY_PATH",
+  );
+}
+
+/** A loopback port nothing listens on, for a relying party whose redirect URI must be registered before it starts. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+export interface RunningRelyingParty {
+  origin: string;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts a relying party program on `port` and waits for it to say `listening`. Only what it is given reaches it:
+ * nothing of the test run's own environment. Its error output is kept for the failure message.
+ */
+export async function startRelyingParty(command: string, args: string[], port: number, env: Record<string, string>): Promise<RunningRelyingParty> {
+  const child: ChildProcess = spawn(command, args, {
+    env: { NODE_ENV: "test", PATH: process.env.PATH ?? "", LANG: "C.UTF-8", RELYING_PARTY_PORT: String(port), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let errors = "";
+  child.stderr!.on("data", (chunk: Buffer) => {
+    errors = (errors + chunk.toString("utf8")).slice(-20_000);
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${command} did not start within 20 s:\n${errors}`)), 20_000);
+    child.stdout!.on("data", (chunk: Buffer) => {
+      if (chunk.toString("utf8").includes("listening")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} exited with ${code}:\n${errors}`));
+    });
+  });
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      if (errors) await test.info().attach(`${command} stderr`, { body: errors, contentType: "text/plain" });
+    },
+  };
+}
+
+/** A secret for a relying party's own session cookie. */
+export function sessionSecret(): string {
+  return randomBytes(64).toString("hex");
+}
+
+/**
+ * What a person does once a relying party has sent their browser to us: signs in (the page says which application
+ * asks), reads the consent page and authorizes. Resolves when the browser has left for the relying party.
+ */
+export async function signInAndAuthorize(page: Page, person: { username: string; password: string }, applicationName: string, scopeTitles: string[]): Promise<void> {
+  await expect(page).toHaveURL(/\/users\/sign_in/);
+  await expect(page.getByTestId("sign-in-purpose")).toHaveText(`Sign in to continue to ${applicationName}, which is asking to access your account.`);
+  // The browser arrives here by redirects from another origin; the form signs in only once its script has loaded
+  // (before that, a click submits the bare form and the page starts over without the request it came for).
+  await page.waitForLoadState("networkidle");
+  await submitSignIn(page, person.username, person.password);
+  await expect(page).toHaveURL(/\/oauth\/authorize\/consent\?/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`${applicationName} is requesting access to your account`);
+  for (const title of scopeTitles) await expect(page.getByText(title, { exact: true })).toBeVisible();
+  await page.getByRole("button", { name: `Authorize ${applicationName}` }).click();
+}
+
+/** The JSON a relying party's page answers with, once the browser has arrived there. */
+export async function pageJson(page: Page, origin: string, path: string): Promise<unknown> {
+  await page.waitForURL((url) => url.origin === origin && url.pathname === path);
+  const text = await page.locator("body").innerText();
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new Error(`the relying party answered at ${page.url()}:\n${text}`);
+  }
+}
