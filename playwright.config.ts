@@ -43,13 +43,17 @@ const roomyThrottles = {
 const throttleSpecs = /security\/throttles\.spec\.ts$/;
 /** So does the flood of Markdown saves, with one render thread (`renderFloodServer`). */
 const renderFloodSpecs = /security\/render-flood\.spec\.ts$/;
+/** And the instance setting that adds `iss` to every authorization response: turned on, it would change other specs' answers. */
+const issSettingSpecs = /oauth\/iss-setting\.spec\.ts$/;
+/** Specs that run only on a server of their own. */
+const ownServerSpecs = [throttleSpecs, renderFloodSpecs, issSettingSpecs];
 
 interface Target {
   name: string;
   port: number;
   env: Record<string, string>;
   prepare?: string;
-  /** Runs only these specs (default: all but the throttle and render flood specs). */
+  /** Runs only these specs (default: all but those of `ownServerSpecs`, which no other server runs). */
   testMatch?: RegExp;
 }
 
@@ -95,6 +99,12 @@ targets.push({
   testMatch: throttleSpecs,
 });
 targets.push({
+  name: "oauth-iss",
+  port: portBase + 5,
+  env: { ...roomyThrottles, DATA_DIR: `.e2e-data/oauth-iss-${runId}` },
+  testMatch: issSettingSpecs,
+});
+targets.push({
   name: "render-flood",
   port: portBase + 4,
   env: { ...roomyThrottles, ...renderFloodServer, DATA_DIR: `.e2e-data/render-flood-${runId}` },
@@ -128,7 +138,8 @@ const config: PlaywrightTestConfig = {
   projects: targets.map((target) => ({
     name: target.name,
     use: { baseURL: `http://localhost:${target.port}`, launchOptions },
-    ...(target.testMatch ? { testMatch: target.testMatch } : { testIgnore: [throttleSpecs, renderFloodSpecs] }),
+    ...(target.testMatch ? { testMatch: target.testMatch } : {}),
+    testIgnore: ownServerSpecs.filter((specs) => specs !== target.testMatch),
   })),
   webServer: targets.map((target) => ({
     // The production server, as `npm start` runs it, with a keep-alive longer than the test client's, so the server

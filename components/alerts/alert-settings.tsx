@@ -1,11 +1,10 @@
 "use client";
 
-import { zodResolver } from "@hookform/resolvers/zod";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { useForm } from "react-hook-form";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Notice } from "@/components/ui/notice";
+import { SettingsForm } from "@/components/ui/settings-form";
 import { TableHead } from "@/components/ui/table-head";
 import { Tabs } from "@/components/ui/tabs";
 import { alertSettingsFormSchema, integrationTypeOptions, type AlertSettingsForm } from "@/lib/alerts/form-schemas";
@@ -179,36 +178,20 @@ function SubscriptionConfirmationNotice({
 }
 
 function AlertSettingsTab({ settings, save }: { settings: AlertSettingsForm; save: (settings: AlertSettingsForm) => Promise<ActionResult> }) {
-  const router = useRouter();
-  const { register, handleSubmit, formState } = useForm<AlertSettingsForm>({
-    resolver: zodResolver(alertSettingsFormSchema),
-    defaultValues: settings,
-  });
-  const [message, setMessage] = useState<{ tone: "success" | "error"; text: string } | null>(null);
-
-  async function onSubmit(values: AlertSettingsForm) {
-    setMessage(null);
-    const result = await save(values);
-    setMessage(result.ok ? { tone: "success", text: "Your changes have been saved." } : { tone: "error", text: result.message });
-    if (result.ok) router.refresh();
-  }
-
   return (
-    <form className="stack" onSubmit={handleSubmit(onSubmit)} noValidate>
-      {message ? <Notice tone={message.tone}>{message.text}</Notice> : null}
-      <label className="checkbox">
-        <input type="checkbox" {...register("createIncident")} />
-        <span>Create an incident. Incidents are created for each alert triggered.</span>
-      </label>
-      <label className="checkbox">
-        <input type="checkbox" {...register("autoCloseIncident")} />
-        <span>Automatically close associated incident when a recovery alert notification resolves an alert</span>
-      </label>
-      <div className="form-actions">
-        <button type="submit" className="button" disabled={formState.isSubmitting}>
-          Save changes
-        </button>
-      </div>
-    </form>
+    <SettingsForm schema={alertSettingsFormSchema} settings={settings} save={save} savedMessage="Your changes have been saved.">
+      {(register) => (
+        <>
+          <label className="checkbox">
+            <input type="checkbox" {...register("createIncident")} />
+            <span>Create an incident. Incidents are created for each alert triggered.</span>
+          </label>
+          <label className="checkbox">
+            <input type="checkbox" {...register("autoCloseIncident")} />
+            <span>Automatically close associated incident when a recovery alert notification resolves an alert</span>
+          </label>
+        </>
+      )}
+    </SettingsForm>
   );
 }

@@ -53,6 +53,7 @@ export const sitePages: SitePage[] = [
     visitor: "owner",
     url: (site) => `/${site.projectPath}/-/alert_management/${site.alertIid}/details`,
   },
+  { route: "/admin/application_settings/general", visitor: "owner", url: () => "/admin/application_settings/general" },
   { route: "/admin/users", visitor: "owner", url: () => "/admin/users" },
   { route: "/admin/users/[username]", visitor: "owner", url: (site) => `/admin/users/${site.owner.username}` },
   { route: "/profile", visitor: "owner", url: () => "/profile" },

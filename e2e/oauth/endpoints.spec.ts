@@ -30,8 +30,9 @@ test.describe("discovery and keys", () => {
       device_authorization_endpoint: `${baseURL}/oauth/authorize_device`,
       id_token_signing_alg_values_supported: ["RS256"],
       subject_types_supported: ["public"],
-      authorization_response_iss_parameter_supported: true,
     });
+    // As GitLab: no RFC 9207 flag unless an admin turns `iss` on (e2e/oauth/iss-setting.spec.ts).
+    expect(document).not.toHaveProperty("authorization_response_iss_parameter_supported");
     expect([...(document.code_challenge_methods_supported as string[])].sort()).toEqual(["S256", "plain"]);
     expect(document.grant_types_supported).toEqual(
       expect.arrayContaining(["authorization_code", "refresh_token", "password", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"]),
@@ -242,7 +243,7 @@ test.describe("/oauth/authorize", () => {
     }
   });
 
-  test("sends other errors back with error, error_description, state and iss to a signed-in person", async ({ request, baseURL }) => {
+  test("sends other errors back with error, error_description and state (no iss, as GitLab) to a signed-in person", async ({ request }) => {
     const app = await createApplication(request);
     const publicApp = await createApplication(request, { confidential: false });
     const user = await createUser(request);
@@ -260,7 +261,7 @@ test.describe("/oauth/authorize", () => {
       expect(location.searchParams.get("error")).toBe(error);
       expect(location.searchParams.get("error_description")).toBeTruthy();
       expect(location.searchParams.get("state")).toBe("st-9");
-      expect(location.searchParams.get("iss")).toBe(baseURL);
+      expect(location.searchParams.has("iss")).toBe(false);
     }
   });
 

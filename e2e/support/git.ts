@@ -14,7 +14,8 @@ export interface GitResult {
 export class GitSandbox {
   readonly root = mkdtempSync(path.join(tmpdir(), "e2e-git-"));
 
-  private env(): NodeJS.ProcessEnv {
+  /** The environment git runs in here; `overrides` replace its variables (a `PATH` of the test's choosing, say). */
+  env(overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
     return {
       PATH: process.env.PATH,
       HOME: this.root,
@@ -25,6 +26,7 @@ export class GitSandbox {
       GIT_COMMITTER_NAME: "E2E Author",
       GIT_COMMITTER_EMAIL: "e2e@example.com",
       NODE_ENV: "test",
+      ...overrides,
     } as NodeJS.ProcessEnv;
   }
 

@@ -1,27 +1,16 @@
 import { expect, type APIRequestContext, type Page } from "@playwright/test";
 import { createHash, randomBytes } from "node:crypto";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { asToken, rootToken, uniqueName } from "./api";
+import { submitSignIn } from "./browser";
+import { listenOnLoopback, type LoopbackServer } from "./relying-parties";
 
 /** A client's redirect endpoint on a loopback port: answers every request so the browser has a page to land on. */
 export async function startCallbackServer(): Promise<{ url: string; origin: string; close: () => Promise<void> }> {
-  const server = createServer((_request, response) => {
+  const server = await listenOnLoopback((_request, response) => {
     response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
     response.end("<!DOCTYPE html><title>Client callback</title><h1>Client callback</h1>");
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
-  return {
-    url: `${origin}/callback`,
-    origin,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: `${server.origin}/callback`, origin: server.origin, close: server.close };
 }
 
 export function pkcePair(): { verifier: string; challenge: string } {
@@ -95,4 +84,48 @@ export function decodeJwtPayload(jwt: string): Record<string, unknown> {
   const payload = jwt.split(".")[1];
   if (!payload) throw new Error("not a JWT");
   return JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Record<string, unknown>;
+}
+
+/**
+ * A relying party sent the browser to /oauth/authorize with nobody signed in here: signs in on our sign-in page, which
+ * leads to the consent page, and authorizes the application there.
+ */
+export async function signInAndAuthorize(page: Page, baseURL: string, user: { username: string; password: string }, applicationName: string): Promise<void> {
+  await expect(page).toHaveURL(new RegExp(`^${baseURL}/users/sign_in\\?`));
+  // Arrived by redirects, not by page.goto: wait for the form's script as goto would, or a click before it submits
+  // the plain HTML form and reloads an empty one.
+  await page.waitForLoadState("load");
+  await submitSignIn(page, user.username, user.password);
+  await expect(page).toHaveURL(new RegExp(`^${baseURL}/oauth/authorize/consent\\?`));
+  await page.getByRole("button", { name: `Authorize ${applicationName}` }).click();
+}
+
+/** The signed-in person's profile lists the application among those they authorized, with `scopes`. */
+export async function expectAuthorizedOnProfile(page: Page, applicationName: string, scopes: string): Promise<void> {
+  await page.goto("/profile/applications");
+  const authorized = page.getByRole("region", { name: /^Authorized applications/ });
+  await expect(authorized.getByRole("row").filter({ hasText: applicationName }).getByRole("cell").nth(1)).toHaveText(scopes);
+}
+
+/**
+ * Back at a relying party after the consent page: it redeemed the code, read `/api/v4/user` and started a session of
+ * its own, which its session endpoint (`sessionPath`, where the sign-in was told to return) shows with the person's
+ * name, address and avatar. Its callback is under `callbackPrefix`.
+ */
+export async function expectRelyingPartySession(
+  page: Page,
+  relyingParty: LoopbackServer,
+  paths: { callbackPrefix: string; sessionPath: string },
+  user: { id: number; username: string; email: string },
+  baseURL: string,
+): Promise<void> {
+  await page.waitForURL((url) => url.origin === relyingParty.origin && !url.pathname.startsWith(paths.callbackPrefix));
+  expect(page.url()).toBe(`${relyingParty.origin}${paths.sessionPath}`);
+  expect(relyingParty.failures).toEqual([]);
+  const session = await page.request.get(`${relyingParty.origin}${paths.sessionPath}`);
+  expect(session.status()).toBe(200);
+  expect(await session.json()).toEqual({
+    user: { name: `User ${user.username}`, email: user.email, image: `${baseURL}/-/avatars/${user.id}` },
+    expires: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+  });
 }

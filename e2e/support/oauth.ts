@@ -101,3 +101,20 @@ export async function approveOnConsentPage(request: APIRequestContext, query: UR
   expect(decision.status(), await decision.text()).toBe(302);
   return decision.headers()["location"]!;
 }
+
+/** An authorization request built by openid-client for `callbackUrl`, with PKCE (S256) and a fresh state. */
+export async function pkceAuthorizationRequest(
+  config: client.Configuration,
+  parameters: { scope: string; nonce?: string },
+): Promise<{ url: URL; verifier: string; state: string }> {
+  const verifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: callbackUrl,
+    ...parameters,
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: "S256",
+    state,
+  });
+  return { url, verifier, state };
+}

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Actor } from "@/lib/context";
 import { env } from "@/lib/env";
-import { discoveryDocument } from "@/lib/oauth/discovery";
+import { issuer } from "@/lib/oauth/id-token";
 
 /**
  * The MCP server as an OAuth protected resource (RFC 9728): where it is, where its metadata is, and the challenge
@@ -34,7 +34,7 @@ const advertisedScopes = ["mcp"];
 export function protectedResourceMetadata(resource: string) {
   return {
     resource,
-    authorization_servers: [discoveryDocument().issuer],
+    authorization_servers: [issuer()],
     scopes_supported: advertisedScopes,
     bearer_methods_supported: ["header"],
     resource_name: "GitLab-compatible MCP server",

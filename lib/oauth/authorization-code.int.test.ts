@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
@@ -24,6 +25,10 @@ import { renderOAuthError } from "./errors";
 import { exchangeToken } from "./token";
 import { getTokenInfo } from "./token-info";
 import { publicJwks } from "./keys";
+import { discoveryDocument } from "./discovery";
+import { maxCodeVerifierLength } from "./pkce";
+import { ForbiddenError } from "@/lib/errors";
+import { getInstanceSettings, instanceSettingsOf, updateInstanceSettings } from "@/lib/instance/settings";
 
 const issuer = "http://localhost:3000";
 
@@ -47,9 +52,9 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
       const user = await createTestUser(fixture.db);
       const { code, location } = await authorizeCode(fixture.db, user, application, { scope: "api read_user" });
       expect(location.origin + location.pathname).toBe(testRedirectUri);
-      expect([...location.searchParams.keys()]).toEqual(["code", "state", "iss"]);
+      // No `iss`: GitLab sends none (RFC 9207 is an instance setting, off by default).
+      expect([...location.searchParams.keys()]).toEqual(["code", "state"]);
       expect(location.searchParams.get("state")).toBe("xyz");
-      expect(location.searchParams.get("iss")).toBe(issuer);
       expect(code).toMatch(/^[0-9a-f]{64}$/);
 
       const now = new Date();
@@ -203,11 +208,134 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
       expect(missing.description).toBe("Missing required parameter: code_verifier.");
     });
 
+    it("accepts any verifier whose transform matches, as Doorkeeper: git-credential-oauth's standard base64 among them", async () => {
+      const { application } = await registerApplication(fixture, { confidential: false });
+      const user = await createTestUser(fixture.db);
+      // 32 random bytes in standard base64, as git-credential-oauth makes its verifier: `+`, `/` and `=` included.
+      const verifier = "q+/Zk8Lw0yO3sR2M1aWm/7cV+e5pN6tYhJ4uX9bDfGo=";
+      const challenge = createHash("sha256").update(verifier).digest("base64url");
+      const { code } = await authorizeCode(fixture.db, user, application, { code_challenge: challenge, code_challenge_method: "S256" });
+      expect((await token(fixture.db, codeParams(application.uid, code, { code_verifier: verifier }))).token_type).toBe("Bearer");
+      // Short and long plain verifiers alike, up to the limit.
+      for (const plain of ["short", "~".repeat(maxCodeVerifierLength)]) {
+        const issued = await authorizeCode(fixture.db, user, application, { code_challenge: plain, code_challenge_method: "plain" });
+        expect((await token(fixture.db, codeParams(application.uid, issued.code, { code_verifier: plain }))).scope).toBe("api");
+      }
+    });
+
+    it("refuses a verifier over the length limit with invalid_request, without spending the code", async () => {
+      const { application } = await registerApplication(fixture, { confidential: false });
+      const user = await createTestUser(fixture.db);
+      const { code } = await authorizeCode(fixture.db, user, application, { code_challenge: testS256Challenge, code_challenge_method: "S256" });
+      const tooLong = await expectOAuthError(
+        token(fixture.db, codeParams(application.uid, code, { code_verifier: "x".repeat(maxCodeVerifierLength + 1) })),
+        "invalid_request",
+      );
+      expect(tooLong.body()).toEqual({ error: "invalid_request", error_description: "The code_verifier is too long (maximum is 1024 characters)." });
+      expect((await token(fixture.db, codeParams(application.uid, code, { code_verifier: testVerifier }))).token_type).toBe("Bearer");
+    });
+
+    it("refuses at /oauth/authorize a challenge no verifier can answer", async () => {
+      const { application } = await registerApplication(fixture, { confidential: false });
+      const base = { client_id: application.uid, redirect_uri: testRedirectUri, response_type: "code", state: "p" };
+      for (const [challenge, method] of [
+        [`${testS256Challenge}=`, "S256"],
+        [testS256Challenge.slice(1), "S256"],
+        ["a+b/c".padEnd(43, "x"), "S256"],
+        ["x".repeat(maxCodeVerifierLength + 1), "plain"],
+      ] as const) {
+        const check = await checkAuthorizationRequest(await signedIn(), { ...base, code_challenge: challenge, code_challenge_method: method });
+        if (check.kind !== "redirect") throw new Error(`expected a redirect for ${challenge}, got ${check.kind}`);
+        expect(Object.fromEntries(new URL(check.location).searchParams)).toEqual({
+          error: "invalid_request",
+          error_description: "The code_challenge is malformed.",
+          state: "p",
+        });
+      }
+    });
+
     it("refuses a verifier for a code issued without a challenge (downgrade)", async () => {
       const { application, secret } = await registerApplication(fixture);
       const user = await createTestUser(fixture.db);
       const { code } = await authorizeCode(fixture.db, user, application);
       await expectOAuthError(token(fixture.db, codeParams(application.uid, code, { client_secret: secret, code_verifier: testVerifier })), "invalid_grant");
+    });
+  });
+
+  describe("loopback redirect URIs (RFC 8252 §7.3)", () => {
+    it("match a registered loopback URI on any port; the code is bound to the URI as sent, port included", async () => {
+      const { application, secret } = await registerApplication(fixture, { redirectUri: "http://127.0.0.1\nhttp://[::1]/callback" });
+      const user = await createTestUser(fixture.db);
+      for (const sent of ["http://127.0.0.1:49152", "http://127.0.0.1", "http://[::1]:8080/callback"]) {
+        const { code, location } = await authorizeCode(fixture.db, user, application, { redirect_uri: sent });
+        expect(location.origin + location.pathname).toBe(new URL(sent).origin + new URL(sent).pathname);
+        expect(location.host).toBe(new URL(sent).host);
+        // The token endpoint wants exactly the URI the code was issued for: another port is another URI there.
+        const otherPort = sent.replace(/(\]|1)(:\d+)?(\/|$)/, "$1:1$3");
+        await expectOAuthError(token(fixture.db, codeParams(application.uid, code, { client_secret: secret, redirect_uri: otherPort })), "invalid_grant");
+        expect((await token(fixture.db, codeParams(application.uid, code, { client_secret: secret, redirect_uri: sent }))).scope).toBe("api");
+      }
+    });
+
+    it("keep everything but the port exact, and do not count localhost as loopback", async () => {
+      const { application } = await registerApplication(fixture, { redirectUri: "http://127.0.0.1/callback\nhttp://localhost/callback" });
+      for (const sent of [
+        "http://127.0.0.1:49152/",
+        "http://127.0.0.1:49152/callback/",
+        "http://127.0.0.1:49152/callback?x=1",
+        "http://127.0.0.2:49152/callback",
+        "https://127.0.0.1:49152/callback",
+        "http://user@127.0.0.1:49152/callback",
+        "http://localhost:49152/callback",
+      ]) {
+        expect(await checkAuthorizationRequest(await signedIn(), { client_id: application.uid, redirect_uri: sent, response_type: "code" })).toEqual({
+          kind: "error_page",
+          error: "invalid_redirect_uri",
+          description: "The redirect URI included is not valid.",
+        });
+      }
+    });
+  });
+
+  describe("iss in authorization responses (RFC 9207), an instance setting", () => {
+    it("is sent with codes, errors and denials, and advertised by discovery, only while an admin has it on", async () => {
+      const admin = userContext(fixture.db, fixture.admin);
+      const { application } = await registerApplication(fixture, { implicit: true });
+      const user = await createTestUser(fixture.db);
+      const ctx = userContext(fixture.db, user);
+      const params = { client_id: application.uid, redirect_uri: testRedirectUri, response_type: "code", scope: "api", state: "r" };
+      const answers = async () => {
+        const approved = await decideAuthorization(ctx, params, "approve");
+        const denied = await decideAuthorization(ctx, params, "deny");
+        const refused = await checkAuthorizationRequest(ctx, { ...params, scope: "sudo" });
+        const implicit = await decideAuthorization(ctx, { ...params, response_type: "token" }, "approve");
+        const locations = [approved, denied, refused, implicit].map((step) => {
+          if (step.kind !== "redirect") throw new Error(`expected a redirect, got ${step.kind}`);
+          return new URL(step.location);
+        });
+        return locations.map((location) => new URLSearchParams(location.hash ? location.hash.slice(1) : location.search).get("iss"));
+      };
+
+      expect(await getInstanceSettings(admin)).toEqual({ oauthAuthorizationResponseIss: false });
+      expect(await answers()).toEqual([null, null, null, null]);
+      expect(await discoveryDocument(fixture.db)).not.toHaveProperty("authorization_response_iss_parameter_supported");
+
+      expect(await updateInstanceSettings(admin, { oauthAuthorizationResponseIss: true })).toEqual({ oauthAuthorizationResponseIss: true });
+      try {
+        expect(await answers()).toEqual([issuer, issuer, issuer, issuer]);
+        expect(await discoveryDocument(fixture.db)).toMatchObject({ issuer, authorization_response_iss_parameter_supported: true });
+      } finally {
+        expect(await updateInstanceSettings(admin, { oauthAuthorizationResponseIss: false })).toEqual({ oauthAuthorizationResponseIss: false });
+      }
+      expect(await answers()).toEqual([null, null, null, null]);
+      expect(await discoveryDocument(fixture.db)).not.toHaveProperty("authorization_response_iss_parameter_supported");
+    });
+
+    it("is changed by admins only", async () => {
+      const someone = userContext(fixture.db, await createTestUser(fixture.db));
+      await expect(getInstanceSettings(someone)).rejects.toBeInstanceOf(ForbiddenError);
+      await expect(updateInstanceSettings(someone, { oauthAuthorizationResponseIss: true })).rejects.toBeInstanceOf(ForbiddenError);
+      expect(await instanceSettingsOf(fixture.db)).toEqual({ oauthAuthorizationResponseIss: false });
     });
   });
 
@@ -235,7 +363,7 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
       });
     });
 
-    it("sends other errors back to the client with error, error_description, state and iss", async () => {
+    it("sends other errors back to the client with error, error_description and state, without iss", async () => {
       const { application } = await registerApplication(fixture, { scopes: ["api", "read_user"] });
       const publicApp = await registerApplication(fixture, { confidential: false });
       const base = { client_id: application.uid, redirect_uri: testRedirectUri, state: "s-1" };
@@ -255,7 +383,7 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
         const location = new URL(check.location);
         const values = new URLSearchParams(location.hash ? location.hash.slice(1) : location.search);
         expect(location.origin + location.pathname).toBe(testRedirectUri);
-        expect({ error: values.get("error"), state: values.get("state"), iss: values.get("iss") }).toEqual({ error, state: "s-1", iss: issuer });
+        expect({ error: values.get("error"), state: values.get("state"), iss: values.get("iss") }).toEqual({ error, state: "s-1", iss: null });
         expect(values.get("error_description")).toBeTruthy();
         expect(values.get("code")).toBeNull();
       }
@@ -361,7 +489,7 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
       if (again.kind !== "redirect") throw new Error(`expected a redirect, got ${again.kind}`);
       const location = new URL(again.location);
       expect(location.searchParams.get("state")).toBe("st");
-      expect(location.searchParams.get("iss")).toBe(issuer);
+      expect(location.searchParams.has("iss")).toBe(false);
       const code = location.searchParams.get("code")!;
       expect((await token(fixture.db, codeParams(application.uid, code, { client_secret: secret }))).scope).toBe("api openid");
 
@@ -404,7 +532,7 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
       if (step.kind === "redirect") expect(new URL(step.location).searchParams.get("code")).toMatch(/^[0-9a-f]{64}$/);
     });
 
-    it("sends a denial back as access_denied with state and iss", async () => {
+    it("sends a denial back as access_denied with state", async () => {
       const { application } = await registerApplication(fixture);
       const user = await createTestUser(fixture.db);
       const denied = await decideAuthorization(userContext(fixture.db, user), request(application.uid, "api"), "deny");
@@ -414,7 +542,6 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
         error: "access_denied",
         error_description: "The resource owner or authorization server denied the request.",
         state: "st",
-        iss: issuer,
       });
       // Nothing was remembered by a denial.
       expect((await beginAuthorization(userContext(fixture.db, user), request(application.uid, "api"))).kind).toBe("consent");

@@ -5,11 +5,13 @@ import { oauthAuthorizationCodes, oauthConsents, type OAuthApplicationRow, type 
 import { isKnownScope } from "@/lib/api/scopes";
 import { defaultDescription, type OAuthErrorCode } from "./errors";
 import { issuer } from "./id-token";
-import { isValidCodeVerifier, type CodeChallengeMethod } from "./pkce";
+import { isAnswerableChallenge, type CodeChallengeMethod } from "./pkce";
+import { isRegisteredRedirectUri } from "./redirect-uri";
 import { parseScopeString } from "./scopes";
 import { accessTokenLifetimeSeconds, createGrant, generateOpaqueToken, issueTokens, tokenDigest } from "./tokens";
 import { findApplicationByUid } from "./applications";
 import { actingUser, type Ctx } from "@/lib/context";
+import { instanceSettingsOf } from "@/lib/instance/settings";
 import { currentUser, findUserById } from "@/lib/users/users";
 import { unstorableParameter } from "./http";
 import { scopeDescriptions } from "./scopes";
@@ -36,6 +38,8 @@ export interface AuthorizationRequest {
   nonce?: string;
   codeChallenge?: string;
   codeChallengeMethod?: CodeChallengeMethod;
+  /** The `iss` every answer to the client carries (RFC 9207), when the instance's setting turns it on. */
+  responseIssuer?: string;
 }
 
 /** What a request that cannot go on becomes, whichever check stopped it. */
@@ -68,13 +72,14 @@ export async function checkAuthorizationRequest(ctx: Ctx, raw: AuthorizationPara
     const { params, application, redirectUri } = await trustworthyClient(ctx.db, raw);
     requireSignedIn(ctx);
     requireConfirmedEmail(ctx);
-    const backToClient = clientErrors(redirectUri, params);
+    const responseIssuer = await authorizationResponseIssuer(ctx.db);
+    const backToClient = clientErrors(redirectUri, params, responseIssuer);
     const responseType = supportedResponseType(application, params, backToClient);
     const scopes = allowedScopes(application, params, backToClient);
     const pkce = proofKey(application, params, responseType, backToClient);
     return {
       kind: "valid",
-      request: { application, redirectUri, responseType, scopes, state: params.state, nonce: params.nonce, ...pkce },
+      request: { application, redirectUri, responseType, scopes, state: params.state, nonce: params.nonce, ...pkce, responseIssuer },
     };
   } catch (error) {
     if (error instanceof Stopped) return error.outcome;
@@ -121,9 +126,12 @@ async function registeredClient(db: Database, params: Params): Promise<OAuthAppl
   return application;
 }
 
-/** Error page: `redirect_uri` must equal one of the application's registered URIs exactly. */
+/**
+ * Error page: `redirect_uri` must be one of the application's registered URIs (a loopback one on any port). The URI as
+ * sent, port included, is where the answer goes and what the code is bound to.
+ */
 function registeredRedirectUri(application: OAuthApplicationRow, params: Params): string {
-  if (!params.redirect_uri || !application.redirectUris.includes(params.redirect_uri)) throw stopWithPage("invalid_redirect_uri");
+  if (!params.redirect_uri || !isRegisteredRedirectUri(params.redirect_uri, application.redirectUris)) throw stopWithPage("invalid_redirect_uri");
   return params.redirect_uri;
 }
 
@@ -139,13 +147,22 @@ function requireConfirmedEmail(ctx: Ctx): void {
 
 type ClientErrors = (error: OAuthErrorCode, description?: string) => Stopped;
 
-/** From here on, problems go back to the client, with its `state` and our `iss`; in the fragment for `token`. */
-function clientErrors(redirectUri: string, params: Params): ClientErrors {
+/**
+ * Whether answers to the client carry `iss` (RFC 9207), and which. GitLab sends none, and relying parties configured
+ * as their documentation says for GitLab (Auth.js, next-auth) refuse a response that carries one, since they were
+ * given no issuer to compare it with; an admin turns it on for clients that want it (`application_settings`).
+ */
+async function authorizationResponseIssuer(db: Database): Promise<string | undefined> {
+  return (await instanceSettingsOf(db)).oauthAuthorizationResponseIss ? issuer() : undefined;
+}
+
+/** From here on, problems go back to the client, with its `state` (and `iss` when it is on); in the fragment for `token`. */
+function clientErrors(redirectUri: string, params: Params, responseIssuer: string | undefined): ClientErrors {
   const inFragment = params.response_type === "token";
   return (error, description = defaultDescription(error)) =>
     new Stopped({
       kind: "redirect",
-      location: buildRedirect(redirectUri, { error, error_description: description, state: params.state, iss: issuer() }, inFragment),
+      location: buildRedirect(redirectUri, { error, error_description: description, state: params.state, iss: responseIssuer }, inFragment),
     });
 }
 
@@ -165,7 +182,7 @@ function allowedScopes(application: OAuthApplicationRow, params: Params, backToC
   return scopes;
 }
 
-/** A code challenge has an explicit method and a well-formed value; public clients must send one. */
+/** A code challenge has an explicit method and a value some verifier can answer; public clients must send one. */
 function proofKey(
   application: OAuthApplicationRow,
   params: Params,
@@ -182,7 +199,9 @@ function proofKey(
   if (params.code_challenge_method !== "S256" && params.code_challenge_method !== "plain") {
     throw backToClient("invalid_request", "The code_challenge_method must be one of plain, S256.");
   }
-  if (!isValidCodeVerifier(params.code_challenge)) throw backToClient("invalid_request", "The code_challenge is malformed.");
+  if (!isAnswerableChallenge(params.code_challenge, params.code_challenge_method)) {
+    throw backToClient("invalid_request", "The code_challenge is malformed.");
+  }
   return { codeChallenge: params.code_challenge, codeChallengeMethod: params.code_challenge_method };
 }
 
@@ -217,8 +236,8 @@ export async function isConsentRemembered(db: Database, user: UserRow, request: 
 
 /**
  * Approval: remembers the consent (adding to the scopes approved before), then issues a code (or, for the implicit
- * grant, an access token without a refresh token) and returns where to send the browser, with `state` and `iss`
- * (RFC 9207).
+ * grant, an access token without a refresh token) and returns where to send the browser, with `state` (and `iss`
+ * when it is on).
  */
 export async function approveAuthorization(db: Database, user: UserRow, request: AuthorizationRequest, now: Date): Promise<string> {
   return db.transaction(async (tx) => {
@@ -250,7 +269,7 @@ export async function approveAuthorization(db: Database, user: UserRow, request:
           expires_in: String(accessTokenLifetimeSeconds),
           scope: request.scopes.join(" "),
           state: request.state,
-          iss: issuer(),
+          iss: request.responseIssuer,
         },
         true,
       );
@@ -267,7 +286,7 @@ export async function approveAuthorization(db: Database, user: UserRow, request:
       expiresAt: new Date(now.getTime() + authorizationCodeLifetimeSeconds * 1000),
       createdAt: now,
     });
-    return buildRedirect(request.redirectUri, { code, state: request.state, iss: issuer() }, false);
+    return buildRedirect(request.redirectUri, { code, state: request.state, iss: request.responseIssuer }, false);
   });
 }
 
@@ -275,7 +294,7 @@ export async function approveAuthorization(db: Database, user: UserRow, request:
 export function denyAuthorization(request: AuthorizationRequest): string {
   return buildRedirect(
     request.redirectUri,
-    { error: "access_denied", error_description: defaultDescription("access_denied"), state: request.state, iss: issuer() },
+    { error: "access_denied", error_description: defaultDescription("access_denied"), state: request.state, iss: request.responseIssuer },
     request.responseType === "token",
   );
 }

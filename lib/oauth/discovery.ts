@@ -1,10 +1,16 @@
 import "server-only";
+import type { Database } from "@/lib/db";
 import { env } from "@/lib/env";
+import { instanceSettingsOf } from "@/lib/instance/settings";
 import { applicationScopes } from "./scopes";
 
-/** OpenID Connect Discovery 1.0 / RFC 8414 metadata; served at both well-known paths. */
-export function discoveryDocument() {
+/**
+ * OpenID Connect Discovery 1.0 / RFC 8414 metadata; served at both well-known paths. RFC 9207's flag is there only
+ * when the instance sends `iss` in authorization responses (off by default, as GitLab advertises neither).
+ */
+export async function discoveryDocument(db: Database) {
   const base = env.EXTERNAL_URL;
+  const { oauthAuthorizationResponseIss } = await instanceSettingsOf(db);
   return {
     issuer: base,
     authorization_endpoint: `${base}/oauth/authorize`,
@@ -48,6 +54,6 @@ export function discoveryDocument() {
       "picture",
     ],
     code_challenge_methods_supported: ["plain", "S256"],
-    authorization_response_iss_parameter_supported: true,
+    ...(oauthAuthorizationResponseIss ? { authorization_response_iss_parameter_supported: true } : {}),
   };
 }

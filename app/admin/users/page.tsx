@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { AdminNavigation } from "@/components/admin/admin-navigation";
 import { AdminUserTable } from "@/components/admin/admin-user-table";
 import { countLabel, Pagination } from "@/components/ui/pagination";
 import { pageFromQuery } from "@/lib/api/pagination";
@@ -31,6 +32,7 @@ export default async function AdminUsersPage({ searchParams }: AdminUsersPagePro
   }
   return (
     <>
+      <AdminNavigation current="users" />
       <div className="page-header">
         <div>
           <h1>Users</h1>

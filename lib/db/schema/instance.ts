@@ -1,5 +1,6 @@
-import { pgTable, text } from "drizzle-orm/pg-core";
-import { createdAt } from "./columns";
+import { sql } from "drizzle-orm";
+import { boolean, check, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { createdAt, updatedAt } from "./columns";
 
 // Instance-wide secrets generated on first start (e.g. the session signing secret), shared by every replica.
 export const instanceSecrets = pgTable("instance_secrets", {
@@ -7,3 +8,18 @@ export const instanceSecrets = pgTable("instance_secrets", {
   value: text("value").notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * Settings an admin changes for the whole instance (GitLab's `application_settings`): one row, written the first time
+ * an admin saves; until then every setting has its column's default.
+ */
+export const applicationSettings = pgTable(
+  "application_settings",
+  {
+    id: integer("id").primaryKey().default(1),
+    /** RFC 9207: `iss` in every authorization response, and discovery says so. GitLab sends neither. */
+    oauthAuthorizationResponseIss: boolean("oauth_authorization_response_iss").notNull().default(false),
+    updatedAt: updatedAt(),
+  },
+  (table) => [check("application_settings_single_row", sql`${table.id} = 1`)],
+);

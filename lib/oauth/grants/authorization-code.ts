@@ -3,8 +3,8 @@ import { eq, sql } from "drizzle-orm";
 import { preparedQuery } from "@/lib/db";
 import { oauthApplications, oauthAuthorizationCodes, oauthGrants, users } from "@/lib/db/schema";
 import { authenticateClientIfPresent } from "../client-auth";
-import { invalidGrant, missingParameter } from "../errors";
-import { verifierMatches } from "../pkce";
+import { invalidGrant, invalidRequest, missingParameter } from "../errors";
+import { maxCodeVerifierLength, verifierMatches } from "../pkce";
 import { exchangeForTokens, revokeGrant, tokenDigest, tokenResponseBody } from "../tokens";
 import type { GrantHandler } from "./types";
 
@@ -24,7 +24,8 @@ const codeByDigest = preparedQuery((db) =>
  * `grant_type=authorization_code` (RFC 6749 §4.1.3, RFC 7636):
  * - the client authenticates (public clients by client_id alone);
  * - the code must exist, be unexpired, unused, issued to this client and for this exact redirect_uri;
- * - a code issued with a PKCE challenge needs the matching verifier; a verifier for a code without one is refused;
+ * - a code issued with a PKCE challenge needs a verifier whose transform matches it (any characters, as Doorkeeper:
+ *   clients send standard base64 too), at most `maxCodeVerifierLength` long; a verifier for a code without one is refused;
  * - a code presented a second time is refused and everything issued from it is revoked.
  *
  * Two statements when it succeeds: the lookup, and one statement that spends the code and issues the tokens. The code
@@ -37,6 +38,9 @@ export const authorizationCodeGrant: GrantHandler = {
     const application = (await authenticateClientIfPresent(db, request, params, { required: true, expected: found?.application }))!;
     if (!params.code) throw missingParameter("code");
     if (!params.redirect_uri) throw missingParameter("redirect_uri");
+    if (params.code_verifier !== undefined && params.code_verifier.length > maxCodeVerifierLength) {
+      throw invalidRequest(`The code_verifier is too long (maximum is ${maxCodeVerifierLength} characters).`);
+    }
     if (!found) throw invalidGrant();
     const { code, grant, user } = found;
 

@@ -1,0 +1,28 @@
+"use client";
+
+import { SettingsForm } from "@/components/ui/settings-form";
+import type { ActionResult } from "@/lib/forms/action-result";
+import { instanceSettingsFormSchema, type InstanceSettingsForm as Settings } from "@/lib/instance/form-schemas";
+
+/** Admin area › Settings: the instance's switches, saved together. */
+export function InstanceSettingsForm({ settings, save }: { settings: Settings; save: (settings: Settings) => Promise<ActionResult> }) {
+  return (
+    <SettingsForm schema={instanceSettingsFormSchema} settings={settings} save={save} savedMessage="Application settings saved successfully.">
+      {(register) => (
+        <fieldset className="stack">
+          <legend>OAuth provider</legend>
+          <label className="checkbox">
+            <input type="checkbox" aria-describedby="authorization-response-iss-help" {...register("oauthAuthorizationResponseIss")} />
+            <span>Send the issuer (iss) with authorization responses</span>
+          </label>
+          <p id="authorization-response-iss-help" className="muted">
+            RFC 9207: every answer to an application&apos;s redirect URI (a code, an error, a denial) names this server, and
+            discovery says so. GitLab sends neither, and sign-in libraries set up for GitLab without an issuer (Auth.js,
+            NextAuth.js) refuse such answers; turn it on only when your applications are set up with this server&apos;s
+            issuer and want it.
+          </p>
+        </fieldset>
+      )}
+    </SettingsForm>
+  );
+}

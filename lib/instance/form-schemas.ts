@@ -1,0 +1,9 @@
+import { z } from "zod";
+
+/** Admin area › Settings: what the form edits, checked alike in the browser and by the server action. */
+export const instanceSettingsFormSchema = z.object({
+  /** RFC 9207's `iss` in authorization responses, advertised by discovery. */
+  oauthAuthorizationResponseIss: z.boolean(),
+});
+
+export type InstanceSettingsForm = z.infer<typeof instanceSettingsFormSchema>;
