@@ -13,5 +13,5 @@ export const resolveOAuthAccessToken: TokenResolver = async (db, value, now) => 
     throw new InvalidTokenError("Token is expired. You can either do re-authorization or token refresh.");
   }
   if (found.user.state === "blocked") throw new ForbiddenError("Your account has been blocked.");
-  return { kind: "user", user: found.user, scopes: new Set(found.scopes) };
+  return { kind: "user", user: found.user, scopes: new Set(found.scopes), oauthTokenResource: found.resource };
 };

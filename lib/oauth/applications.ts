@@ -43,6 +43,25 @@ export function redirectUriProblem(uri: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Schemes a browser hands to something other than an application: a client that registered itself (nobody vouches for
+ * it) may not send people there, on top of GitLab's own refusals. Private-use schemes (`cursor://`, `com.example.app:`)
+ * stay allowed, as GitLab allows them: native MCP clients use them (RFC 8252 §7.1).
+ */
+const schemesRefusedForSelfRegistered = new Set(["file:", "blob:", "filesystem:", "about:", "mailto:", "tel:", "sms:", "ftp:", "ws:", "wss:"]);
+
+/** The problem with a redirect URI a client registered for itself (dynamic registration, metadata documents). */
+export function selfRegisteredRedirectUriProblem(uri: string): string | undefined {
+  const problem = redirectUriProblem(uri);
+  if (problem) return problem;
+  if (uri.length > 2000) return "is too long.";
+  if (schemesRefusedForSelfRegistered.has(new URL(uri).protocol)) return "is forbidden by the server.";
+  return undefined;
+}
+
+/** What marks an application that registered itself, in its name, as GitLab names dynamic applications. */
+export const unverifiedApplicationPrefix = "[Unverified Dynamic Application] ";
+
 function splitRedirectUris(value: string): string[] {
   return [...new Set(value.split(/\s+/).filter((uri) => uri !== ""))];
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import { and, eq, sql } from "drizzle-orm";
-import type { Database } from "@/lib/db";
+import type { Database, Executor } from "@/lib/db";
 import { oauthAuthorizationCodes, oauthConsents, type OAuthApplicationRow, type UserRow } from "@/lib/db/schema";
 import { isKnownScope } from "@/lib/api/scopes";
 import { defaultDescription, type OAuthErrorCode } from "./errors";
@@ -9,6 +9,11 @@ import { isValidCodeVerifier, type CodeChallengeMethod } from "./pkce";
 import { parseScopeString } from "./scopes";
 import { accessTokenLifetimeSeconds, createGrant, generateOpaqueToken, issueTokens, tokenDigest } from "./tokens";
 import { findApplicationByUid } from "./applications";
+import { isMetadataDocumentClientId, MetadataDocumentError, metadataDocumentClient } from "./client-metadata-document";
+import { resourceProblem } from "./resource";
+import { mcpScope } from "@/lib/api/scopes";
+import { eq as equals } from "drizzle-orm";
+import { oauthApplications } from "@/lib/db/schema";
 import { actingUser, type Ctx } from "@/lib/context";
 import { currentUser, findUserById } from "@/lib/users/users";
 import { unstorableParameter } from "./http";
@@ -36,6 +41,8 @@ export interface AuthorizationRequest {
   nonce?: string;
   codeChallenge?: string;
   codeChallengeMethod?: CodeChallengeMethod;
+  /** RFC 8707: the resource server the tokens are for (their audience); null when the client named none. */
+  resource: string | null;
 }
 
 /** What a request that cannot go on becomes, whichever check stopped it. */
@@ -70,11 +77,12 @@ export async function checkAuthorizationRequest(ctx: Ctx, raw: AuthorizationPara
     requireConfirmedEmail(ctx);
     const backToClient = clientErrors(redirectUri, params);
     const responseType = supportedResponseType(application, params, backToClient);
-    const scopes = allowedScopes(application, params, backToClient);
+    const resource = resourceIndicator(params, backToClient);
+    const scopes = allowedScopes(application, params, resource, backToClient);
     const pkce = proofKey(application, params, responseType, backToClient);
     return {
       kind: "valid",
-      request: { application, redirectUri, responseType, scopes, state: params.state, nonce: params.nonce, ...pkce },
+      request: { application, redirectUri, responseType, scopes, state: params.state, nonce: params.nonce, ...pkce, resource },
     };
   } catch (error) {
     if (error instanceof Stopped) return error.outcome;
@@ -113,9 +121,20 @@ function wellFormedParameters(raw: AuthorizationParams): Params {
   return raw as Params;
 }
 
-/** Error page: `client_id` must name a registered application. */
+/**
+ * Error page: `client_id` must name a registered application, or be the URL of a usable client ID metadata document
+ * (fetched, or read from the stored copy while it is fresh).
+ */
 async function registeredClient(db: Database, params: Params): Promise<OAuthApplicationRow> {
   if (!params.client_id) throw stopWithPage("invalid_request", "Missing required parameter: client_id.");
+  if (isMetadataDocumentClientId(params.client_id)) {
+    try {
+      return await metadataDocumentClient(db, params.client_id, new Date());
+    } catch (error) {
+      if (error instanceof MetadataDocumentError) throw stopWithPage("invalid_client", `The client's metadata document cannot be used. ${error.message}`);
+      throw error;
+    }
+  }
   const application = await findApplicationByUid({ db }, params.client_id);
   if (!application) throw stopWithPage("invalid_client");
   return application;
@@ -157,9 +176,20 @@ function supportedResponseType(application: OAuthApplicationRow, params: Params,
   throw backToClient("unsupported_response_type");
 }
 
-/** Well-formed, known and within the application's scopes; `api` (when the application has it) if none are asked. */
-function allowedScopes(application: OAuthApplicationRow, params: Params, backToClient: ClientErrors): string[] {
-  const scopes = params.scope === undefined ? application.scopes.filter((scope) => scope === "api") : parseScopeString(params.scope);
+/**
+ * Well-formed, known and within the application's scopes; `api` (when the application has it) if none are asked.
+ * As GitLab: a request for its MCP server (a resource ending in `/api/v4/mcp`), and any request of a self-registered
+ * application that may only have `mcp`, gets exactly `mcp`, whatever it asked for.
+ */
+function allowedScopes(application: OAuthApplicationRow, params: Params, resource: string | null, backToClient: ClientErrors): string[] {
+  const onlyMcp =
+    resource?.endsWith("/api/v4/mcp") ||
+    (application.registration !== "manual" && application.scopes.length === 1 && application.scopes[0] === mcpScope);
+  const scopes = onlyMcp
+    ? [mcpScope]
+    : params.scope === undefined
+      ? application.scopes.filter((scope) => scope === "api")
+      : parseScopeString(params.scope);
   if (!scopes || scopes.length === 0) throw backToClient("invalid_scope");
   if (!scopes.every((scope) => isKnownScope(scope) && application.scopes.includes(scope))) throw backToClient("invalid_scope");
   return scopes;
@@ -173,6 +203,12 @@ function proofKey(
   backToClient: ClientErrors,
 ): Pick<AuthorizationRequest, "codeChallenge" | "codeChallengeMethod"> {
   if (responseType !== "code") return {};
+  // GitLab's rule for applications that registered themselves: anyone could have, so only PKCE with S256 binds the
+  // code to the client that asked for it. An error page, as GitLab's: such a client's redirect URI is unverified.
+  if (application.registration !== "manual") {
+    if (!params.code_challenge) throw stopWithPage("pkce_required_for_dynamic_applications");
+    if (params.code_challenge_method !== "S256") throw stopWithPage("invalid_code_challenge_method");
+  }
   if (params.code_challenge === undefined) {
     if (!application.confidential) {
       throw backToClient("invalid_request", "PKCE is required for public clients: send code_challenge and code_challenge_method.");
@@ -184,6 +220,14 @@ function proofKey(
   }
   if (!isValidCodeVerifier(params.code_challenge)) throw backToClient("invalid_request", "The code_challenge is malformed.");
   return { codeChallenge: params.code_challenge, codeChallengeMethod: params.code_challenge_method };
+}
+
+/** RFC 8707: an absolute URI without a fragment, or nothing; `invalid_target` back to the client otherwise. */
+function resourceIndicator(params: Params, backToClient: ClientErrors): string | null {
+  if (params.resource === undefined) return null;
+  const problem = resourceProblem(params.resource);
+  if (problem) throw backToClient("invalid_target", problem);
+  return params.resource;
 }
 
 function stopWithPage(error: OAuthErrorCode, description: string = defaultDescription(error)): Stopped {
@@ -238,8 +282,10 @@ export async function approveAuthorization(db: Database, user: UserRow, request:
       userId: user.id,
       scopes: request.scopes,
       authTime: user.lastSignInAt,
+      resource: request.resource,
       now,
     });
+    await stampAuthorizingUser(tx, request.application, user);
     if (request.responseType === "token") {
       const issued = await issueTokens(tx, grant, { scopes: request.scopes, now, withRefreshToken: false });
       return buildRedirect(
@@ -269,6 +315,22 @@ export async function approveAuthorization(db: Database, user: UserRow, request:
     });
     return buildRedirect(request.redirectUri, { code, state: request.state, iss: issuer() }, false);
   });
+}
+
+const authorizedByMarker = " — authorized by @";
+
+/**
+ * As GitLab: a dynamically registered application's name says who first authorized it, since registration is
+ * anonymous and the name alone tells admins nothing about who is behind it. Once; metadata-document clients are
+ * named by their document, which is read again when it expires, so they are left alone.
+ */
+async function stampAuthorizingUser(tx: Executor, application: OAuthApplicationRow, user: UserRow): Promise<void> {
+  if (application.registration !== "dynamic" || application.name.includes(authorizedByMarker)) return;
+  const username = user.username.replace(/[^A-Za-z0-9_.-]/g, "");
+  await tx
+    .update(oauthApplications)
+    .set({ name: `${application.name}${authorizedByMarker}${username}` })
+    .where(equals(oauthApplications.id, application.id));
 }
 
 /** Denial: back to the client with `access_denied`. */
@@ -318,6 +380,7 @@ export const authorizeParameterNames = [
   "nonce",
   "code_challenge",
   "code_challenge_method",
+  "resource",
 ] as const;
 
 /** Everything the consent screen shows, and the fields its form posts back. */
@@ -331,11 +394,22 @@ export interface ConsentScreen {
   redirectTarget: string;
   /** `response_type=token`: the deprecated implicit grant. */
   implicitGrant: boolean;
+  /**
+   * Set when the application registered itself and no admin has marked it trusted: `dynamic` through
+   * `POST /oauth/register`, `metadata_document` from the document at its client_id URL (whose host is named).
+   */
+  unverified: { kind: "dynamic" } | { kind: "metadata_document"; documentHost: string } | null;
   /** The request's own parameters (only those present), to post back with the decision. */
   fields: Record<string, string>;
 }
 
 export type ConsentStep = AuthorizationStop | { kind: "consent"; screen: ConsentScreen };
+
+function unverifiedMarking(application: OAuthApplicationRow): ConsentScreen["unverified"] {
+  if (application.trusted || application.registration === "manual") return null;
+  if (application.registration === "dynamic") return { kind: "dynamic" };
+  return { kind: "metadata_document", documentHost: new URL(application.uid).host };
+}
 
 /**
  * The consent page (`/oauth/authorize/consent`): re-checks the request exactly as `GET /oauth/authorize` does, in the
@@ -362,6 +436,7 @@ export async function prepareConsent(ctx: Ctx, params: AuthorizationParams): Pro
       scopes: scopes.map((scope) => ({ scope, ...(isKnownScope(scope) ? scopeDescriptions[scope] : { title: scope, description: "" }) })),
       redirectTarget: redirectUrl.host || redirectUrl.protocol.replace(/:$/, ""),
       implicitGrant: responseType === "token",
+      unverified: unverifiedMarking(application),
       fields,
     },
   };

@@ -39,6 +39,11 @@ export const scopeDescriptions: Record<Scope, { title: string; description: stri
     title: "Read your email address through OpenID Connect",
     description: "Grants read-only access to your primary email address using OpenID Connect.",
   },
+  mcp: {
+    title: "Use the MCP server on your behalf",
+    description:
+      "Grants permission to use this service's MCP server (Model Context Protocol) on your behalf, as AI tools and agents do. It does not grant access to the REST API.",
+  },
 };
 
 export const applicationScopes: readonly Scope[] = knownScopes;

@@ -27,7 +27,8 @@ function isUsable(found: OAuthAccessTokenCheck, now: Date): boolean {
 }
 
 /**
- * `GET /oauth/token/info`: GitLab's body, with its deprecated aliases `scopes` and `expires_in_seconds`. A hot path for
+ * `GET /oauth/token/info`: GitLab's body, with its deprecated aliases `scopes` and `expires_in_seconds`, plus `aud` for
+ * a token bound to a resource. A hot path for
  * resource servers: a token seen before is answered from the token-check cache, without a query.
  */
 export async function getTokenInfo(db: Database, token: string | null, now: Date) {
@@ -41,6 +42,8 @@ export async function getTokenInfo(db: Database, token: string | null, now: Date
     created_at: Math.floor(found.createdAt.getTime() / 1000),
     scopes: found.scopes,
     expires_in_seconds: expiresIn,
+    // Beyond GitLab's body, and only for a token bound to a resource (RFC 8707), so every other answer stays GitLab's.
+    ...(found.resource === null ? {} : { aud: found.resource }),
   };
 }
 
@@ -114,6 +117,8 @@ export async function introspectToken(db: Database, request: Request, params: Re
     exp: Math.floor(found.expiresAt.getTime() / 1000),
     iat: Math.floor(found.createdAt.getTime() / 1000),
     sub: String(found.user.id),
+    // RFC 7662 §2.2: the token's audience, when it was issued for a resource (RFC 8707).
+    ...(found.resource === null ? {} : { aud: found.resource }),
     iss: issuer(),
   };
 }

@@ -19,6 +19,8 @@ export interface OAuthAccessTokenCheck {
   createdAt: Date;
   /** The token or its grant was revoked. */
   revoked: boolean;
+  /** RFC 8707: the resource server the token is for (its grant's resource indicator); null when it names none. */
+  resource: string | null;
   user: UserRow;
 }
 
