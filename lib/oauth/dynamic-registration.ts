@@ -26,8 +26,8 @@ function invalidClientMetadata(description: string, status = 400): OAuthError {
 
 /** The metadata GitLab reads; everything else a client sends (grant_types, scope, logo_uri…) is ignored, as GitLab does. */
 const clientMetadataSchema = z.object({
-  client_name: z.unknown(),
-  redirect_uris: z.unknown(),
+  client_name: z.unknown().optional(),
+  redirect_uris: z.unknown().optional(),
 });
 
 export interface DynamicClientMetadata {
