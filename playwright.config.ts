@@ -25,6 +25,8 @@ const serverEnv = {
   INITIAL_ROOT_TOKEN: rootToken,
   SIGN_IN_MAX_ATTEMPTS: "5",
   LOG_LEVEL: "info",
+  // The suites play MCP clients that publish their metadata documents on this machine, over plain http.
+  OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES: "true",
 };
 
 /**

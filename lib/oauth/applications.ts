@@ -1,6 +1,6 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, ne, sql } from "drizzle-orm";
 import type { PageRequest } from "@/lib/api/pagination";
 import { actingUser, type Ctx } from "@/lib/context";
 import { sha256Hex } from "@/lib/crypto";
@@ -115,11 +115,24 @@ export async function createOwnApplication(ctx: Ctx, input: NewApplication): Pro
   return insertApplication(ctx, input, user.id);
 }
 
-/** `GET /api/v4/applications` (admin): every application on the instance. */
 /** `GET /applications` (admin): every application, oldest first, a page at a time. */
 export async function listAllApplications(ctx: Ctx, page: PageRequest): Promise<ListPage<OAuthApplicationRow>> {
   requireAdmin(ctx);
   return keyedListPage(ctx.db, page, rowsById(ctx.db, oauthApplications, undefined));
+}
+
+/**
+ * The admin area's Applications page: newest first, since self-registered clients keep arriving and are what an admin
+ * comes to review; `unverifiedOnly` keeps those no admin trusted yet.
+ */
+export async function listApplicationsForAdminArea(
+  ctx: Ctx,
+  filter: { unverifiedOnly: boolean },
+  page: PageRequest,
+): Promise<ListPage<OAuthApplicationRow>> {
+  requireAdmin(ctx);
+  const where = filter.unverifiedOnly ? and(ne(oauthApplications.registration, "manual"), eq(oauthApplications.trusted, false)) : undefined;
+  return keyedListPage(ctx.db, page, rowsById(ctx.db, oauthApplications, where, true));
 }
 
 /** The applications the caller registered (`/profile/applications`). */

@@ -6,7 +6,7 @@ import { countLabel, Pagination } from "@/components/ui/pagination";
 import { pageFromQuery } from "@/lib/api/pagination";
 import { requireSessionContext } from "@/lib/auth/session";
 import { ForbiddenError } from "@/lib/errors";
-import { listAllApplications } from "@/lib/oauth/applications";
+import { listApplicationsForAdminArea } from "@/lib/oauth/applications";
 import { deleteApplicationAdminAction, distrustApplicationAction, trustApplicationAction } from "./actions";
 
 export const metadata: Metadata = { title: "Applications · Admin" };
@@ -14,7 +14,7 @@ export const metadata: Metadata = { title: "Applications · Admin" };
 const perPage = 20;
 
 interface AdminApplicationsPageProps {
-  searchParams: Promise<{ page?: string | string[] }>;
+  searchParams: Promise<{ page?: string | string[]; filter?: string | string[] }>;
 }
 
 /**
@@ -23,10 +23,12 @@ interface AdminApplicationsPageProps {
  */
 export default async function AdminApplicationsPage({ searchParams }: AdminApplicationsPageProps) {
   const ctx = await requireSessionContext("/admin/applications");
-  const page = pageFromQuery((await searchParams).page, perPage);
-  let result: Awaited<ReturnType<typeof listAllApplications>>;
+  const query = await searchParams;
+  const unverifiedOnly = query.filter === "unverified";
+  const page = pageFromQuery(query.page, perPage);
+  let result: Awaited<ReturnType<typeof listApplicationsForAdminArea>>;
   try {
-    result = await listAllApplications(ctx, page);
+    result = await listApplicationsForAdminArea(ctx, { unverifiedOnly }, page);
   } catch (error) {
     // The admin area does not exist for anyone else.
     if (error instanceof ForbiddenError) notFound();
@@ -51,11 +53,21 @@ export default async function AdminApplicationsPage({ searchParams }: AdminAppli
         <div>
           <h1>Applications</h1>
           <p className="muted">
-            Admin area: every OAuth application on this instance ({countLabel(result.total)}). Applications that
+            Admin area: {unverifiedOnly ? "unverified applications" : "every OAuth application on this instance, newest first"} (
+            {countLabel(result.total)}). Applications that
             registered themselves are unverified until you trust them; those nobody authorized within a day are removed.
           </p>
         </div>
       </div>
+      <nav aria-label="Filter applications" className="filter-links">
+        <Link href="/admin/applications" aria-current={unverifiedOnly ? undefined : "page"}>
+          All
+        </Link>{" "}
+        ·{" "}
+        <Link href="/admin/applications?filter=unverified" aria-current={unverifiedOnly ? "page" : undefined}>
+          Unverified
+        </Link>
+      </nav>
       {applications.length === 0 ? (
         <p className="empty">No applications yet.</p>
       ) : (
@@ -66,7 +78,7 @@ export default async function AdminApplicationsPage({ searchParams }: AdminAppli
           remove={deleteApplicationAdminAction}
         />
       )}
-      <Pagination basePath="/admin/applications" page={page.page} perPage={perPage} total={result.total} hasNext={result.hasNext} query={{}} />
+      <Pagination basePath="/admin/applications" page={page.page} perPage={perPage} total={result.total} hasNext={result.hasNext} query={unverifiedOnly ? { filter: "unverified" } : {}} />
     </>
   );
 }
