@@ -1,0 +1,138 @@
+import { auth, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { expect, test } from "@playwright/test";
+import { asToken, createUser } from "../support/api";
+import { approveOnConsentPage, callbackUrl, freshClientAddress, signIn } from "../support/oauth";
+
+/**
+ * The official MCP TypeScript SDK's OAuth client (`auth()` from `@modelcontextprotocol/sdk/client/auth.js`), as MCP
+ * hosts use it when given nothing but a server URL: authorization server metadata discovery, dynamic client
+ * registration, the authorization request with PKCE and a resource indicator, the code exchange and a refresh.
+ */
+
+/** What an MCP host keeps between calls of `auth()`, in memory. */
+class MemoryProvider implements OAuthClientProvider {
+  client: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier = "";
+  authorizationUrl: URL | undefined;
+
+  constructor(private readonly discovery: OAuthDiscoveryState) {}
+
+  get redirectUrl(): string {
+    return callbackUrl;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: "MCP SDK host",
+      redirect_uris: [callbackUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
+  }
+
+  state(): string {
+    return "sdk-state";
+  }
+
+  clientInformation() {
+    return this.client;
+  }
+
+  saveClientInformation(information: OAuthClientInformationMixed): void {
+    this.client = information;
+  }
+
+  tokens() {
+    return this.saved;
+  }
+
+  saveTokens(tokens: OAuthTokens): void {
+    this.saved = tokens;
+  }
+
+  redirectToAuthorization(url: URL): void {
+    this.authorizationUrl = url;
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    return this.verifier;
+  }
+
+  /**
+   * The protected resource metadata the MCP endpoint publishes (RFC 9728), as a host that read it before keeps it, so
+   * this test depends only on the authorization server: the SDK still fetches our metadata document itself.
+   */
+  discoveryState(): OAuthDiscoveryState {
+    return this.discovery;
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    Object.assign(this.discovery, state);
+  }
+}
+
+test("the MCP SDK discovers our metadata, registers itself, and obtains and refreshes mcp tokens bound to the MCP endpoint", async ({ request, baseURL }) => {
+  const mcpEndpoint = `${baseURL}/api/v4/mcp`;
+  const provider = new MemoryProvider({
+    authorizationServerUrl: baseURL!,
+    resourceMetadata: { resource: mcpEndpoint, authorization_servers: [baseURL!], scopes_supported: ["mcp"] },
+  });
+  // The SDK's requests come from an address of their own (registration is limited per address).
+  const address = freshClientAddress();
+  const requests: string[] = [];
+  const fetchFn = (url: string | URL, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(address)) headers.set(name, value);
+    requests.push(`${init?.method ?? "GET"} ${new URL(url).pathname}`);
+    return fetch(url, { ...init, headers });
+  };
+
+  expect(await auth(provider, { serverUrl: mcpEndpoint, fetchFn })).toBe("REDIRECT");
+  expect(requests).toEqual(["GET /.well-known/oauth-authorization-server", "POST /oauth/register"]);
+  expect(provider.client).toMatchObject({
+    client_id: expect.stringMatching(/^[0-9a-f]{64}$/),
+    client_name: "[Unverified Dynamic Application] MCP SDK host",
+    token_endpoint_auth_method: "none",
+    scope: "mcp",
+    dynamic: true,
+  });
+  const authorizationUrl = provider.authorizationUrl!;
+  expect(authorizationUrl.origin + authorizationUrl.pathname).toBe(`${baseURL}/oauth/authorize`);
+  expect(Object.fromEntries(authorizationUrl.searchParams)).toEqual({
+    response_type: "code",
+    client_id: provider.client!.client_id,
+    code_challenge: expect.any(String),
+    code_challenge_method: "S256",
+    redirect_uri: callbackUrl,
+    state: "sdk-state",
+    scope: "mcp",
+    resource: mcpEndpoint,
+  });
+
+  // The person approves in their browser; the host receives the code at its redirect URI.
+  const user = await createUser(request);
+  await signIn(request, user.username, user.password);
+  const location = new URL(await approveOnConsentPage(request, authorizationUrl.searchParams));
+  expect(location.searchParams.get("state")).toBe("sdk-state");
+  const code = location.searchParams.get("code")!;
+
+  expect(await auth(provider, { serverUrl: mcpEndpoint, authorizationCode: code, fetchFn })).toBe("AUTHORIZED");
+  expect(provider.saved).toMatchObject({ token_type: "Bearer", scope: "mcp", expires_in: 7200, refresh_token: expect.any(String) });
+  const info = await request.get("/oauth/token/info", { headers: asToken(provider.saved!.access_token) });
+  expect(await info.json()).toMatchObject({ resource_owner_id: user.id, scope: ["mcp"], application: { uid: provider.client!.client_id }, aud: mcpEndpoint });
+
+  // A later call with the refresh token rotates the pair, keeping the audience.
+  const first = provider.saved!.access_token;
+  expect(await auth(provider, { serverUrl: mcpEndpoint, fetchFn })).toBe("AUTHORIZED");
+  expect(provider.saved!.access_token).not.toBe(first);
+  const refreshed = await request.get("/oauth/token/info", { headers: asToken(provider.saved!.access_token) });
+  expect(await refreshed.json()).toMatchObject({ scope: ["mcp"], aud: mcpEndpoint });
+  expect((await request.get("/oauth/token/info", { headers: asToken(first) })).status()).toBe(401);
+});
