@@ -1,7 +1,11 @@
 import { auth, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { expect, test } from "@playwright/test";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:https";
+import type { AddressInfo } from "node:net";
 import { asToken, createUser } from "../support/api";
+import { metadataDocumentTls } from "../support/metadata-tls";
 import { approveOnConsentPage, callbackUrl, freshClientAddress, signIn } from "../support/oauth";
 
 /**
@@ -17,7 +21,11 @@ class MemoryProvider implements OAuthClientProvider {
   verifier = "";
   authorizationUrl: URL | undefined;
 
-  constructor(private readonly discovery: OAuthDiscoveryState) {}
+  constructor(
+    private readonly discovery: OAuthDiscoveryState,
+    /** Set for a client identified by its metadata document's URL instead of registering. */
+    readonly clientMetadataUrl?: string,
+  ) {}
 
   get redirectUrl(): string {
     return callbackUrl;
@@ -135,4 +143,48 @@ test("the MCP SDK discovers our metadata, registers itself, and obtains and refr
   const refreshed = await request.get("/oauth/token/info", { headers: asToken(provider.saved!.access_token) });
   expect(await refreshed.json()).toMatchObject({ scope: ["mcp"], aud: mcpEndpoint });
   expect((await request.get("/oauth/token/info", { headers: asToken(first) })).status()).toBe(401);
+});
+
+test("the MCP SDK uses its client ID metadata document's URL as client_id when our metadata says we support it", async ({ request, baseURL }) => {
+  const mcpEndpoint = `${baseURL}/api/v4/mcp`;
+  // The host's own web server publishes its metadata document over https (the servers under test trust its certificate).
+  const documentServer = createServer(
+    { key: readFileSync(metadataDocumentTls.keyPath), cert: readFileSync(metadataDocumentTls.certPath) },
+    (incoming, response) => {
+      const self = `https://127.0.0.1:${(documentServer.address() as AddressInfo).port}${incoming.url}`;
+      response.writeHead(200, { "Content-Type": "application/json" });
+      response.end(JSON.stringify({ client_id: self, client_name: "MCP SDK by document", redirect_uris: [callbackUrl], token_endpoint_auth_method: "none" }));
+    },
+  );
+  await new Promise<void>((resolve) => documentServer.listen(0, "127.0.0.1", resolve));
+  try {
+    const clientMetadataUrl = `https://127.0.0.1:${(documentServer.address() as AddressInfo).port}/oauth/mcp-client.json`;
+    const provider = new MemoryProvider(
+      { authorizationServerUrl: baseURL!, resourceMetadata: { resource: mcpEndpoint, authorization_servers: [baseURL!], scopes_supported: ["mcp"] } },
+      clientMetadataUrl,
+    );
+    const requests: string[] = [];
+    const fetchFn = (url: string | URL, init?: RequestInit) => {
+      requests.push(`${init?.method ?? "GET"} ${new URL(url).pathname}`);
+      return fetch(url, init);
+    };
+    expect(await auth(provider, { serverUrl: mcpEndpoint, fetchFn })).toBe("REDIRECT");
+    // No registration: the URL is the client_id.
+    expect(requests).toEqual(["GET /.well-known/oauth-authorization-server"]);
+    expect(provider.authorizationUrl!.searchParams.get("client_id")).toBe(clientMetadataUrl);
+
+    const user = await createUser(request);
+    await signIn(request, user.username, user.password);
+    const consent = await request.get(`/oauth/authorize/consent?${provider.authorizationUrl!.searchParams}`);
+    const page = await consent.text();
+    expect(page).toContain("[Unverified Dynamic Application] MCP SDK by document");
+    expect(page).toContain(`This application is described by a document published at <strong>127.0.0.1:${(documentServer.address() as AddressInfo).port}</strong>`);
+    const location = new URL(await approveOnConsentPage(request, provider.authorizationUrl!.searchParams));
+    expect(await auth(provider, { serverUrl: mcpEndpoint, authorizationCode: location.searchParams.get("code")!, fetchFn })).toBe("AUTHORIZED");
+    const info = await request.get("/oauth/token/info", { headers: asToken(provider.saved!.access_token) });
+    expect(await info.json()).toMatchObject({ scope: ["mcp"], application: { uid: clientMetadataUrl }, aud: mcpEndpoint });
+  } finally {
+    documentServer.closeAllConnections();
+    await new Promise((resolve) => documentServer.close(resolve));
+  }
 });
