@@ -17,6 +17,8 @@ import { oauthApplications } from "@/lib/db/schema";
 import { actingUser, type Ctx } from "@/lib/context";
 import { currentUser, findUserById } from "@/lib/users/users";
 import { unstorableParameter } from "./http";
+import { RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
+import { forgetTokenChecks } from "@/lib/token-checks/checks";
 import { scopeDescriptions } from "./scopes";
 
 export const authorizationCodeLifetimeSeconds = 600;
@@ -70,9 +72,9 @@ class Stopped {
  * is sent back to the client before someone has signed in: otherwise anyone who registers an application with a
  * redirect URI of their choosing could use this server to bounce visitors there (RFC 9700 §4.11.2).
  */
-export async function checkAuthorizationRequest(ctx: Ctx, raw: AuthorizationParams): Promise<AuthorizationCheck> {
+export async function checkAuthorizationRequest(ctx: Ctx, raw: AuthorizationParams, clientAddress: string | null = null): Promise<AuthorizationCheck> {
   try {
-    const { params, application, redirectUri } = await trustworthyClient(ctx.db, raw);
+    const { params, application, redirectUri } = await trustworthyClient(ctx.db, raw, clientAddress);
     requireSignedIn(ctx);
     requireConfirmedEmail(ctx);
     const backToClient = clientErrors(redirectUri, params);
@@ -96,9 +98,13 @@ export async function checkAuthorizationRequest(ctx: Ctx, raw: AuthorizationPara
  * client and redirect URI are trustworthy. The production proxy asks this first, so the page can be answered with
  * status 400 inside the site's layout.
  */
-export async function untrustworthyAuthorizationRequest(db: Database, raw: AuthorizationParams): Promise<{ error: OAuthErrorCode; description: string } | null> {
+export async function untrustworthyAuthorizationRequest(
+  db: Database,
+  raw: AuthorizationParams,
+  clientAddress: string | null,
+): Promise<{ error: OAuthErrorCode; description: string } | null> {
   try {
-    await trustworthyClient(db, raw);
+    await trustworthyClient(db, raw, clientAddress);
     return null;
   } catch (error) {
     if (error instanceof Stopped && error.outcome.kind === "error_page") return { error: error.outcome.error, description: error.outcome.description };
@@ -106,9 +112,10 @@ export async function untrustworthyAuthorizationRequest(db: Database, raw: Autho
   }
 }
 
-async function trustworthyClient(db: Database, raw: AuthorizationParams) {
+/** `clientAddress`: who sent the request, counted when its client_id makes us store a new metadata-document client. */
+async function trustworthyClient(db: Database, raw: AuthorizationParams, clientAddress: string | null) {
   const params = wellFormedParameters(raw);
-  const application = await registeredClient(db, params);
+  const application = await registeredClient(db, params, clientAddress);
   return { params, application, redirectUri: registeredRedirectUri(application, params) };
 }
 
@@ -125,13 +132,16 @@ function wellFormedParameters(raw: AuthorizationParams): Params {
  * Error page: `client_id` must name a registered application, or be the URL of a usable client ID metadata document
  * (fetched, or read from the stored copy while it is fresh).
  */
-async function registeredClient(db: Database, params: Params): Promise<OAuthApplicationRow> {
+async function registeredClient(db: Database, params: Params, clientAddress: string | null): Promise<OAuthApplicationRow> {
   if (!params.client_id) throw stopWithPage("invalid_request", "Missing required parameter: client_id.");
   if (isMetadataDocumentClientId(params.client_id)) {
     try {
-      return await metadataDocumentClient(db, params.client_id, new Date());
+      return await metadataDocumentClient(db, params.client_id, new Date(), clientAddress);
     } catch (error) {
       if (error instanceof MetadataDocumentError) throw stopWithPage("invalid_client", `The client's metadata document cannot be used. ${error.message}`);
+      if (error instanceof RateLimitExceeded) {
+        throw stopWithPage("temporarily_unavailable", `Too many new clients from your address. Retry after ${error.retryAfterSeconds()} seconds.`);
+      }
       throw error;
     }
   }
@@ -265,7 +275,7 @@ export async function isConsentRemembered(db: Database, user: UserRow, request: 
  * (RFC 9207).
  */
 export async function approveAuthorization(db: Database, user: UserRow, request: AuthorizationRequest, now: Date): Promise<string> {
-  return db.transaction(async (tx) => {
+  const location = await db.transaction(async (tx) => {
     await tx
       .insert(oauthConsents)
       .values({ userId: user.id, applicationId: request.application.id, scopes: request.scopes, createdAt: now })
@@ -315,6 +325,9 @@ export async function approveAuthorization(db: Database, user: UserRow, request:
     });
     return buildRedirect(request.redirectUri, { code, state: request.state, iss: issuer() }, false);
   });
+  // The name may have been stamped (`stampAuthorizingUser`): this process's cached client must show it at once.
+  if (request.application.registration === "dynamic") forgetTokenChecks(db, `application:${request.application.id}`);
+  return location;
 }
 
 const authorizedByMarker = " — authorized by @";
@@ -348,8 +361,8 @@ export type AuthorizationStep = AuthorizationStop | { kind: "consent"; request: 
  * `GET /oauth/authorize`: checks the request (which sends anonymous visitors to sign in), then sends the person
  * straight back to the client when consent is remembered (`isConsentRemembered`), or to the consent screen.
  */
-export async function beginAuthorization(ctx: Ctx, params: AuthorizationParams): Promise<AuthorizationStep> {
-  const check = await checkAuthorizationRequest(ctx, params);
+export async function beginAuthorization(ctx: Ctx, params: AuthorizationParams, clientAddress: string | null = null): Promise<AuthorizationStep> {
+  const check = await checkAuthorizationRequest(ctx, params, clientAddress);
   if (check.kind !== "valid") return check;
   const user = currentUser(ctx);
   if (await isConsentRemembered(ctx.db, user, check.request)) {
@@ -362,8 +375,13 @@ export async function beginAuthorization(ctx: Ctx, params: AuthorizationParams):
  * The consent form's answer. The form's fields are re-checked from scratch: nothing in it is trusted except what
  * passes the same checks as the original request.
  */
-export async function decideAuthorization(ctx: Ctx, params: AuthorizationParams, decision: "approve" | "deny"): Promise<AuthorizationStop> {
-  const check = await checkAuthorizationRequest(ctx, params);
+export async function decideAuthorization(
+  ctx: Ctx,
+  params: AuthorizationParams,
+  decision: "approve" | "deny",
+  clientAddress: string | null = null,
+): Promise<AuthorizationStop> {
+  const check = await checkAuthorizationRequest(ctx, params, clientAddress);
   if (check.kind !== "valid") return check;
   const location =
     decision === "approve" ? await approveAuthorization(ctx.db, currentUser(ctx), check.request, ctx.now) : denyAuthorization(check.request);
@@ -415,8 +433,8 @@ function unverifiedMarking(application: OAuthApplicationRow): ConsentScreen["unv
  * The consent page (`/oauth/authorize/consent`): re-checks the request exactly as `GET /oauth/authorize` does, in the
  * same order, since anyone can open this page with any query; then gathers what the signed-in person needs to decide.
  */
-export async function prepareConsent(ctx: Ctx, params: AuthorizationParams): Promise<ConsentStep> {
-  const check = await checkAuthorizationRequest(ctx, params);
+export async function prepareConsent(ctx: Ctx, params: AuthorizationParams, clientAddress: string | null = null): Promise<ConsentStep> {
+  const check = await checkAuthorizationRequest(ctx, params, clientAddress);
   if (check.kind !== "valid") return check;
   const user = currentUser(ctx);
   const { application, redirectUri, responseType, scopes } = check.request;

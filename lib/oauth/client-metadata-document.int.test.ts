@@ -238,6 +238,34 @@ describe.each(testDatabases())("client ID metadata documents on $name", ({ open 
       expect(Date.now() - started).toBeLessThan(8000);
     });
 
+    it("counts each new client against the address's registrations, five an hour, and keeps serving known ones", async () => {
+      allow();
+      const ctx = userContext(fixture.db, await createTestUser(fixture.db));
+      // An address of its own in each database's run: the counters are the process's.
+      const address = `203.0.113.${documentCounter}`;
+      const check = (clientId: string) =>
+        checkAuthorizationRequest(
+          ctx,
+          { client_id: clientId, redirect_uri: redirectUri, response_type: "code", code_challenge: testS256Challenge, code_challenge_method: "S256" },
+          address,
+        );
+      handler = (incoming, response) => response.writeHead(200).end(JSON.stringify({ client_id: `${origin}${incoming.url}`, redirect_uris: [redirectUri] }));
+      const urls = Array.from({ length: 6 }, () => documentUrl());
+      for (const url of urls.slice(0, 5)) expect((await check(url)).kind).toBe("valid");
+      const before = hits;
+      const refused = await check(urls[5]!);
+      expect(refused).toEqual({
+        kind: "error_page",
+        error: "temporarily_unavailable",
+        description: expect.stringMatching(/^Too many new clients from your address\. Retry after \d+ seconds\.$/),
+      });
+      // Refused before fetching, and nothing stored.
+      expect(hits).toBe(before);
+      expect(await fixture.db.select().from(oauthApplications).where(eq(oauthApplications.uid, urls[5]!))).toEqual([]);
+      // A client already known is no new registration.
+      expect((await check(urls[0]!)).kind).toBe("valid");
+    });
+
     it("refuses client_id URLs the draft rules out", async () => {
       allow();
       expect(await refusedWith(`${origin}/`)).toBe("The client's metadata document cannot be used. The client_id URL must have a path.");

@@ -9,6 +9,7 @@ import { sha256Hex } from "@/lib/crypto";
 import type { Database } from "@/lib/db";
 import { oauthApplications, type OAuthApplicationRow } from "@/lib/db/schema";
 import { env } from "@/lib/env";
+import { getRateLimits } from "@/lib/rate-limits/rate-limits";
 import { mcpScope } from "@/lib/api/scopes";
 import { forgetTokenChecks } from "@/lib/token-checks/checks";
 import { findApplicationByUid, selfRegisteredRedirectUriProblem, unverifiedApplicationPrefix } from "./applications";
@@ -241,10 +242,13 @@ export function readMetadataDocument(clientId: string, text: string): ClientMeta
  * token endpoint, revocation, introspection, the admin pages) without a second kind of client, and the row doubles
  * as the HTTP cache of the document (`metadata_expires_at`). Rows nobody authorized are removed by housekeeping.
  */
-export async function metadataDocumentClient(db: Database, clientId: string, now: Date): Promise<OAuthApplicationRow> {
+export async function metadataDocumentClient(db: Database, clientId: string, now: Date, clientAddress: string | null): Promise<OAuthApplicationRow> {
   const url = checkedClientIdUrl(clientId);
   const known = await findApplicationByUid({ db }, clientId);
   if (known && (known.registration !== "metadata_document" || (known.metadataExpiresAt && known.metadataExpiresAt > now))) return known;
+  // A client_id we have not seen is a registration like `POST /oauth/register`'s, and counts against the same limit
+  // per address: otherwise anyone with a web server could store clients as fast as they can name URLs.
+  if (!known) await (await getRateLimits()).consume("oauthDynamicRegistrationPerAddress", clientAddress);
   const { text, cacheControl } = await fetchDocument(url);
   const metadata = readMetadataDocument(clientId, text);
   const values = {

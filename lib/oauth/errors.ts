@@ -45,6 +45,7 @@ const descriptions = {
   pkce_required_for_dynamic_applications:
     "PKCE is required for dynamically registered applications: send a code_challenge with code_challenge_method S256.",
   invalid_code_challenge_method: "The code_challenge_method must be S256 for dynamically registered applications.",
+  temporarily_unavailable: "The authorization server is temporarily unable to handle the request.",
   // GitLab's own, for the authorize page only: its `verify_confirmed_email!` shows it instead of the consent screen.
   unconfirmed_email: "Verify the email address in your account profile before you sign in.",
 } as const;
