@@ -1,8 +1,8 @@
 import "server-only";
 import { and, eq, sql } from "drizzle-orm";
 import type { Database, Executor } from "@/lib/db";
-import { oauthAuthorizationCodes, oauthConsents, type OAuthApplicationRow, type UserRow } from "@/lib/db/schema";
-import { isKnownScope } from "@/lib/api/scopes";
+import { oauthApplications, oauthAuthorizationCodes, oauthConsents, type OAuthApplicationRow, type UserRow } from "@/lib/db/schema";
+import { isKnownScope, mcpScope } from "@/lib/api/scopes";
 import { defaultDescription, type OAuthErrorCode } from "./errors";
 import { issuer } from "./id-token";
 import { isValidCodeVerifier, type CodeChallengeMethod } from "./pkce";
@@ -11,9 +11,6 @@ import { accessTokenLifetimeSeconds, createGrant, generateOpaqueToken, issueToke
 import { findApplicationByUid } from "./applications";
 import { isMetadataDocumentClientId, MetadataDocumentError, metadataDocumentClient } from "./client-metadata-document";
 import { resourceProblem } from "./resource";
-import { mcpScope } from "@/lib/api/scopes";
-import { eq as equals } from "drizzle-orm";
-import { oauthApplications } from "@/lib/db/schema";
 import { actingUser, type Ctx } from "@/lib/context";
 import { currentUser, findUserById } from "@/lib/users/users";
 import { unstorableParameter } from "./http";
@@ -24,11 +21,11 @@ import { scopeDescriptions } from "./scopes";
 export const authorizationCodeLifetimeSeconds = 600;
 
 /**
- * What the consent form's CSRF token is bound to: the form itself (client, redirect URI, response type, scopes), so a
- * token taken from one consent screen cannot approve another.
+ * What the consent form's CSRF token is bound to: the form itself (client, redirect URI, response type, scopes, the
+ * resource the tokens are for), so a token taken from one consent screen cannot approve another.
  */
 export function consentCsrfPurpose(params: AuthorizationParams): string {
-  const parts = [params.client_id, params.redirect_uri, params.response_type, params.scope];
+  const parts = [params.client_id, params.redirect_uri, params.response_type, params.scope, params.resource];
   // A repeated field binds to nothing: no consent screen was ever shown for it.
   return ["oauth-consent", ...parts.map((part) => (typeof part === "string" ? part : ""))].join("\n");
 }
@@ -343,7 +340,7 @@ async function stampAuthorizingUser(tx: Executor, application: OAuthApplicationR
   await tx
     .update(oauthApplications)
     .set({ name: `${application.name}${authorizedByMarker}${username}` })
-    .where(equals(oauthApplications.id, application.id));
+    .where(eq(oauthApplications.id, application.id));
 }
 
 /** Denial: back to the client with `access_denied`. */
