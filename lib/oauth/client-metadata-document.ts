@@ -133,9 +133,28 @@ export function cacheSeconds(cacheControl: string | undefined): number {
   return Math.min(maxSeconds, Math.max(minSeconds, Number(maxAge)));
 }
 
+const timeLimitMessage = `The client_id URL did not answer within ${metadataFetchTimeoutMs / 1000} seconds.`;
+
+/** `work`, or the time-limit refusal if it takes longer than `ms`. */
+async function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new MetadataDocumentError(timeLimitMessage)), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** GET of the document: status 200, JSON, within the size and time limits, redirects refused. */
 async function fetchDocument(url: URL): Promise<{ text: string; cacheControl: string | undefined }> {
-  const { address, family } = await checkedAddress(url.hostname);
+  const startedAt = Date.now();
+  // The resolution counts against the time limit too: a resolver that stalls must not hold the request longer.
+  const { address, family } = await withinTime(checkedAddress(url.hostname), metadataFetchTimeoutMs);
+  const remainingMs = Math.max(0, metadataFetchTimeoutMs - (Date.now() - startedAt));
   // The connection goes to the address just checked, whatever a second resolution would say.
   const pinned: LookupFunction = (_hostname, options, callback) => {
     if (options.all) callback(null, [{ address, family }]);
@@ -144,6 +163,7 @@ async function fetchDocument(url: URL): Promise<{ text: string; cacheControl: st
   const transport = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
     const fail = (message: string) => {
+      clearTimeout(timer);
       request.destroy();
       reject(new MetadataDocumentError(message));
     };
@@ -170,7 +190,7 @@ async function fetchDocument(url: URL): Promise<{ text: string; cacheControl: st
         response.on("error", () => fail("The metadata document could not be read."));
       },
     );
-    const timer = setTimeout(() => fail(`The client_id URL did not answer within ${metadataFetchTimeoutMs / 1000} seconds.`), metadataFetchTimeoutMs);
+    const timer = setTimeout(() => fail(timeLimitMessage), remainingMs);
     timer.unref();
     request.on("error", () => {
       clearTimeout(timer);
