@@ -59,6 +59,9 @@ test("a dynamically registered client is marked unverified on the consent page, 
     // The administrator finds it among the unverified applications, named after who authorized it, and trusts it.
     await switchTo(page, admin);
     await page.goto("/admin/applications?filter=unverified");
+    await page.getByRole("searchbox", { name: "Search by name or client ID" }).fill(clientName);
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await expect(page).toHaveURL(/filter=unverified&search=/);
     const stampedName = `${displayedName} — authorized by @${user.username}`;
     const row = page.getByRole("row").filter({ hasText: stampedName });
     await expect(row).toContainText("Unverified");
@@ -66,7 +69,7 @@ test("a dynamically registered client is marked unverified on the consent page, 
     await expect(row).toContainText(client.client_id);
     await row.getByRole("button", { name: `Trust ${stampedName}` }).click();
     await expect(row).toHaveCount(0);
-    await page.goto("/admin/applications");
+    await page.goto(`/admin/applications?search=${encodeURIComponent(client.client_id)}`);
     const trustedRow = page.getByRole("row").filter({ hasText: stampedName });
     await expect(trustedRow).toContainText("Trusted");
     await expect(trustedRow.getByText("Unverified")).toHaveCount(0);
@@ -78,7 +81,7 @@ test("a dynamically registered client is marked unverified on the consent page, 
 
     // Deleted: its tokens stop working at once and its client_id is unknown.
     await switchTo(page, admin);
-    await page.goto("/admin/applications");
+    await page.goto(`/admin/applications?search=${encodeURIComponent(clientName)}`);
     page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("row").filter({ hasText: stampedName }).getByRole("button", { name: `Delete ${stampedName}` }).click();
     await expect(page.getByRole("row").filter({ hasText: stampedName })).toHaveCount(0);

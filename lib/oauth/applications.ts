@@ -5,6 +5,7 @@ import type { PageRequest } from "@/lib/api/pagination";
 import { actingUser, type Ctx } from "@/lib/context";
 import { sha256Hex } from "@/lib/crypto";
 import { keyedListPage, preparedQuery, rowsById, type ListPage } from "@/lib/db";
+import { fuzzySearch } from "@/lib/db/like";
 import { oauthAccessTokens, oauthApplications, oauthConsents, oauthGrants, type OAuthApplicationRow } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { isKnownScope } from "@/lib/api/scopes";
@@ -123,15 +124,19 @@ export async function listAllApplications(ctx: Ctx, page: PageRequest): Promise<
 
 /**
  * The admin area's Applications page: newest first, since self-registered clients keep arriving and are what an admin
- * comes to review; `unverifiedOnly` keeps those no admin trusted yet.
+ * comes to review; `unverifiedOnly` keeps those no admin trusted yet, `search` those whose name or client ID contains
+ * it (GitLab's fuzzy search).
  */
 export async function listApplicationsForAdminArea(
   ctx: Ctx,
-  filter: { unverifiedOnly: boolean },
+  filter: { unverifiedOnly: boolean; search?: string },
   page: PageRequest,
 ): Promise<ListPage<OAuthApplicationRow>> {
   requireAdmin(ctx);
-  const where = filter.unverifiedOnly ? and(ne(oauthApplications.registration, "manual"), eq(oauthApplications.trusted, false)) : undefined;
+  const where = and(
+    filter.unverifiedOnly ? and(ne(oauthApplications.registration, "manual"), eq(oauthApplications.trusted, false)) : undefined,
+    filter.search ? fuzzySearch([oauthApplications.name, oauthApplications.uid], filter.search) : undefined,
+  );
   return keyedListPage(ctx.db, page, rowsById(ctx.db, oauthApplications, where, true));
 }
 

@@ -15,7 +15,8 @@ import {
   testVerifier,
   token,
 } from "@/lib/testing/oauth";
-import { updateApplicationSettings } from "./applications";
+import { ForbiddenError } from "@/lib/errors";
+import { listApplicationsForAdminArea, updateApplicationSettings } from "./applications";
 import { checkAuthorizationRequest } from "./authorize";
 import { readClientMetadata, registerDynamicClient, removeUnauthorizedSelfRegisteredClients } from "./dynamic-registration";
 
@@ -208,6 +209,29 @@ describe.each(testDatabases())("dynamic client registration on $name", ({ open }
       await authorizeCode(fixture.db, await createTestUser(fixture.db), row!, { code_challenge: testS256Challenge, code_challenge_method: "S256" });
       const [again] = await fixture.db.select().from(oauthApplications).where(eq(oauthApplications.id, application.id));
       expect(again!.name).toBe(row!.name);
+    });
+  });
+
+  describe("the admin area", () => {
+    it("lists applications newest first, the unverified ones on their own, searchable by name or client ID, for admins only", async () => {
+      const marker = `Listed${Date.now()}`;
+      const manual = (await registerApplication(fixture)).application;
+      const first = await register({ client_name: `${marker} one`, redirect_uris: [testRedirectUri] });
+      const second = await register({ client_name: `${marker} two`, redirect_uris: [testRedirectUri] });
+      const adminCtx = userContext(fixture.db, fixture.admin);
+      const page = { page: 1, perPage: 20, offset: 0 };
+      const names = async (filter: Parameters<typeof listApplicationsForAdminArea>[1]) =>
+        (await listApplicationsForAdminArea(adminCtx, filter, page)).items.map((application) => application.uid);
+      expect(await names({ unverifiedOnly: true, search: marker })).toEqual([second.client_id, first.client_id]);
+      expect(await names({ unverifiedOnly: false, search: first.client_id })).toEqual([first.client_id]);
+      expect((await names({ unverifiedOnly: false })).slice(0, 3)).toEqual([second.client_id, first.client_id, manual.uid]);
+      expect(await names({ unverifiedOnly: true, search: manual.name })).toEqual([]);
+      const [secondRow] = await fixture.db.select().from(oauthApplications).where(eq(oauthApplications.uid, second.client_id));
+      await updateApplicationSettings(adminCtx, secondRow!.id, { trusted: true });
+      expect(await names({ unverifiedOnly: true, search: marker })).toEqual([first.client_id]);
+      await expect(listApplicationsForAdminArea(userContext(fixture.db, await createTestUser(fixture.db)), { unverifiedOnly: false }, page)).rejects.toBeInstanceOf(
+        ForbiddenError,
+      );
     });
   });
 

@@ -5,7 +5,8 @@ import { AdminApplicationTable } from "@/components/admin/admin-application-tabl
 import { countLabel, Pagination } from "@/components/ui/pagination";
 import { pageFromQuery } from "@/lib/api/pagination";
 import { requireSessionContext } from "@/lib/auth/session";
-import { ForbiddenError } from "@/lib/errors";
+import { Notice } from "@/components/ui/notice";
+import { ForbiddenError, ParameterError } from "@/lib/errors";
 import { listApplicationsForAdminArea } from "@/lib/oauth/applications";
 import { deleteApplicationAdminAction, distrustApplicationAction, trustApplicationAction } from "./actions";
 
@@ -14,7 +15,7 @@ export const metadata: Metadata = { title: "Applications · Admin" };
 const perPage = 20;
 
 interface AdminApplicationsPageProps {
-  searchParams: Promise<{ page?: string | string[]; filter?: string | string[] }>;
+  searchParams: Promise<{ page?: string | string[]; filter?: string | string[]; search?: string | string[] }>;
 }
 
 /**
@@ -25,15 +26,21 @@ export default async function AdminApplicationsPage({ searchParams }: AdminAppli
   const ctx = await requireSessionContext("/admin/applications");
   const query = await searchParams;
   const unverifiedOnly = query.filter === "unverified";
+  const search = typeof query.search === "string" ? query.search.trim() : "";
   const page = pageFromQuery(query.page, perPage);
   let result: Awaited<ReturnType<typeof listApplicationsForAdminArea>>;
+  let searchProblem: string | null = null;
   try {
-    result = await listApplicationsForAdminArea(ctx, { unverifiedOnly }, page);
+    result = await listApplicationsForAdminArea(ctx, { unverifiedOnly, search: search || undefined }, page);
   } catch (error) {
     // The admin area does not exist for anyone else.
     if (error instanceof ForbiddenError) notFound();
-    throw error;
+    if (!(error instanceof ParameterError)) throw error;
+    // A search beyond GitLab's bounds finds nothing, and says why.
+    searchProblem = `The ${error.message}.`;
+    result = { items: [], total: 0, hasNext: false };
   }
+  const filterQuery: Record<string, string> = { ...(unverifiedOnly ? { filter: "unverified" } : {}), ...(search ? { search } : {}) };
   const applications = result.items.map((application) => ({
     id: application.id,
     name: application.name,
@@ -59,6 +66,17 @@ export default async function AdminApplicationsPage({ searchParams }: AdminAppli
           </p>
         </div>
       </div>
+      <form method="get" action="/admin/applications" className="search-form" role="search">
+        {unverifiedOnly ? <input type="hidden" name="filter" value="unverified" /> : null}
+        <label htmlFor="application-search" className="visually-hidden">
+          Search by name or client ID
+        </label>
+        <input id="application-search" name="search" type="search" defaultValue={search} placeholder="Search by name or client ID" />
+        <button type="submit" className="button button-secondary">
+          Search
+        </button>
+      </form>
+      {searchProblem ? <Notice tone="error">{searchProblem}</Notice> : null}
       <nav aria-label="Filter applications" className="filter-links">
         <Link href="/admin/applications" aria-current={unverifiedOnly ? undefined : "page"}>
           All
@@ -78,7 +96,7 @@ export default async function AdminApplicationsPage({ searchParams }: AdminAppli
           remove={deleteApplicationAdminAction}
         />
       )}
-      <Pagination basePath="/admin/applications" page={page.page} perPage={perPage} total={result.total} hasNext={result.hasNext} query={unverifiedOnly ? { filter: "unverified" } : {}} />
+      <Pagination basePath="/admin/applications" page={page.page} perPage={perPage} total={result.total} hasNext={result.hasNext} query={filterQuery} />
     </>
   );
 }
