@@ -16,6 +16,7 @@ import { currentUser, findUserById } from "@/lib/users/users";
 import { unstorableParameter } from "./http";
 import { RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
 import { forgetTokenChecks } from "@/lib/token-checks/checks";
+import { env } from "@/lib/env";
 import { scopeDescriptions } from "./scopes";
 
 export const authorizationCodeLifetimeSeconds = 600;
@@ -143,7 +144,16 @@ async function registeredClient(db: Database, params: Params, clientAddress: str
     }
   }
   const application = await findApplicationByUid({ db }, params.client_id);
-  if (!application) throw stopWithPage("invalid_client");
+  if (!application) {
+    // GitLab's explanation: an MCP client may still hold a client_id it registered when registration was on.
+    if (!env.OAUTH_DYNAMIC_CLIENT_REGISTRATION) {
+      throw stopWithPage(
+        "invalid_client",
+        "The OAuth client is not recognized. When dynamic client registration is disabled, new clients cannot register. Create an OAuth application and configure your MCP client with its client ID.",
+      );
+    }
+    throw stopWithPage("invalid_client");
+  }
   return application;
 }
 

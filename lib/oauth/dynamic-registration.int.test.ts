@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { oauthApplications, oauthGrants } from "@/lib/db/schema";
+import { env } from "@/lib/env";
 import { RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
 import { anonymousTestContext, createTestUser, userContext } from "@/lib/testing/fixtures";
 import { testDatabases } from "@/lib/testing/databases";
@@ -18,6 +19,7 @@ import {
 import { ForbiddenError } from "@/lib/errors";
 import { listApplicationsForAdminArea, updateApplicationSettings } from "./applications";
 import { checkAuthorizationRequest } from "./authorize";
+import { discoveryDocument } from "./discovery";
 import { readClientMetadata, registerDynamicClient, removeUnauthorizedSelfRegisteredClients } from "./dynamic-registration";
 
 function registrationRequest(body: string): Request {
@@ -137,6 +139,28 @@ describe.each(testDatabases())("dynamic client registration on $name", ({ open }
       expect(await refusal({ client_name: "A", redirect_uris: [testRedirectUri], padding: "x".repeat(17 * 1024) })).toEqual(
         error("The request body is larger than 16384 bytes.", 413),
       );
+    });
+
+    it("answers 404 when an admin turned registration off, and the authorize page says why a client is unknown", async () => {
+      expect(discoveryDocument()).toMatchObject({ registration_endpoint: `${env.EXTERNAL_URL}/oauth/register`, client_id_metadata_document_supported: true });
+      env.OAUTH_DYNAMIC_CLIENT_REGISTRATION = false;
+      try {
+        expect(discoveryDocument()).not.toHaveProperty("registration_endpoint");
+        const failure = await oauthFailure(register({ client_name: "Off", redirect_uris: [testRedirectUri] }));
+        expect({ status: failure.status, body: failure.body() }).toEqual({
+          status: 404,
+          body: { error: "not_found", error_description: "Dynamic client registration is turned off on this instance." },
+        });
+        const ctx = userContext(fixture.db, await createTestUser(fixture.db));
+        expect(await checkAuthorizationRequest(ctx, { client_id: "f".repeat(64), redirect_uri: testRedirectUri, response_type: "code" })).toEqual({
+          kind: "error_page",
+          error: "invalid_client",
+          description:
+            "The OAuth client is not recognized. When dynamic client registration is disabled, new clients cannot register. Create an OAuth application and configure your MCP client with its client ID.",
+        });
+      } finally {
+        env.OAUTH_DYNAMIC_CLIENT_REGISTRATION = true;
+      }
     });
 
     it("registers at most five clients an hour from one address (GitLab's oauth_dynamic_registration limit)", async () => {
