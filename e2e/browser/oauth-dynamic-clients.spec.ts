@@ -1,9 +1,9 @@
 import { expect, test, type Page } from "@playwright/test";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { asToken, createUser, uniqueName, type CreatedUser } from "../support/api";
+import { createUser, uniqueName, type CreatedUser } from "../support/api";
 import { signIn, signOut, withFreshApi } from "../support/browser";
-import { registerDynamicClient } from "../support/oauth";
+import { asBearer, registerDynamicClient } from "../support/oauth";
 import { authorizePath, landOnCallback, pkcePair, startCallbackServer } from "../support/oauth-browser";
 
 /**
@@ -15,7 +15,9 @@ function authorizeParams(clientId: string, redirectUri: string, challenge: strin
   return { client_id: clientId, redirect_uri: redirectUri, response_type: "code", state, code_challenge: challenge, code_challenge_method: "S256" };
 }
 
+/** Back from the client's callback page to the site, then signed in as `user`. */
 async function switchTo(page: Page, user: CreatedUser): Promise<void> {
+  await page.goto("/projects");
   await signOut(page);
   await signIn(page, user.username, user.password);
 }
@@ -64,7 +66,7 @@ test("a dynamically registered client is marked unverified on the consent page, 
     await expect(page).toHaveURL(/filter=unverified&search=/);
     const stampedName = `${displayedName} — authorized by @${user.username}`;
     const row = page.getByRole("row").filter({ hasText: stampedName });
-    await expect(row).toContainText("Unverified");
+    await expect(row.getByText("Unverified", { exact: true })).toBeVisible();
     await expect(row).toContainText("Dynamic registration");
     await expect(row).toContainText(client.client_id);
     await row.getByRole("button", { name: `Trust ${stampedName}` }).click();
@@ -72,7 +74,7 @@ test("a dynamically registered client is marked unverified on the consent page, 
     await page.goto(`/admin/applications?search=${encodeURIComponent(client.client_id)}`);
     const trustedRow = page.getByRole("row").filter({ hasText: stampedName });
     await expect(trustedRow).toContainText("Trusted");
-    await expect(trustedRow.getByText("Unverified")).toHaveCount(0);
+    await expect(trustedRow.getByText("Unverified", { exact: true })).toHaveCount(0);
 
     // Trusted: the person is sent straight back, without a consent screen.
     await switchTo(page, user);
@@ -86,7 +88,7 @@ test("a dynamically registered client is marked unverified on the consent page, 
     await page.getByRole("row").filter({ hasText: stampedName }).getByRole("button", { name: `Delete ${stampedName}` }).click();
     await expect(page.getByRole("row").filter({ hasText: stampedName })).toHaveCount(0);
     await withFreshApi(playwright, baseURL, async (api) => {
-      const info = await api.get("/oauth/token/info", { headers: asToken(accessToken) });
+      const info = await api.get("/oauth/token/info", { headers: asBearer(accessToken) });
       expect(info.status()).toBe(401);
       const authorize = await api.get(authorizePath(authorizeParams(client.client_id, callback.url, challenge, "third")), { maxRedirects: 0 });
       expect(authorize.status()).toBe(400);

@@ -4,9 +4,9 @@ import { expect, test } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { asToken, createUser } from "../support/api";
+import { createUser } from "../support/api";
 import { metadataDocumentTls } from "../support/metadata-tls";
-import { approveOnConsentPage, callbackUrl, freshClientAddress, signIn } from "../support/oauth";
+import { asBearer, approveOnConsentPage, callbackUrl, freshClientAddress, signIn } from "../support/oauth";
 
 /**
  * The official MCP TypeScript SDK's OAuth client (`auth()` from `@modelcontextprotocol/sdk/client/auth.js`), as MCP
@@ -109,7 +109,6 @@ test("the MCP SDK discovers our metadata, registers itself, and obtains and refr
     client_name: "[Unverified Dynamic Application] MCP SDK host",
     token_endpoint_auth_method: "none",
     scope: "mcp",
-    dynamic: true,
   });
   const authorizationUrl = provider.authorizationUrl!;
   expect(authorizationUrl.origin + authorizationUrl.pathname).toBe(`${baseURL}/oauth/authorize`);
@@ -133,16 +132,16 @@ test("the MCP SDK discovers our metadata, registers itself, and obtains and refr
 
   expect(await auth(provider, { serverUrl: mcpEndpoint, authorizationCode: code, fetchFn })).toBe("AUTHORIZED");
   expect(provider.saved).toMatchObject({ token_type: "Bearer", scope: "mcp", expires_in: 7200, refresh_token: expect.any(String) });
-  const info = await request.get("/oauth/token/info", { headers: asToken(provider.saved!.access_token) });
+  const info = await request.get("/oauth/token/info", { headers: asBearer(provider.saved!.access_token) });
   expect(await info.json()).toMatchObject({ resource_owner_id: user.id, scope: ["mcp"], application: { uid: provider.client!.client_id }, aud: mcpEndpoint });
 
   // A later call with the refresh token rotates the pair, keeping the audience.
   const first = provider.saved!.access_token;
   expect(await auth(provider, { serverUrl: mcpEndpoint, fetchFn })).toBe("AUTHORIZED");
   expect(provider.saved!.access_token).not.toBe(first);
-  const refreshed = await request.get("/oauth/token/info", { headers: asToken(provider.saved!.access_token) });
+  const refreshed = await request.get("/oauth/token/info", { headers: asBearer(provider.saved!.access_token) });
   expect(await refreshed.json()).toMatchObject({ scope: ["mcp"], aud: mcpEndpoint });
-  expect((await request.get("/oauth/token/info", { headers: asToken(first) })).status()).toBe(401);
+  expect((await request.get("/oauth/token/info", { headers: asBearer(first) })).status()).toBe(401);
 });
 
 test("the MCP SDK uses its client ID metadata document's URL as client_id when our metadata says we support it", async ({ request, baseURL }) => {
@@ -181,7 +180,7 @@ test("the MCP SDK uses its client ID metadata document's URL as client_id when o
     expect(page).toContain(`This application is described by a document published at <strong>127.0.0.1:${(documentServer.address() as AddressInfo).port}</strong>`);
     const location = new URL(await approveOnConsentPage(request, provider.authorizationUrl!.searchParams));
     expect(await auth(provider, { serverUrl: mcpEndpoint, authorizationCode: location.searchParams.get("code")!, fetchFn })).toBe("AUTHORIZED");
-    const info = await request.get("/oauth/token/info", { headers: asToken(provider.saved!.access_token) });
+    const info = await request.get("/oauth/token/info", { headers: asBearer(provider.saved!.access_token) });
     expect(await info.json()).toMatchObject({ scope: ["mcp"], application: { uid: clientMetadataUrl }, aud: mcpEndpoint });
   } finally {
     documentServer.closeAllConnections();

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
-import { asToken, createUser } from "../support/api";
+import { createUser } from "../support/api";
 import { postUntilAnswered } from "../support/http";
-import { approveOnConsentPage, callbackUrl, freshClientAddress, passwordToken, registerDynamicClient, signIn, type TokenResponse } from "../support/oauth";
+import { asBearer, approveOnConsentPage, callbackUrl, freshClientAddress, passwordToken, registerDynamicClient, signIn, type TokenResponse } from "../support/oauth";
 import { pkcePair } from "../support/oauth-browser";
 
 /**
@@ -183,7 +183,7 @@ test("a registered client gets an mcp token bound to the MCP endpoint through PK
   const tokens = (await exchanged.json()) as TokenResponse;
   expect(tokens).toMatchObject({ token_type: "Bearer", expires_in: 7200, scope: "mcp", refresh_token: expect.stringMatching(/^[0-9a-f]{64}$/) });
 
-  const info = await request.get("/oauth/token/info", { headers: asToken(tokens.access_token) });
+  const info = await request.get("/oauth/token/info", { headers: asBearer(tokens.access_token) });
   expect(await info.json()).toEqual({
     resource_owner_id: user.id,
     scope: ["mcp"],
@@ -198,9 +198,9 @@ test("a registered client gets an mcp token bound to the MCP endpoint through PK
   const refreshed = await request.post("/oauth/token", { form: { grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: client.client_id } });
   expect(refreshed.status(), await refreshed.text()).toBe(200);
   const refreshedTokens = (await refreshed.json()) as TokenResponse;
-  expect(((await (await request.get("/oauth/token/info", { headers: asToken(refreshedTokens.access_token) })).json()) as { aud: string }).aud).toBe(resource);
+  expect(((await (await request.get("/oauth/token/info", { headers: asBearer(refreshedTokens.access_token) })).json()) as { aud: string }).aud).toBe(resource);
 
-  const user401 = await request.get("/api/v4/user", { headers: asToken(refreshedTokens.access_token) });
+  const user401 = await request.get("/api/v4/user", { headers: asBearer(refreshedTokens.access_token) });
   expect(user401.status()).toBe(403);
   expect(await user401.json()).toEqual({
     error: "insufficient_scope",
@@ -214,10 +214,10 @@ test("an mcp token is refused by every kind of REST endpoint, as GitLab's are ou
   const mcp = await passwordToken(request, user, { scope: "mcp" });
   expect(mcp.scope).toBe("mcp");
   for (const path of ["/api/v4/user", "/api/v4/projects", `/api/v4/users/${user.id}/events`, "/api/v4/personal_access_tokens"]) {
-    const response = await request.get(path, { headers: asToken(mcp.access_token) });
+    const response = await request.get(path, { headers: asBearer(mcp.access_token) });
     expect(response.status(), path).toBe(403);
     expect(await response.json()).toMatchObject({ error: "insufficient_scope", error_description: "The request requires higher privileges than provided by the access token." });
   }
-  const write = await request.post("/api/v4/projects", { headers: asToken(mcp.access_token), data: { name: "Not with mcp" } });
+  const write = await request.post("/api/v4/projects", { headers: asBearer(mcp.access_token), data: { name: "Not with mcp" } });
   expect(write.status()).toBe(403);
 });

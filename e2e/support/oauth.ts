@@ -130,3 +130,8 @@ export async function registerDynamicClient(request: APIRequestContext, metadata
   expect(response.status(), await response.text()).toBe(201);
   return (await response.json()) as DynamicClient;
 }
+
+/** An OAuth access token the way OAuth clients send it (RFC 6750). */
+export function asBearer(accessToken: string): Record<string, string> {
+  return { Authorization: `Bearer ${accessToken}` };
+}
