@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { defineConfig, type PlaywrightTestConfig } from "@playwright/test";
 import { e2eDatabaseUrl, renderFloodServer, rootPassword, rootToken, serverLogFile, tightThrottles } from "./e2e/support/constants";
+import { ensureMetadataDocumentCertificate, metadataDocumentTls } from "./e2e/support/metadata-tls";
 
 /**
  * E2E runs against the production build (`next build` happens in `npm run test:e2e` first) on fresh databases:
@@ -19,12 +20,18 @@ process.env.E2E_RUN_ID ??= String(Date.now());
 const runId = process.env.E2E_RUN_ID;
 
 
+ensureMetadataDocumentCertificate();
+
 const serverEnv = {
   NODE_ENV: "production",
   INITIAL_ROOT_PASSWORD: rootPassword,
   INITIAL_ROOT_TOKEN: rootToken,
   SIGN_IN_MAX_ATTEMPTS: "5",
   LOG_LEVEL: "info",
+  // The suites play MCP clients that publish their metadata documents on this machine, over http or over https with
+  // a certificate of their own.
+  OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES: "true",
+  NODE_EXTRA_CA_CERTS: metadataDocumentTls.certPath,
 };
 
 /**

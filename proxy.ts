@@ -3,6 +3,7 @@ import { getDatabase } from "@/lib/db";
 import { serveGitRequest, type GitEndpoint } from "@/lib/git/serve";
 import { untrustworthyAuthorizationRequest } from "@/lib/oauth/authorize";
 import { collectParams } from "@/lib/oauth/http";
+import { clientAddress } from "@/lib/http/client-address";
 
 const userFeedPath = /^\/([^/]+)\.atom$/;
 /** Git's smart-HTTP paths below a project (lib/git/serve.ts): namespace, project and endpoint. */
@@ -43,7 +44,7 @@ export async function proxy(request: NextRequest): Promise<Response> {
     return NextResponse.json({ message: "400 Bad request - the multipart form body could not be read" }, { status: 400 });
   }
   if (pathname === "/oauth/authorize" && request.method === "GET") {
-    const problem = await untrustworthyAuthorizationRequest(await getDatabase(), collectParams(request.nextUrl.searchParams));
+    const problem = await untrustworthyAuthorizationRequest(await getDatabase(), collectParams(request.nextUrl.searchParams), clientAddress(request.headers));
     if (!problem) return NextResponse.next();
     const target = request.nextUrl.clone();
     target.pathname = "/oauth/authorize/consent";

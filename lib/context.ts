@@ -11,6 +11,12 @@ export type Actor =
       scopes: ReadonlySet<string> | null;
       /** The personal access token the request came with, if it came with one (not an OAuth token or a session). */
       personalAccessTokenId?: number;
+      /**
+       * For a request with an OAuth access token: the resource server the token was issued for (RFC 8707 resource
+       * indicator, an absolute URI, e.g. `https://host/api/v4/mcp`), or null when the client named none. Absent for
+       * personal access tokens and sessions. A resource server refuses tokens bound to another resource.
+       */
+      oauthTokenResource?: string | null;
     }
   | { kind: "system"; job: string };
 

@@ -89,12 +89,26 @@ const envSchema = z.object({
    */
   THROTTLE_OAUTH_TOKEN_PER_CLIENT: z.coerce.number().int().min(0).default(0),
   THROTTLE_OAUTH_TOKEN_PERIOD_SECONDS: z.coerce.number().int().min(1).default(60),
+  /**
+   * Dynamic client registrations (`POST /oauth/register`) per client address: GitLab's `oauth_dynamic_registration`
+   * application limit, 5 an hour. On, unlike the request-volume limits: each registration is a stored application.
+   */
+  THROTTLE_OAUTH_DYNAMIC_REGISTRATION_PER_IP: z.coerce.number().int().min(0).default(5),
+  THROTTLE_OAUTH_DYNAMIC_REGISTRATION_PERIOD_SECONDS: z.coerce.number().int().min(1).default(3600),
   /** API requests without valid credentials per client address: off, as on GitLab; GitLab's value when on is 3600. */
   THROTTLE_UNAUTHENTICATED_API_PER_IP: z.coerce.number().int().min(0).default(0),
   THROTTLE_UNAUTHENTICATED_API_PERIOD_SECONDS: z.coerce.number().int().min(1).default(3600),
   /** API requests per authenticated user: off, as on GitLab; GitLab's value when on is 7200. */
   THROTTLE_AUTHENTICATED_API_PER_USER: z.coerce.number().int().min(0).default(0),
   THROTTLE_AUTHENTICATED_API_PERIOD_SECONDS: z.coerce.number().int().min(1).default(3600),
+  /** `POST /oauth/register`: off answers 404, as GitLab does without its `oauth_dynamic_client_registration` flag. */
+  OAUTH_DYNAMIC_CLIENT_REGISTRATION: booleanFlag.default(true),
+  /**
+   * Client ID metadata documents may be fetched over plain http and from loopback, private and link-local addresses.
+   * Off in production: a client_id URL is chosen by whoever sends the authorization request, so fetching it must not
+   * reach inside the network this service runs in. For tests and development, where clients run on this machine.
+   */
+  OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES: booleanFlag.default(false),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Where the bare git repositories live (one `<project id>.git` each); defaults to `${DATA_DIR}/repositories`. */
   REPOSITORIES_DIR: z.string().min(1).optional(),

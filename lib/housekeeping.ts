@@ -5,14 +5,25 @@ import { env } from "@/lib/env";
 import { pruneExpiredEvents } from "@/lib/events/retention";
 import { logger } from "@/lib/log";
 import { runMembershipExpiry } from "@/lib/projects/expired-members";
+import { removeUnauthorizedSelfRegisteredClients } from "@/lib/oauth/dynamic-registration";
 
-/** The jobs of each tick. Each takes its own cross-replica lock, so one replica at a time does each. */
+/**
+ * The jobs of each tick. Those that must not run twice at once take their own cross-replica lock; removing unauthorized
+ * self-registered clients needs none, since deleting what another replica deleted does nothing.
+ */
 const jobs: { name: string; run: (handle: DatabaseHandle, now: Date) => Promise<void> }[] = [
   {
     name: "pruning old events",
     run: async (handle, now) => {
       const result = await pruneExpiredEvents(handle, now);
       if (result.deleted > 0) logger.info(result, "old events pruned");
+    },
+  },
+  {
+    name: "removing self-registered OAuth clients nobody authorized",
+    run: async (handle, now) => {
+      const result = await removeUnauthorizedSelfRegisteredClients(handle.db, now);
+      if (result.removed > 0) logger.info(result, "unauthorized self-registered OAuth clients removed");
     },
   },
   {

@@ -3,6 +3,29 @@ import { ScopeList } from "./scope-list";
 import type { ConsentScreen } from "@/lib/oauth/authorize";
 
 /**
+ * For an application that registered itself: nobody here vouches for its name, so the person must know who sends
+ * them (they started the connection themselves) and where they will be sent.
+ */
+function UnverifiedApplicationNotice({ unverified, redirectTarget }: { unverified: NonNullable<ConsentScreen["unverified"]>; redirectTarget: string }) {
+  return (
+    <Notice tone="warning" title="Unverified application">
+      <p>
+        {unverified.kind === "dynamic" ? (
+          <>This application registered itself and has not been verified by an administrator of this service. </>
+        ) : (
+          <>
+            This application is described by a document published at <strong>{unverified.documentHost}</strong> and has
+            not been verified by an administrator of this service.{" "}
+          </>
+        )}
+        Its name was chosen by whoever registered it. Authorize it only if you started this connection yourself, for
+        example from an AI tool, and you expect to be sent to <strong>{redirectTarget}</strong>.
+      </p>
+    </Notice>
+  );
+}
+
+/**
  * The consent screen. A plain HTML form, so it works before (or without) JavaScript; the decision route re-checks
  * every field and the CSRF token.
  */
@@ -17,6 +40,7 @@ export function ConsentForm({ screen, authenticityToken }: { screen: ConsentScre
         <p className="consent-user">
           Signed in as <strong>{user.name}</strong> <span className="muted">@{user.username}</span>
         </p>
+        {screen.unverified ? <UnverifiedApplicationNotice unverified={screen.unverified} redirectTarget={screen.redirectTarget} /> : null}
         {screen.implicitGrant ? (
           <Notice tone="warning" title="Deprecated authorization flow">
             <p>

@@ -1,7 +1,7 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { addMember, asToken, createProject, createToken, createUser, rootToken, uniqueName, type CreatedUser } from "../support/api";
 import { createIntegration } from "../support/alerts";
-import { createApplication } from "../support/oauth";
+import { createApplication, freshClientAddress } from "../support/oauth";
 import { postMessage } from "../mcp/support";
 import { sweptIntegerParameters, sweptRoutes, type IntegerColumn } from "./swept-routes";
 
@@ -439,4 +439,44 @@ test("every MCP tool refuses integer arguments beyond their column's range and i
     }
   }
   expect(unexpected).toEqual([]);
+});
+
+test("OAuth dynamic client registration reads the metadata GitLab reads and ignores the rest, whatever its form", async ({ request }) => {
+  const registration = await request.post("/oauth/register", {
+    headers: freshClientAddress(),
+    data: {
+      client_name: "Swept client",
+      redirect_uris: ["http://127.0.0.1:9/callback"],
+      // RFC 7591 metadata GitLab does not read, and parameters clients add for servers of their own.
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      scope: "mcp api",
+      logo_uri: "https://client.example/logo.png",
+      software_id: "4NRB1-0XZABZI9E6-5SM3R",
+      software_statement: "eyJhbGciOiJub25lIn0.e30.",
+      contacts: ["ops@client.example"],
+      statistics: "True",
+      with_custom_attributes: true,
+      nested: { deeply: [1, 2, { three: null }] },
+    },
+  });
+  expect(registration.status(), await registration.text()).toBe(201);
+  expect(await registration.json()).toMatchObject({ client_name: "[Unverified Dynamic Application] Swept client", scope: "mcp", grant_types: ["authorization_code"] });
+  // Integers, booleans and nulls where the metadata it reads belongs are refused as metadata, never a server error.
+  for (const [field, value, description] of [
+    ["client_name", 2147483648, "client_name must be a string"],
+    ["client_name", true, "client_name must be a string"],
+    ["client_name", null, "client_name is missing"],
+    ["redirect_uris", 1, "redirect_uris must be a string or a list of strings"],
+    ["redirect_uris", [false], "redirect_uris must be a string or a list of strings"],
+    ["redirect_uris", { uri: "http://127.0.0.1:9/callback" }, "redirect_uris must be a string or a list of strings"],
+  ] as const) {
+    const refused = await request.post("/oauth/register", {
+      headers: freshClientAddress(),
+      data: { client_name: "Swept client", redirect_uris: ["http://127.0.0.1:9/callback"], [field]: value },
+    });
+    expect(refused.status(), `${field}=${JSON.stringify(value)}`).toBe(400);
+    expect(await refused.json()).toEqual({ error: "invalid_client_metadata", error_description: description });
+  }
 });

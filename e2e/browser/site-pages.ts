@@ -56,6 +56,7 @@ export const sitePages: SitePage[] = [
   { route: "/admin/application_settings/general", visitor: "owner", url: () => "/admin/application_settings/general" },
   { route: "/admin/users", visitor: "owner", url: () => "/admin/users" },
   { route: "/admin/users/[username]", visitor: "owner", url: (site) => `/admin/users/${site.owner.username}` },
+  { route: "/admin/applications", visitor: "owner", url: () => "/admin/applications" },
   { route: "/profile", visitor: "owner", url: () => "/profile" },
   { route: "/profile/applications", visitor: "owner", url: () => "/profile/applications" },
   { route: "/profile/password/edit", visitor: "owner", url: () => "/profile/password/edit" },

@@ -1,7 +1,7 @@
 import { expect, test, type APIResponse } from "@playwright/test";
 import { createUser } from "../support/api";
 import { postUntilAnswered } from "../support/http";
-import { basicAuth, callbackUrl, createApplication, signIn } from "../support/oauth";
+import { basicAuth, callbackUrl, createApplication, freshClientAddress, passwordToken, signIn } from "../support/oauth";
 
 async function expectInvalidRequest(response: APIResponse, description: string): Promise<void> {
   expect(response.status(), await response.text()).toBe(400);
@@ -67,6 +67,61 @@ test.describe("NUL characters, which the database cannot store, are bad requests
     const consent = await request.get(`/oauth/authorize/consent?${query}`, { maxRedirects: 0 });
     expect(consent.status()).toBe(200);
     expect(await consent.text()).toContain(nulInClientId);
+  });
+
+  test("dynamic registration refuses NUL characters in what it stores with invalid_client_metadata", async ({ request }) => {
+    const register = (data: Record<string, unknown>) =>
+      request.post("/oauth/register", { headers: { ...freshClientAddress(), "Content-Type": "application/json" }, data: Buffer.from(JSON.stringify(data)) });
+    const named = await register({ client_name: "Agent\u0000", redirect_uris: [callbackUrl] });
+    expect(named.status()).toBe(400);
+    expect(await named.json()).toEqual({ error: "invalid_client_metadata", error_description: "client_name must not contain NUL characters" });
+    const redirected = await register({ client_name: "Agent", redirect_uris: [`${callbackUrl}\u0000`] });
+    expect(redirected.status()).toBe(400);
+    expect(await redirected.json()).toEqual({ error: "invalid_client_metadata", error_description: "Redirect URI must be a valid URI." });
+    // A form-encoded body is not the JSON object RFC 7591 asks for.
+    const form = await request.post("/oauth/register", { headers: freshClientAddress(), form: { client_name: "Agent", redirect_uris: callbackUrl } });
+    expect(form.status()).toBe(400);
+    expect(await form.json()).toEqual({ error: "invalid_client_metadata", error_description: "The request body is not valid JSON." });
+  });
+
+  test("a resource or a metadata-document client_id with NUL is an error page on authorize", async ({ request }) => {
+    const app = await createApplication(request);
+    const user = await createUser(request);
+    await signIn(request, user.username, user.password);
+    for (const [query, description] of [
+      [`client_id=${app.application_id}&redirect_uri=${encodeURIComponent(callbackUrl)}&response_type=code&resource=https://rs.example/%00`, "Parameter resource must not contain NUL characters."],
+      [`client_id=${encodeURIComponent("https://client.example/meta\u0000.json")}&redirect_uri=${encodeURIComponent(callbackUrl)}&response_type=code`, nulInClientId],
+    ]) {
+      const response = await request.get(`/oauth/authorize?${query}`, { maxRedirects: 0 });
+      expect(response.status()).toBe(400);
+      expect(response.headers()["location"]).toBeUndefined();
+      expect(await response.text()).toContain(`invalid_request: ${description}`);
+    }
+    // A resource that is not an absolute URI goes back to the (verified) client as invalid_target.
+    const relative = await request.get(
+      `/oauth/authorize?client_id=${app.application_id}&redirect_uri=${encodeURIComponent(callbackUrl)}&response_type=code&state=s&resource=relative`,
+      { maxRedirects: 0 },
+    );
+    expect(relative.status()).toBe(302);
+    const location = new URL(relative.headers()["location"]!);
+    expect(location.searchParams.get("error")).toBe("invalid_target");
+    expect(location.searchParams.get("error_description")).toBe("The resource must be an absolute URI.");
+  });
+
+  test("the token endpoint answers a malformed resource with invalid_target", async ({ request }) => {
+    const user = await createUser(request);
+    const response = await request.post("/oauth/token", {
+      form: { grant_type: "refresh_token", refresh_token: "unknown", resource: "https://rs.example/#f" },
+    });
+    // An unknown refresh token is refused before its resource is looked at.
+    expect(response.status()).toBe(400);
+    expect(await response.json()).toMatchObject({ error: "invalid_grant" });
+    const tokens = await passwordToken(request, user);
+    const refreshed = await request.post("/oauth/token", {
+      form: { grant_type: "refresh_token", refresh_token: tokens.refresh_token, resource: "https://rs.example/#f" },
+    });
+    expect(refreshed.status()).toBe(400);
+    expect(await refreshed.json()).toEqual({ error: "invalid_target", error_description: "The resource must not contain a fragment." });
   });
 
   test("token info and userinfo treat a token with NUL like any other unknown token", async ({ request }) => {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { expect, type APIRequestContext } from "@playwright/test";
 import * as client from "openid-client";
 import { asToken, rootToken, uniqueName } from "./api";
@@ -117,4 +118,37 @@ export async function pkceAuthorizationRequest(
     state,
   });
   return { url, verifier, state };
+}
+
+/** What `POST /oauth/register` answers, GitLab's body. */
+export interface DynamicClient {
+  client_id: string;
+  client_id_issued_at: number;
+  redirect_uris: string[];
+  token_endpoint_auth_method: "none";
+  grant_types: string[];
+  require_pkce: true;
+  client_name: string;
+  scope: "mcp";
+  dynamic: true;
+}
+
+/** A client address of its own: the server trusts loopback as a proxy, so `X-Forwarded-For` says who is calling. */
+export function freshClientAddress(): Record<string, string> {
+  return { "X-Forwarded-For": `2001:db8::${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}` };
+}
+
+/**
+ * Registers a client through dynamic client registration, from an address of its own (each address may register five
+ * an hour, GitLab's limit).
+ */
+export async function registerDynamicClient(request: APIRequestContext, metadata: Record<string, unknown>): Promise<DynamicClient> {
+  const response = await request.post("/oauth/register", { headers: freshClientAddress(), data: metadata });
+  expect(response.status(), await response.text()).toBe(201);
+  return (await response.json()) as DynamicClient;
+}
+
+/** An OAuth access token the way OAuth clients send it (RFC 6750). */
+export function asBearer(accessToken: string): Record<string, string> {
+  return { Authorization: `Bearer ${accessToken}` };
 }

@@ -9,6 +9,7 @@ export const knownScopes = [
   "openid",
   "profile",
   "email",
+  // Only the MCP endpoint accepts it (as GitLab's): no REST scope set below may ever list it.
   "mcp",
 ] as const;
 export type Scope = (typeof knownScopes)[number];
@@ -16,6 +17,9 @@ export type Scope = (typeof knownScopes)[number];
 export function isKnownScope(value: string): value is Scope {
   return (knownScopes as readonly string[]).includes(value);
 }
+
+/** What self-registered clients (dynamic registration, client ID metadata documents) may ask for, and get by default. */
+export const mcpScope = "mcp" as const satisfies Scope;
 
 /** Scopes an endpoint accepts; a token needs at least one of them. */
 export const readUserScopes = ["read_user", "read_api", "api"] as const satisfies readonly Scope[];

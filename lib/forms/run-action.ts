@@ -1,10 +1,12 @@
 import "server-only";
 import { unstable_rethrow } from "next/navigation";
-import type { z } from "zod";
+import { z } from "zod";
+import { requireSessionContext } from "@/lib/auth/session";
+import type { Ctx } from "@/lib/context";
 import { ApiError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from "@/lib/errors";
 import { logger } from "@/lib/log";
 import { RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
-import { invalidInput, type ActionResult } from "./action-result";
+import { actionSuccess, invalidInput, type ActionResult } from "./action-result";
 
 /** "404 User Not Found" is the API's wording; people read "User not found". */
 function messageFor(error: ApiError): string {
@@ -63,4 +65,26 @@ export function parseActionInput<S extends z.ZodType>(
     (fieldErrors[key] ??= []).push(issue.message);
   }
   return { ok: false, failure: invalidInput(fieldErrors) };
+}
+
+const recordIdSchema = z.number().int().positive();
+
+/**
+ * A server action on one record by its id (the admin area's buttons): the signed-in person's context (sign-in first,
+ * back to `returnTo`), the id checked, then `verb`, its typed errors as the form's failure.
+ */
+export async function runActionOnRecord(
+  returnTo: string,
+  id: unknown,
+  verb: (ctx: Ctx, id: number) => Promise<unknown>,
+): Promise<ActionResult> {
+  const ctx = await requireSessionContext(returnTo);
+  const parsed = parseActionInput(recordIdSchema, id);
+  if (!parsed.ok) return parsed.failure;
+  try {
+    await verb(ctx, parsed.data);
+    return actionSuccess();
+  } catch (error) {
+    return toActionFailure(error);
+  }
 }

@@ -54,12 +54,10 @@ export function bearerChallenge(error?: { error: "invalid_token" | "insufficient
 
 /**
  * Whether the token behind `actor` may be used at `resource` (RFC 8707: a token bound to another resource must not be
- * accepted here). This is the one place that decides it. Tokens do not yet record the resource they were issued for,
- * so every token is accepted; once an OAuth token carries its resource, compare it here and refuse a token bound
- * elsewhere (the caller answers 401 `invalid_token`).
+ * accepted here). This is the one place that decides it: an OAuth token bound to a resource is accepted only at that
+ * resource; one that names none, a personal access token (no `oauthTokenResource` at all) and a session are accepted.
  */
 export function isTokenAcceptableForResource(actor: Actor, resource: string): boolean {
-  void actor;
-  void resource;
-  return true;
+  if (actor.kind !== "user") return false;
+  return actor.oauthTokenResource == null || actor.oauthTokenResource === resource;
 }

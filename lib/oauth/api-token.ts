@@ -19,5 +19,5 @@ export const resolveOAuthAccessToken: TokenResolver = async (db, value, now) => 
   }
   if (found.principal !== "user") throw new UnauthorizedError();
   if (found.user.state === "blocked") throw new ForbiddenError("Your account has been blocked.");
-  return { kind: "user", user: found.user, scopes: new Set(found.scopes) };
+  return { kind: "user", user: found.user, scopes: new Set(found.scopes), oauthTokenResource: found.resource };
 };

@@ -1,10 +1,11 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, ne, sql } from "drizzle-orm";
 import type { PageRequest } from "@/lib/api/pagination";
 import { actingUser, type Ctx } from "@/lib/context";
 import { sha256Hex } from "@/lib/crypto";
 import { keyedListPage, preparedQuery, rowsById, type ListPage } from "@/lib/db";
+import { fuzzySearch } from "@/lib/db/like";
 import { oauthAccessTokens, oauthApplications, oauthConsents, oauthGrants, type OAuthApplicationRow } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { isKnownScope } from "@/lib/api/scopes";
@@ -42,6 +43,25 @@ export function redirectUriProblem(uri: string): string | undefined {
   if ((parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.hostname === "") return "must be an absolute URI.";
   return undefined;
 }
+
+/**
+ * Schemes a browser hands to something other than an application: a client that registered itself (nobody vouches for
+ * it) may not send people there, on top of GitLab's own refusals. Private-use schemes (`cursor://`, `com.example.app:`)
+ * stay allowed, as GitLab allows them: native MCP clients use them (RFC 8252 §7.1).
+ */
+const schemesRefusedForSelfRegistered = new Set(["file:", "blob:", "filesystem:", "about:", "mailto:", "tel:", "sms:", "ftp:", "ws:", "wss:"]);
+
+/** The problem with a redirect URI a client registered for itself (dynamic registration, metadata documents). */
+export function selfRegisteredRedirectUriProblem(uri: string): string | undefined {
+  const problem = redirectUriProblem(uri);
+  if (problem) return problem;
+  if (uri.length > 2000) return "is too long.";
+  if (schemesRefusedForSelfRegistered.has(new URL(uri).protocol)) return "is forbidden by the server.";
+  return undefined;
+}
+
+/** What marks an application that registered itself, in its name, as GitLab names dynamic applications. */
+export const unverifiedApplicationPrefix = "[Unverified Dynamic Application] ";
 
 function splitRedirectUris(value: string): string[] {
   return [...new Set(value.split(/\s+/).filter((uri) => uri !== ""))];
@@ -96,11 +116,28 @@ export async function createOwnApplication(ctx: Ctx, input: NewApplication): Pro
   return insertApplication(ctx, input, user.id);
 }
 
-/** `GET /api/v4/applications` (admin): every application on the instance. */
 /** `GET /applications` (admin): every application, oldest first, a page at a time. */
 export async function listAllApplications(ctx: Ctx, page: PageRequest): Promise<ListPage<OAuthApplicationRow>> {
   requireAdmin(ctx);
   return keyedListPage(ctx.db, page, rowsById(ctx.db, oauthApplications, undefined));
+}
+
+/**
+ * The admin area's Applications page: newest first, since self-registered clients keep arriving and are what an admin
+ * comes to review; `unverifiedOnly` keeps those no admin trusted yet, `search` those whose name or client ID contains
+ * it (GitLab's fuzzy search).
+ */
+export async function listApplicationsForAdminArea(
+  ctx: Ctx,
+  filter: { unverifiedOnly: boolean; search?: string },
+  page: PageRequest,
+): Promise<ListPage<OAuthApplicationRow>> {
+  requireAdmin(ctx);
+  const where = and(
+    filter.unverifiedOnly ? and(ne(oauthApplications.registration, "manual"), eq(oauthApplications.trusted, false)) : undefined,
+    filter.search ? fuzzySearch([oauthApplications.name, oauthApplications.uid], filter.search) : undefined,
+  );
+  return keyedListPage(ctx.db, page, rowsById(ctx.db, oauthApplications, where, true));
 }
 
 /** The applications the caller registered (`/profile/applications`). */

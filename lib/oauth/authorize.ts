@@ -1,8 +1,8 @@
 import "server-only";
 import { and, eq, sql } from "drizzle-orm";
-import type { Database } from "@/lib/db";
-import { oauthAuthorizationCodes, oauthConsents, type OAuthApplicationRow, type UserRow } from "@/lib/db/schema";
-import { isKnownScope } from "@/lib/api/scopes";
+import type { Database, Executor } from "@/lib/db";
+import { oauthApplications, oauthAuthorizationCodes, oauthConsents, type OAuthApplicationRow, type UserRow } from "@/lib/db/schema";
+import { isKnownScope, mcpScope } from "@/lib/api/scopes";
 import { defaultDescription, type OAuthErrorCode } from "./errors";
 import { issuer } from "./id-token";
 import { isAnswerableChallenge, type CodeChallengeMethod } from "./pkce";
@@ -10,20 +10,25 @@ import { isRegisteredRedirectUri } from "./redirect-uri";
 import { parseScopeString } from "./scopes";
 import { accessTokenLifetimeSeconds, createGrant, generateOpaqueToken, issueTokens, tokenDigest } from "./tokens";
 import { findApplicationByUid } from "./applications";
+import { isMetadataDocumentClientId, MetadataDocumentError, metadataDocumentClient } from "./client-metadata-document";
+import { resourceProblem } from "./resource";
 import { actingUser, type Ctx } from "@/lib/context";
 import { instanceSettingsOf } from "@/lib/instance/settings";
 import { currentUser, findUserById } from "@/lib/users/users";
 import { unstorableParameter } from "./http";
+import { RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
+import { forgetTokenChecks } from "@/lib/token-checks/checks";
+import { env } from "@/lib/env";
 import { scopeDescriptions } from "./scopes";
 
 export const authorizationCodeLifetimeSeconds = 600;
 
 /**
- * What the consent form's CSRF token is bound to: the form itself (client, redirect URI, response type, scopes), so a
- * token taken from one consent screen cannot approve another.
+ * What the consent form's CSRF token is bound to: the form itself (client, redirect URI, response type, scopes, the
+ * resource the tokens are for), so a token taken from one consent screen cannot approve another.
  */
 export function consentCsrfPurpose(params: AuthorizationParams): string {
-  const parts = [params.client_id, params.redirect_uri, params.response_type, params.scope];
+  const parts = [params.client_id, params.redirect_uri, params.response_type, params.scope, params.resource];
   // A repeated field binds to nothing: no consent screen was ever shown for it.
   return ["oauth-consent", ...parts.map((part) => (typeof part === "string" ? part : ""))].join("\n");
 }
@@ -40,6 +45,8 @@ export interface AuthorizationRequest {
   codeChallengeMethod?: CodeChallengeMethod;
   /** The `iss` every answer to the client carries (RFC 9207), when the instance's setting turns it on. */
   responseIssuer?: string;
+  /** RFC 8707: the resource server the tokens are for (their audience); null when the client named none. */
+  resource: string | null;
 }
 
 /** What a request that cannot go on becomes, whichever check stopped it. */
@@ -67,19 +74,20 @@ class Stopped {
  * is sent back to the client before someone has signed in: otherwise anyone who registers an application with a
  * redirect URI of their choosing could use this server to bounce visitors there (RFC 9700 §4.11.2).
  */
-export async function checkAuthorizationRequest(ctx: Ctx, raw: AuthorizationParams): Promise<AuthorizationCheck> {
+export async function checkAuthorizationRequest(ctx: Ctx, raw: AuthorizationParams, clientAddress: string | null = null): Promise<AuthorizationCheck> {
   try {
-    const { params, application, redirectUri } = await trustworthyClient(ctx.db, raw);
+    const { params, application, redirectUri } = await trustworthyClient(ctx.db, raw, clientAddress);
     requireSignedIn(ctx);
     requireConfirmedEmail(ctx);
     const responseIssuer = await authorizationResponseIssuer(ctx.db);
     const backToClient = clientErrors(redirectUri, params, responseIssuer);
     const responseType = supportedResponseType(application, params, backToClient);
-    const scopes = allowedScopes(application, params, backToClient);
+    const resource = resourceIndicator(params, backToClient);
+    const scopes = allowedScopes(application, params, resource, backToClient);
     const pkce = proofKey(application, params, responseType, backToClient);
     return {
       kind: "valid",
-      request: { application, redirectUri, responseType, scopes, state: params.state, nonce: params.nonce, ...pkce, responseIssuer },
+      request: { application, redirectUri, responseType, scopes, state: params.state, nonce: params.nonce, ...pkce, resource, responseIssuer },
     };
   } catch (error) {
     if (error instanceof Stopped) return error.outcome;
@@ -93,9 +101,13 @@ export async function checkAuthorizationRequest(ctx: Ctx, raw: AuthorizationPara
  * client and redirect URI are trustworthy. The production proxy asks this first, so the page can be answered with
  * status 400 inside the site's layout.
  */
-export async function untrustworthyAuthorizationRequest(db: Database, raw: AuthorizationParams): Promise<{ error: OAuthErrorCode; description: string } | null> {
+export async function untrustworthyAuthorizationRequest(
+  db: Database,
+  raw: AuthorizationParams,
+  clientAddress: string | null,
+): Promise<{ error: OAuthErrorCode; description: string } | null> {
   try {
-    await trustworthyClient(db, raw);
+    await trustworthyClient(db, raw, clientAddress);
     return null;
   } catch (error) {
     if (error instanceof Stopped && error.outcome.kind === "error_page") return { error: error.outcome.error, description: error.outcome.description };
@@ -103,9 +115,10 @@ export async function untrustworthyAuthorizationRequest(db: Database, raw: Autho
   }
 }
 
-async function trustworthyClient(db: Database, raw: AuthorizationParams) {
+/** `clientAddress`: who sent the request, counted when its client_id makes us store a new metadata-document client. */
+async function trustworthyClient(db: Database, raw: AuthorizationParams, clientAddress: string | null) {
   const params = wellFormedParameters(raw);
-  const application = await registeredClient(db, params);
+  const application = await registeredClient(db, params, clientAddress);
   return { params, application, redirectUri: registeredRedirectUri(application, params) };
 }
 
@@ -118,11 +131,34 @@ function wellFormedParameters(raw: AuthorizationParams): Params {
   return raw as Params;
 }
 
-/** Error page: `client_id` must name a registered application. */
-async function registeredClient(db: Database, params: Params): Promise<OAuthApplicationRow> {
+/**
+ * Error page: `client_id` must name a registered application, or be the URL of a usable client ID metadata document
+ * (fetched, or read from the stored copy while it is fresh).
+ */
+async function registeredClient(db: Database, params: Params, clientAddress: string | null): Promise<OAuthApplicationRow> {
   if (!params.client_id) throw stopWithPage("invalid_request", "Missing required parameter: client_id.");
+  if (isMetadataDocumentClientId(params.client_id)) {
+    try {
+      return await metadataDocumentClient(db, params.client_id, new Date(), clientAddress);
+    } catch (error) {
+      if (error instanceof MetadataDocumentError) throw stopWithPage("invalid_client", `The client's metadata document cannot be used. ${error.message}`);
+      if (error instanceof RateLimitExceeded) {
+        throw stopWithPage("temporarily_unavailable", `Too many new clients from your address. Retry after ${error.retryAfterSeconds()} seconds.`);
+      }
+      throw error;
+    }
+  }
   const application = await findApplicationByUid({ db }, params.client_id);
-  if (!application) throw stopWithPage("invalid_client");
+  if (!application) {
+    // GitLab's explanation: an MCP client may still hold a client_id it registered when registration was on.
+    if (!env.OAUTH_DYNAMIC_CLIENT_REGISTRATION) {
+      throw stopWithPage(
+        "invalid_client",
+        "The OAuth client is not recognized. When dynamic client registration is disabled, new clients cannot register. Create an OAuth application and configure your MCP client with its client ID.",
+      );
+    }
+    throw stopWithPage("invalid_client");
+  }
   return application;
 }
 
@@ -174,9 +210,20 @@ function supportedResponseType(application: OAuthApplicationRow, params: Params,
   throw backToClient("unsupported_response_type");
 }
 
-/** Well-formed, known and within the application's scopes; `api` (when the application has it) if none are asked. */
-function allowedScopes(application: OAuthApplicationRow, params: Params, backToClient: ClientErrors): string[] {
-  const scopes = params.scope === undefined ? application.scopes.filter((scope) => scope === "api") : parseScopeString(params.scope);
+/**
+ * Well-formed, known and within the application's scopes; `api` (when the application has it) if none are asked.
+ * As GitLab: a request for its MCP server (a resource ending in `/api/v4/mcp`), and any request of a self-registered
+ * application that may only have `mcp`, gets exactly `mcp`, whatever it asked for.
+ */
+function allowedScopes(application: OAuthApplicationRow, params: Params, resource: string | null, backToClient: ClientErrors): string[] {
+  const onlyMcp =
+    resource?.endsWith("/api/v4/mcp") ||
+    (application.registration !== "manual" && application.scopes.length === 1 && application.scopes[0] === mcpScope);
+  const scopes = onlyMcp
+    ? [mcpScope]
+    : params.scope === undefined
+      ? application.scopes.filter((scope) => scope === "api")
+      : parseScopeString(params.scope);
   if (!scopes || scopes.length === 0) throw backToClient("invalid_scope");
   if (!scopes.every((scope) => isKnownScope(scope) && application.scopes.includes(scope))) throw backToClient("invalid_scope");
   return scopes;
@@ -190,6 +237,12 @@ function proofKey(
   backToClient: ClientErrors,
 ): Pick<AuthorizationRequest, "codeChallenge" | "codeChallengeMethod"> {
   if (responseType !== "code") return {};
+  // GitLab's rule for applications that registered themselves: anyone could have, so only PKCE with S256 binds the
+  // code to the client that asked for it. An error page, as GitLab's: such a client's redirect URI is unverified.
+  if (application.registration !== "manual") {
+    if (!params.code_challenge) throw stopWithPage("pkce_required_for_dynamic_applications");
+    if (params.code_challenge_method !== "S256") throw stopWithPage("invalid_code_challenge_method");
+  }
   if (params.code_challenge === undefined) {
     if (!application.confidential) {
       throw backToClient("invalid_request", "PKCE is required for public clients: send code_challenge and code_challenge_method.");
@@ -203,6 +256,14 @@ function proofKey(
     throw backToClient("invalid_request", "The code_challenge is malformed.");
   }
   return { codeChallenge: params.code_challenge, codeChallengeMethod: params.code_challenge_method };
+}
+
+/** RFC 8707: an absolute URI without a fragment, or nothing; `invalid_target` back to the client otherwise. */
+function resourceIndicator(params: Params, backToClient: ClientErrors): string | null {
+  if (params.resource === undefined) return null;
+  const problem = resourceProblem(params.resource);
+  if (problem) throw backToClient("invalid_target", problem);
+  return params.resource;
 }
 
 function stopWithPage(error: OAuthErrorCode, description: string = defaultDescription(error)): Stopped {
@@ -240,7 +301,7 @@ export async function isConsentRemembered(db: Database, user: UserRow, request: 
  * when it is on).
  */
 export async function approveAuthorization(db: Database, user: UserRow, request: AuthorizationRequest, now: Date): Promise<string> {
-  return db.transaction(async (tx) => {
+  const location = await db.transaction(async (tx) => {
     await tx
       .insert(oauthConsents)
       .values({ userId: user.id, applicationId: request.application.id, scopes: request.scopes, createdAt: now })
@@ -257,8 +318,10 @@ export async function approveAuthorization(db: Database, user: UserRow, request:
       userId: user.id,
       scopes: request.scopes,
       authTime: user.lastSignInAt,
+      resource: request.resource,
       now,
     });
+    await stampAuthorizingUser(tx, request.application, user);
     if (request.responseType === "token") {
       const issued = await issueTokens(tx, grant, { scopes: request.scopes, now, withRefreshToken: false });
       return buildRedirect(
@@ -288,6 +351,25 @@ export async function approveAuthorization(db: Database, user: UserRow, request:
     });
     return buildRedirect(request.redirectUri, { code, state: request.state, iss: request.responseIssuer }, false);
   });
+  // The name may have been stamped (`stampAuthorizingUser`): this process's cached client must show it at once.
+  if (request.application.registration === "dynamic") forgetTokenChecks(db, `application:${request.application.id}`);
+  return location;
+}
+
+const authorizedByMarker = " — authorized by @";
+
+/**
+ * As GitLab: a dynamically registered application's name says who first authorized it, since registration is
+ * anonymous and the name alone tells admins nothing about who is behind it. Once; metadata-document clients are
+ * named by their document, which is read again when it expires, so they are left alone.
+ */
+async function stampAuthorizingUser(tx: Executor, application: OAuthApplicationRow, user: UserRow): Promise<void> {
+  if (application.registration !== "dynamic" || application.name.includes(authorizedByMarker)) return;
+  const username = user.username.replace(/[^A-Za-z0-9_.-]/g, "");
+  await tx
+    .update(oauthApplications)
+    .set({ name: `${application.name}${authorizedByMarker}${username}` })
+    .where(eq(oauthApplications.id, application.id));
 }
 
 /** Denial: back to the client with `access_denied`. */
@@ -305,8 +387,8 @@ export type AuthorizationStep = AuthorizationStop | { kind: "consent"; request: 
  * `GET /oauth/authorize`: checks the request (which sends anonymous visitors to sign in), then sends the person
  * straight back to the client when consent is remembered (`isConsentRemembered`), or to the consent screen.
  */
-export async function beginAuthorization(ctx: Ctx, params: AuthorizationParams): Promise<AuthorizationStep> {
-  const check = await checkAuthorizationRequest(ctx, params);
+export async function beginAuthorization(ctx: Ctx, params: AuthorizationParams, clientAddress: string | null = null): Promise<AuthorizationStep> {
+  const check = await checkAuthorizationRequest(ctx, params, clientAddress);
   if (check.kind !== "valid") return check;
   const user = currentUser(ctx);
   if (await isConsentRemembered(ctx.db, user, check.request)) {
@@ -319,8 +401,13 @@ export async function beginAuthorization(ctx: Ctx, params: AuthorizationParams):
  * The consent form's answer. The form's fields are re-checked from scratch: nothing in it is trusted except what
  * passes the same checks as the original request.
  */
-export async function decideAuthorization(ctx: Ctx, params: AuthorizationParams, decision: "approve" | "deny"): Promise<AuthorizationStop> {
-  const check = await checkAuthorizationRequest(ctx, params);
+export async function decideAuthorization(
+  ctx: Ctx,
+  params: AuthorizationParams,
+  decision: "approve" | "deny",
+  clientAddress: string | null = null,
+): Promise<AuthorizationStop> {
+  const check = await checkAuthorizationRequest(ctx, params, clientAddress);
   if (check.kind !== "valid") return check;
   const location =
     decision === "approve" ? await approveAuthorization(ctx.db, currentUser(ctx), check.request, ctx.now) : denyAuthorization(check.request);
@@ -337,6 +424,7 @@ export const authorizeParameterNames = [
   "nonce",
   "code_challenge",
   "code_challenge_method",
+  "resource",
 ] as const;
 
 /** Everything the consent screen shows, and the fields its form posts back. */
@@ -350,18 +438,29 @@ export interface ConsentScreen {
   redirectTarget: string;
   /** `response_type=token`: the deprecated implicit grant. */
   implicitGrant: boolean;
+  /**
+   * Set when the application registered itself and no admin has marked it trusted: `dynamic` through
+   * `POST /oauth/register`, `metadata_document` from the document at its client_id URL (whose host is named).
+   */
+  unverified: { kind: "dynamic" } | { kind: "metadata_document"; documentHost: string } | null;
   /** The request's own parameters (only those present), to post back with the decision. */
   fields: Record<string, string>;
 }
 
 export type ConsentStep = AuthorizationStop | { kind: "consent"; screen: ConsentScreen };
 
+function unverifiedMarking(application: OAuthApplicationRow): ConsentScreen["unverified"] {
+  if (application.trusted || application.registration === "manual") return null;
+  if (application.registration === "dynamic") return { kind: "dynamic" };
+  return { kind: "metadata_document", documentHost: new URL(application.uid).host };
+}
+
 /**
  * The consent page (`/oauth/authorize/consent`): re-checks the request exactly as `GET /oauth/authorize` does, in the
  * same order, since anyone can open this page with any query; then gathers what the signed-in person needs to decide.
  */
-export async function prepareConsent(ctx: Ctx, params: AuthorizationParams): Promise<ConsentStep> {
-  const check = await checkAuthorizationRequest(ctx, params);
+export async function prepareConsent(ctx: Ctx, params: AuthorizationParams, clientAddress: string | null = null): Promise<ConsentStep> {
+  const check = await checkAuthorizationRequest(ctx, params, clientAddress);
   if (check.kind !== "valid") return check;
   const user = currentUser(ctx);
   const { application, redirectUri, responseType, scopes } = check.request;
@@ -381,6 +480,7 @@ export async function prepareConsent(ctx: Ctx, params: AuthorizationParams): Pro
       scopes: scopes.map((scope) => ({ scope, ...(isKnownScope(scope) ? scopeDescriptions[scope] : { title: scope, description: "" }) })),
       redirectTarget: redirectUrl.host || redirectUrl.protocol.replace(/:$/, ""),
       implicitGrant: responseType === "token",
+      unverified: unverifiedMarking(application),
       fields,
     },
   };

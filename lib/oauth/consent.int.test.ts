@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, userContext } from "@/lib/testing/fixtures";
-import { createApplicationAsAdmin, createOwnApplication } from "./applications";
-import { prepareConsent } from "./authorize";
+import { eq } from "drizzle-orm";
+import { oauthApplications } from "@/lib/db/schema";
+import { createApplicationAsAdmin, createOwnApplication, updateApplicationSettings } from "./applications";
+import { beginAuthorization, prepareConsent } from "./authorize";
+import { readClientMetadata, registerDynamicClient } from "./dynamic-registration";
 
 const redirectUri = "https://client.example/callback?tenant=1";
 
@@ -45,6 +48,7 @@ describe.each(testDatabases())("consent screen on $name", ({ open }) => {
         ],
         redirectTarget: "client.example",
         implicitGrant: false,
+        unverified: null,
         // Only what the request carried, so the decision is checked against exactly the same request.
         fields: {
           client_id: application.uid,
@@ -116,6 +120,42 @@ describe.each(testDatabases())("consent screen on $name", ({ open }) => {
     expect(await prepareConsent(anonymous, { client_id: application.uid, redirect_uri: redirectUri, response_type: "code", state: "s" })).toEqual({
       kind: "sign_in",
     });
+  });
+
+  it("marks a dynamically registered application unverified until an admin trusts it, and carries the resource to the form", async () => {
+    const request = new Request("http://localhost/oauth/register", {
+      method: "POST",
+      body: JSON.stringify({ client_name: "Agent", redirect_uris: ["http://127.0.0.1:4567/cb"] }),
+    });
+    const registered = await registerDynamicClient(anonymousTestContext(handle.db), null, () => readClientMetadata(request));
+    const user = await createTestUser(handle.db);
+    const query = {
+      client_id: registered.client_id,
+      redirect_uri: "http://127.0.0.1:4567/cb",
+      response_type: "code",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+      resource: "https://rs.example/mcp",
+    };
+    expect(await prepareConsent(userContext(handle.db, user), query)).toMatchObject({
+      kind: "consent",
+      screen: {
+        application: { name: "[Unverified Dynamic Application] Agent" },
+        owner: null,
+        scopes: [{ scope: "mcp", title: "Use the MCP server on your behalf" }],
+        redirectTarget: "127.0.0.1:4567",
+        unverified: { kind: "dynamic" },
+        fields: query,
+      },
+    });
+    const admin = await createTestUser(handle.db, { isAdmin: true });
+    const [row] = await handle.db.select().from(oauthApplications).where(eq(oauthApplications.uid, registered.client_id));
+    await updateApplicationSettings(userContext(handle.db, admin), row!.id, { trusted: true });
+    expect(await prepareConsent(userContext(handle.db, user), query)).toMatchObject({ kind: "consent", screen: { unverified: null } });
+    // Trusted: /oauth/authorize sends the person straight back with a code.
+    const step = await beginAuthorization(userContext(handle.db, user), query);
+    expect(step.kind).toBe("redirect");
+    expect(new URL((step as { location: string }).location).searchParams.get("code")).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it("shows a person whose email address is not confirmed an error page instead of the consent screen", async () => {

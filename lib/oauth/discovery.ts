@@ -20,6 +20,8 @@ export async function discoveryDocument(db: Database) {
     userinfo_endpoint: `${base}/oauth/userinfo`,
     jwks_uri: `${base}/oauth/discovery/keys`,
     device_authorization_endpoint: `${base}/oauth/authorize_device`,
+    // RFC 7591, for MCP clients that register themselves; absent when an admin turned it off.
+    ...(env.OAUTH_DYNAMIC_CLIENT_REGISTRATION ? { registration_endpoint: `${base}/oauth/register` } : {}),
     scopes_supported: [...applicationScopes],
     response_types_supported: ["code", "token"],
     response_modes_supported: ["query", "fragment"],
@@ -55,5 +57,7 @@ export async function discoveryDocument(db: Database) {
     ],
     code_challenge_methods_supported: ["plain", "S256"],
     ...(oauthAuthorizationResponseIss ? { authorization_response_iss_parameter_supported: true } : {}),
+    // A client_id may be the HTTPS URL of the client's metadata document (the MCP authorization spec, 2025-11-25).
+    client_id_metadata_document_supported: true,
   };
 }

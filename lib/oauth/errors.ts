@@ -37,6 +37,15 @@ const descriptions = {
   slow_down: "The client is polling too often; wait at least the interval between requests.",
   expired_token: "The device code has expired; start a new device authorization.",
   invalid_token: "The access token is invalid",
+  // RFC 8707 §2.
+  invalid_target: "The requested resource is invalid, missing, unknown, or malformed.",
+  // RFC 7591 §3.2.2.
+  invalid_client_metadata: "The value of one of the client metadata fields is invalid.",
+  // GitLab's, for the authorize page: self-registered clients must prove possession with PKCE, and only with S256.
+  pkce_required_for_dynamic_applications:
+    "PKCE is required for dynamically registered applications: send a code_challenge with code_challenge_method S256.",
+  invalid_code_challenge_method: "The code_challenge_method must be S256 for dynamically registered applications.",
+  temporarily_unavailable: "The authorization server is temporarily unable to handle the request.",
   // GitLab's own, for the authorize page only: its `verify_confirmed_email!` shows it instead of the consent screen.
   unconfirmed_email: "Verify the email address in your account profile before you sign in.",
 } as const;

@@ -1,5 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
+import type { Ctx } from "@/lib/context";
 import { getDatabase, type Database } from "@/lib/db";
 import { logger } from "@/lib/log";
 import { observeRequest } from "@/lib/metrics";
@@ -123,18 +124,23 @@ export interface OAuthCall {
   now: Date;
 }
 
+/** The context of an OAuth endpoint's verb that acts for nobody (the client is whoever it authenticates as, if anyone). */
+export function anonymousContextFor(call: OAuthCall): Ctx {
+  return { db: call.db, actor: { kind: "anonymous" }, now: call.now };
+}
+
 /**
- * Wraps an OAuth endpoint: JSON answers that are never cached, CORS for browser clients, OAuth error bodies from
+ * Wraps an OAuth endpoint: JSON answers (status 200 unless `options.status` says otherwise) that are never cached, CORS for browser clients, OAuth error bodies from
  * thrown `OAuthError`s, and a log line that names the route but never a token or secret.
  */
-export function oauthEndpoint(route: string, handle: (call: OAuthCall) => Promise<unknown>) {
+export function oauthEndpoint(route: string, handle: (call: OAuthCall) => Promise<unknown>, options: { status?: number } = {}) {
   return directlyDispatchable(async (request: Request): Promise<Answer> => {
     const startedAt = performance.now();
     let answer: Answer;
     try {
       const body = await handle({ db: await getDatabase(), request, url: new URL(request.url), now: new Date() });
       answer = {
-        status: 200,
+        status: options.status ?? 200,
         headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", Pragma: "no-cache", ...corsHeaders },
         body: JSON.stringify(body),
       };

@@ -41,7 +41,8 @@ export const scopeDescriptions: Record<Scope, { title: string; description: stri
   },
   mcp: {
     title: "Use the MCP server on your behalf",
-    description: "Grants permission to use the MCP server on your behalf.",
+    description:
+      "Grants permission to use this service's MCP server (Model Context Protocol) on your behalf, as AI tools and agents do. It does not grant access to the REST API.",
   },
 };
 

@@ -28,9 +28,10 @@ function isUsable(found: OAuthAccessTokenCheck, now: Date): boolean {
 }
 
 /**
- * `GET /oauth/token/info`: GitLab's body, with its deprecated aliases `scopes` and `expires_in_seconds`. A hot path for
- * resource servers: a token seen before is answered from the token-check cache, without a query. A client credentials
- * token has no resource owner: `resource_owner_id` is null, as in Doorkeeper's `as_json`.
+ * `GET /oauth/token/info`: GitLab's body, with its deprecated aliases `scopes` and `expires_in_seconds`, plus `aud` for
+ * a token bound to a resource. A hot path for resource servers: a token seen before is answered from the token-check
+ * cache, without a query. A client credentials token has no resource owner: `resource_owner_id` is null, as in
+ * Doorkeeper's `as_json`.
  */
 export async function getTokenInfo(db: Database, token: string | null, now: Date) {
   const found = await findActiveToken(db, token, now);
@@ -43,6 +44,8 @@ export async function getTokenInfo(db: Database, token: string | null, now: Date
     created_at: Math.floor(found.createdAt.getTime() / 1000),
     scopes: found.scopes,
     expires_in_seconds: expiresIn,
+    // Beyond GitLab's body, and only for a token bound to a resource (RFC 8707), so every other answer stays GitLab's.
+    ...(found.resource === null ? {} : { aud: found.resource }),
   };
 }
 
@@ -121,6 +124,8 @@ export async function introspectToken(db: Database, request: Request, params: Re
     exp: Math.floor(found.expiresAt.getTime() / 1000),
     iat: Math.floor(found.createdAt.getTime() / 1000),
     ...(user && { sub: String(user.id) }),
+    // RFC 7662 §2.2: the token's audience, when it was issued for a resource (RFC 8707).
+    ...(found.resource === null ? {} : { aud: found.resource }),
     iss: issuer(),
   };
 }

@@ -30,7 +30,7 @@ export function tokenDigest(token: string): string {
 
 export async function createGrant(
   tx: Executor,
-  values: { applicationId: number | null; userId: number; scopes: string[]; authTime: Date | null; now: Date },
+  values: { applicationId: number | null; userId: number; scopes: string[]; authTime: Date | null; resource?: string | null; now: Date },
 ): Promise<OAuthGrantRow> {
   const [grant] = await tx
     .insert(oauthGrants)
@@ -39,6 +39,7 @@ export async function createGrant(
       userId: values.userId,
       scopes: values.scopes,
       authTime: values.authTime,
+      resource: values.resource ?? null,
       createdAt: values.now,
     })
     .returning();
@@ -266,6 +267,7 @@ async function loadAccessTokenCheck(db: Database, digest: string): Promise<OAuth
     expiresAt: token.expiresAt,
     createdAt: token.createdAt,
     revoked: token.revokedAt !== null || grant.revokedAt !== null,
+      resource: grant.resource,
   };
   if (user) return { ...common, principal: "user", applicationId: token.applicationId, applicationUid: application?.uid ?? null, user };
   // No user: a client credentials token, whose application the database guarantees (and deletes it with).

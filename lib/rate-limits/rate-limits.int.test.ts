@@ -19,6 +19,7 @@ function throttles(limit: number, periodSeconds: number): Record<ThrottleName, T
     deviceCodeAttemptsPerUser: settings("throttle_device_code_attempts"),
     deviceCodeAttemptsPerAddress: settings("throttle_device_code_attempts"),
     oauthTokenPerClient: settings("throttle_oauth_token"),
+    oauthDynamicRegistrationPerAddress: settings("oauth_dynamic_registration"),
     unauthenticatedApiPerAddress: settings("throttle_unauthenticated_api"),
     authenticatedApiPerUser: settings("throttle_authenticated_api"),
   };
@@ -46,6 +47,8 @@ describe("the throttles' defaults", () => {
       deviceCodeAttemptsPerAddress: [10, 60],
       // Off; the periods are GitLab's, so setting a limit alone gives GitLab's window.
       oauthTokenPerClient: [0, 60],
+      // GitLab's `oauth_dynamic_registration`: on, five registrations an hour per address.
+      oauthDynamicRegistrationPerAddress: [5, 3600],
       unauthenticatedApiPerAddress: [0, 3600],
       authenticatedApiPerUser: [0, 3600],
     });

@@ -26,6 +26,7 @@ export type ThrottleName =
   | "deviceCodeAttemptsPerUser"
   | "deviceCodeAttemptsPerAddress"
   | "oauthTokenPerClient"
+  | "oauthDynamicRegistrationPerAddress"
   | "unauthenticatedApiPerAddress"
   | "authenticatedApiPerUser";
 
@@ -82,6 +83,11 @@ export function configuredThrottles(): Record<ThrottleName, ThrottleSettings> {
       name: "throttle_oauth_token",
       limit: env.THROTTLE_OAUTH_TOKEN_PER_CLIENT,
       periodSeconds: env.THROTTLE_OAUTH_TOKEN_PERIOD_SECONDS,
+    },
+    oauthDynamicRegistrationPerAddress: {
+      name: "oauth_dynamic_registration",
+      limit: env.THROTTLE_OAUTH_DYNAMIC_REGISTRATION_PER_IP,
+      periodSeconds: env.THROTTLE_OAUTH_DYNAMIC_REGISTRATION_PERIOD_SECONDS,
     },
     unauthenticatedApiPerAddress: {
       name: "throttle_unauthenticated_api",

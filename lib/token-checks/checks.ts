@@ -15,6 +15,8 @@ interface OAuthAccessTokenCheckBase {
   createdAt: Date;
   /** The token or its grant was revoked. */
   revoked: boolean;
+  /** RFC 8707: the resource server the token is for (its grant's resource indicator); null when it names none. */
+  resource: string | null;
 }
 
 /** A token a user granted (code, password, device or implicit grant): it acts as that user. */

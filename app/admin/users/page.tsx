@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { notFound } from "next/navigation";
 import { AdminNavigation } from "@/components/admin/admin-navigation";
 import { AdminUserTable } from "@/components/admin/admin-user-table";
@@ -36,7 +37,10 @@ export default async function AdminUsersPage({ searchParams }: AdminUsersPagePro
       <div className="page-header">
         <div>
           <h1>Users</h1>
-          <p className="muted">Admin area: every account on this instance ({countLabel(result.total)}{search ? " matching" : ""}).</p>
+          <p className="muted">
+            Admin area: every account on this instance ({countLabel(result.total)}{search ? " matching" : ""}). See also{" "}
+            <Link href="/admin/applications">applications</Link>.
+          </p>
         </div>
       </div>
       <form method="get" action="/admin/users" className="search-form" role="search">

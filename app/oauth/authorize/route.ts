@@ -2,10 +2,11 @@ import { sessionContext } from "@/lib/auth/session";
 import { beginAuthorization } from "@/lib/oauth/authorize";
 import { oauthErrorPage } from "@/lib/oauth/error-page";
 import { collectParams } from "@/lib/oauth/http";
+import { clientAddress } from "@/lib/http/client-address";
 
 export async function GET(request: Request): Promise<Response> {
   const url = new URL(request.url);
-  const step = await beginAuthorization(await sessionContext(), collectParams(url.searchParams));
+  const step = await beginAuthorization(await sessionContext(), collectParams(url.searchParams), clientAddress(request.headers));
   switch (step.kind) {
     case "error_page":
       return oauthErrorPage(step.error, step.description);

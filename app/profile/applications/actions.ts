@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { requireSessionContext } from "@/lib/auth/session";
 import { actionSuccess, type ActionResult } from "@/lib/forms/action-result";
-import { parseActionInput, toActionFailure } from "@/lib/forms/run-action";
+import { parseActionInput, runActionOnRecord, toActionFailure } from "@/lib/forms/run-action";
 import { createOwnApplication, deleteApplication, renewApplicationSecret, revokeApplicationAuthorization } from "@/lib/oauth/applications";
 import { applicationFormSchema } from "@/lib/oauth/form-schemas";
 
@@ -42,26 +42,10 @@ export async function renewApplicationSecretAction(id: unknown): Promise<ActionR
 }
 
 export async function deleteApplicationAction(id: unknown): Promise<ActionResult> {
-  const ctx = await requireSessionContext(returnTo);
-  const parsed = parseActionInput(idSchema, id);
-  if (!parsed.ok) return parsed.failure;
-  try {
-    await deleteApplication(ctx, parsed.data);
-    return actionSuccess();
-  } catch (error) {
-    return toActionFailure(error);
-  }
+  return runActionOnRecord(returnTo, id, deleteApplication);
 }
 
 /** Revokes every token and grant the signed-in user gave an application. */
 export async function revokeAuthorizedApplicationAction(applicationId: unknown): Promise<ActionResult> {
-  const ctx = await requireSessionContext(returnTo);
-  const parsed = parseActionInput(idSchema, applicationId);
-  if (!parsed.ok) return parsed.failure;
-  try {
-    await revokeApplicationAuthorization(ctx, parsed.data);
-    return actionSuccess();
-  } catch (error) {
-    return toActionFailure(error);
-  }
+  return runActionOnRecord(returnTo, applicationId, revokeApplicationAuthorization);
 }

@@ -19,10 +19,24 @@ export const oauthApplications = pgTable(
     /** Admin-enabled, deprecated `response_type=token`; never on for new applications. */
     implicitGrantEnabled: boolean("implicit_grant_enabled").notNull().default(false),
     ownerId: integer("owner_id").references(() => users.id, { onDelete: "cascade" }),
+    /**
+     * How the client came to be known: registered by a person (`manual`), by itself through `POST /oauth/register`
+     * (`dynamic`, GitLab's `dynamic` applications), or from the client ID metadata document its URL client_id names
+     * (`metadata_document`). Both of the latter are unverified until an admin marks them trusted.
+     */
+    registration: text("registration", { enum: ["manual", "dynamic", "metadata_document"] }).notNull().default("manual"),
+    /** For `metadata_document` clients: when the document was read, and until when that reading may be used. */
+    metadataFetchedAt: instant("metadata_fetched_at"),
+    metadataExpiresAt: instant("metadata_expires_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (table) => [uniqueIndex("oauth_applications_uid_key").on(table.uid), index("oauth_applications_owner_idx").on(table.ownerId)],
+  (table) => [
+    uniqueIndex("oauth_applications_uid_key").on(table.uid),
+    index("oauth_applications_owner_idx").on(table.ownerId),
+    // Housekeeping looks for self-registered clients nobody authorized: few rows, read oldest first.
+    index("oauth_applications_unverified_idx").on(table.createdAt).where(sql`registration <> 'manual'`),
+  ],
 );
 
 /**
@@ -48,12 +62,19 @@ export const oauthGrants = pgTable(
     scopes: text("scopes").array().notNull(),
     /** When the person last authenticated before approving: the ID token's `auth_time`. */
     authTime: instant("auth_time"),
+    /**
+     * The resource server (RFC 8707 resource indicator, an absolute URI) every token of the grant is meant for: their
+     * audience. Null when the client named none.
+     */
+    resource: text("resource"),
     revokedAt: instant("revoked_at"),
     createdAt: createdAt(),
   },
   (table) => [
     index("oauth_grants_user_app_idx").on(table.userId, table.applicationId),
     check("oauth_grants_owner_check", sql`${table.userId} is not null or ${table.applicationId} is not null`),
+    // Deleting an application (its grants cascade) and finding self-registered ones nobody authorized look by application.
+    index("oauth_grants_application_idx").on(table.applicationId),
   ],
 );
 

@@ -5,6 +5,7 @@ import { oauthApplications, oauthAuthorizationCodes, oauthGrants, users } from "
 import { authenticateClientIfPresent } from "../client-auth";
 import { invalidGrant, invalidRequest, missingParameter } from "../errors";
 import { maxCodeVerifierLength, verifierMatches } from "../pkce";
+import { tokenRequestResource } from "../resource";
 import { exchangeForTokens, revokeGrant, tokenDigest, tokenResponseBody } from "../tokens";
 import type { GrantHandler } from "./types";
 
@@ -32,7 +33,7 @@ const codeByDigest = preparedQuery((db) =>
  * is only spent after every check passed, so a request that fails them cannot burn the legitimate client's code.
  */
 export const authorizationCodeGrant: GrantHandler = {
-  parameters: new Set(["code", "redirect_uri", "code_verifier", "client_id", "client_secret"]),
+  parameters: new Set(["code", "redirect_uri", "code_verifier", "client_id", "client_secret", "resource"]),
   async handle({ db, request, params, now }) {
     const [found] = params.code ? await codeByDigest(db).execute({ digest: tokenDigest(params.code) }) : [];
     const application = (await authenticateClientIfPresent(db, request, params, { required: true, expected: found?.application }))!;
@@ -51,6 +52,10 @@ export const authorizationCodeGrant: GrantHandler = {
     if (code.applicationId !== application.id) throw invalidGrant();
     if (code.expiresAt <= now || grant.revokedAt || user.state !== "active") throw invalidGrant();
     if (code.redirectUri !== params.redirect_uri) throw invalidGrant();
+    // GitLab's own check for applications that registered themselves (their codes always carry a challenge).
+    if (application.registration !== "manual" && !params.code_verifier) {
+      throw invalidRequest("PKCE code_verifier is required for dynamic OAuth applications");
+    }
     if (code.codeChallenge && code.codeChallengeMethod) {
       if (!params.code_verifier) throw missingParameter("code_verifier");
       if (!verifierMatches(params.code_verifier, code.codeChallenge, code.codeChallengeMethod)) throw invalidGrant();
@@ -58,6 +63,8 @@ export const authorizationCodeGrant: GrantHandler = {
       // A verifier for a code issued without a challenge is a downgrade attempt (RFC 9700 §4.8.2).
       throw invalidGrant();
     }
+
+    tokenRequestResource(params.resource, grant.resource);
 
     // Another request may have redeemed it since the lookup: that is a replay too.
     const issued = await exchangeForTokens(db, { code: code.id }, grant, { scopes: grant.scopes, now });

@@ -1,6 +1,7 @@
 import "server-only";
 import { authenticateClientIfPresent } from "../client-auth";
 import { invalidGrant, missingParameter, oauthError } from "../errors";
+import { tokenRequestResource } from "../resource";
 import { parseScopeString } from "../scopes";
 import { accessTokenByRefreshDigest, exchangeForTokens, revokeGrant, tokenDigest, tokenResponseBody } from "../tokens";
 import type { GrantHandler } from "./types";
@@ -10,12 +11,13 @@ import type { GrantHandler } from "./types";
  * - a token issued to an application can only be refreshed by that application;
  * - every refresh issues a new pair and revokes the old one at once;
  * - presenting an already-rotated refresh token revokes every token of the grant (RFC 9700 reuse detection);
- * - `scope` may narrow the grant's scopes, never widen them.
+ * - `scope` may narrow the grant's scopes, never widen them;
+ * - `resource`, if sent, must be the grant's own (RFC 8707): the tokens keep their audience.
  *
  * Two statements when it succeeds: the lookup, and one statement that rotates and issues.
  */
 export const refreshTokenGrant: GrantHandler = {
-  parameters: new Set(["refresh_token", "scope", "client_id", "client_secret"]),
+  parameters: new Set(["refresh_token", "scope", "client_id", "client_secret", "resource"]),
   async handle({ db, request, params, now }) {
     if (!params.refresh_token) throw missingParameter("refresh_token");
     const [found] = await accessTokenByRefreshDigest(db).execute({ digest: tokenDigest(params.refresh_token) });
@@ -39,6 +41,9 @@ export const refreshTokenGrant: GrantHandler = {
       }
       scopes = requested;
     }
+
+    // The new pair keeps the grant's audience; naming another resource is refused (RFC 8707 §2.2).
+    tokenRequestResource(params.resource, grant.resource);
 
     const issued = await exchangeForTokens(db, { refreshTokenOf: token.id }, grant, { scopes, now });
     if (!issued) {

@@ -6,6 +6,7 @@ import { issueCsrfToken } from "@/lib/auth/csrf";
 import { sessionContext } from "@/lib/auth/session";
 import { consentCsrfPurpose, prepareConsent } from "@/lib/oauth/authorize";
 import { currentUser } from "@/lib/users/users";
+import { requestClientAddress } from "@/lib/http/client-address";
 
 export const metadata: Metadata = { title: "Authorize application", referrer: "no-referrer" };
 
@@ -17,7 +18,7 @@ interface ConsentPageProps {
 export default async function ConsentPage({ searchParams }: ConsentPageProps) {
   const query = await searchParams;
   const ctx = await sessionContext();
-  const step = await prepareConsent(ctx, query);
+  const step = await prepareConsent(ctx, query, await requestClientAddress());
   if (step.kind === "error_page") return <AuthorizationError error={step.error} description={step.description} />;
   if (step.kind === "redirect") redirect(step.location);
   if (step.kind === "sign_in") {

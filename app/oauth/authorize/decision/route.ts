@@ -5,6 +5,7 @@ import { consentCsrfPurpose, decideAuthorization } from "@/lib/oauth/authorize";
 import { oauthErrorPage } from "@/lib/oauth/error-page";
 import { OAuthError } from "@/lib/oauth/errors";
 import { readOAuthForm, type OAuthParams } from "@/lib/oauth/http";
+import { clientAddress } from "@/lib/http/client-address";
 
 const forgedForm = () =>
   oauthErrorPage("invalid_request", "The authorization form expired or did not come from this site. Start again from the application.", 403);
@@ -25,7 +26,7 @@ export async function POST(request: Request): Promise<Response> {
   const { authenticity_token: csrfToken, decision, ...params } = fields;
   if (typeof csrfToken !== "string" || !(await verifyCsrfToken(csrfToken, user.id, consentCsrfPurpose(params), ctx.now))) return forgedForm();
   if (decision !== "approve" && decision !== "deny") return oauthErrorPage("invalid_request", "Choose Authorize or Deny.");
-  const result = await decideAuthorization(ctx, params, decision);
+  const result = await decideAuthorization(ctx, params, decision, clientAddress(request.headers));
   switch (result.kind) {
     case "error_page":
       return oauthErrorPage(result.error, result.description);
