@@ -42,7 +42,6 @@ test("both discovery documents announce registration, client metadata documents,
       "claim_types_supported",
       "claims_supported",
       "code_challenge_methods_supported",
-      "authorization_response_iss_parameter_supported",
       "client_id_metadata_document_supported",
     ]);
     expect(document).toMatchObject({
