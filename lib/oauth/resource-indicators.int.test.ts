@@ -108,7 +108,7 @@ describe.each(testDatabases())("resource indicators (RFC 8707) on $name", ({ ope
       const check = await checkAuthorizationRequest(ctx, { ...base, resource });
       expect(check.kind).toBe("redirect");
       const location = new URL((check as { location: string }).location);
-      expect(Object.fromEntries(location.searchParams)).toEqual({ error: "invalid_target", error_description: description, state: "s", iss: env.EXTERNAL_URL });
+      expect(Object.fromEntries(location.searchParams)).toEqual({ error: "invalid_target", error_description: description, state: "s" });
     }
     // GitLab: a request for its MCP server is for `mcp`, whatever scope it named.
     expect(await checkAuthorizationRequest(ctx, { ...base, scope: "api", resource: mcpResource })).toMatchObject({
