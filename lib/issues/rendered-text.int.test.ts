@@ -98,8 +98,9 @@ describe.each(testDatabases())("Markdown stored with descriptions and notes on $
     const { ctx, project } = await newProject();
     const { issue } = await createIssue(ctx, project, { title: "Busy" });
     const pool = markdownRenderPool();
-    // Every thread held by a document that runs to the time limit, and the waiting line full (a thread still starting
-    // after the last test's time-out leaves one more document waiting, and the last one refused).
+    // Every thread held by a document that runs to the time limit, and the waiting line full. A thread still starting
+    // after the last test's time-out would take a waiting document when it is ready and make room for the note.
+    await pool.whenReady();
     const held = [
       ...Array.from({ length: env.MARKDOWN_RENDER_THREADS }, () => pool.render(quadratic)),
       ...Array.from({ length: renderWaitingLine.documents }, () => pool.render("waiting")),

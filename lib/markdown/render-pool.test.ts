@@ -59,6 +59,20 @@ describe("MarkdownRenderPool", () => {
     expect(await renderer.render("_after_")).toEqual({ kind: "rendered", html: "<p><em>after</em></p>" });
   });
 
+  it("says when every thread is ready, again after a time-out replaced one, so the next document starts at once", async () => {
+    const renderer = pool({ threads: 2, timeLimitMs: 300, maxWaitingDocuments: 0 });
+    await renderer.whenReady();
+    const pair = [renderer.render("one"), renderer.render("two")];
+    expect(await renderer.render("three")).toEqual({ kind: "busy" });
+    expect(await Promise.all(pair)).toEqual([{ kind: "rendered", html: "<p>one</p>" }, { kind: "rendered", html: "<p>two</p>" }]);
+    expect(await renderer.render(quadratic)).toEqual({ kind: "timed-out" });
+    await renderer.whenReady();
+    expect(await Promise.all([renderer.render("_a_"), renderer.render("_b_")])).toEqual([
+      { kind: "rendered", html: "<p><em>a</em></p>" },
+      { kind: "rendered", html: "<p><em>b</em></p>" },
+    ]);
+  });
+
   it("renders thousands of nested quotes and list items instead of failing", async () => {
     const renderer = pool();
     for (const marker of ["> ", "- "]) {

@@ -69,6 +69,7 @@ export class MarkdownRenderPool {
   #waitingCharacters = 0;
   #nextJobId = 1;
   #closed = false;
+  #readyWaiters: Array<() => void> = [];
 
   constructor(options: RenderPoolOptions) {
     this.#options = options;
@@ -94,6 +95,19 @@ export class MarkdownRenderPool {
     });
   }
 
+  /**
+   * Resolves once every thread has started and can take a document at once (a thread replaced after a time-out takes
+   * a moment to start): what a caller that needs to know where the next document goes waits for.
+   */
+  whenReady(): Promise<void> {
+    if (this.#allReady()) return Promise.resolve();
+    return new Promise((resolve) => this.#readyWaiters.push(resolve));
+  }
+
+  #allReady(): boolean {
+    return this.#threads.every((thread) => thread.ready && !thread.retired);
+  }
+
   /** Ends every thread; documents waiting or rendering are answered `failed`. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -114,6 +128,7 @@ export class MarkdownRenderPool {
       if (message.ready) {
         thread.ready = true;
         this.#dispatch();
+        if (this.#allReady()) for (const resolve of this.#readyWaiters.splice(0)) resolve();
         return;
       }
       const job = thread.job;
