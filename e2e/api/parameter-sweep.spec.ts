@@ -403,6 +403,8 @@ test("every MCP tool refuses integer arguments beyond their column's range and i
     get_issue: issue,
     create_issue: { ...project, title: "Swept through MCP" },
     gitlab_search: { scope: "issues", search: "Swept", project_id: fx.projectId },
+    get_workitem_notes: { project_id: fx.projectId, work_item_iid: fx.issueIid },
+    create_workitem_note: { project_id: fx.projectId, work_item_iid: fx.issueIid, body: "Swept through MCP" },
     get_issue_notes: issue,
     create_issue_note: { ...issue, body: "Swept through MCP" },
     list_project_events: project,

@@ -5,7 +5,7 @@ import { bearer, createIntegration, postAlert, receiverPath } from "../support/a
 import { passwordToken } from "../support/oauth";
 import { answered, callTool, connectClient, mcpPath, postMessage, restGet } from "./support";
 
-const gitlabTools = ["get_mcp_server_version", "get_issue", "create_issue", "gitlab_search"];
+const gitlabTools = ["get_mcp_server_version", "get_issue", "create_issue", "gitlab_search", "get_workitem_notes", "create_workitem_note"];
 const ourTools = [
   "get_issue_notes",
   "create_issue_note",
@@ -16,7 +16,7 @@ const ourTools = [
   "list_projects",
   "get_project",
 ];
-const readOnlyTools = ["get_mcp_server_version", "get_issue", "gitlab_search", "get_issue_notes", "list_project_events", "list_alerts", "get_alert", "list_projects", "get_project"];
+const readOnlyTools = ["get_mcp_server_version", "get_issue", "gitlab_search", "get_workitem_notes", "get_issue_notes", "list_project_events", "list_alerts", "get_alert", "list_projects", "get_project"];
 
 test.describe("the MCP server through the MCP SDK's client", () => {
   test("initializes, lists its tools with their schemas, and calls every one as the REST API answers", async ({ request, baseURL }) => {
@@ -104,13 +104,36 @@ test.describe("the MCP server through the MCP SDK's client", () => {
     expect(restNotes.map((each) => each.id)).toContain(note.id);
     expect(notesResult.structuredContent).toEqual({ items: restNotes, metadata: { count: restNotes.length, has_more: false } });
 
+    // GitLab's work item tools: the issue named by its URL, its comments a cursor page at a time.
+    const webUrl = (created as unknown as { web_url: string }).web_url;
+    const workItemNote = await callTool(client, "create_workitem_note", { url: webUrl, body: "Reproduced on *main*." });
+    const restAfter = (await restGet(request, owner.token, `${notesPath}?sort=asc`)) as { id: number; created_at: string; updated_at: string }[];
+    const addedByUrl = restAfter.at(-1)!;
+    const asNode = (rest: { id: number; created_at: string; updated_at: string }, body: string) => ({
+      id: `gid://gitlab/Note/${rest.id}`,
+      body,
+      internal: false,
+      system: false,
+      createdAt: rest.created_at,
+      updatedAt: rest.updated_at,
+      author: { id: `gid://gitlab/User/${owner.id}`, username: owner.username, name: `User ${owner.username}`, avatarUrl: `${baseURL}/-/avatars/${owner.id}`, webUrl: `${baseURL}/${owner.username}` },
+    });
+    expect(workItemNote.structuredContent).toEqual({ note: asNode(addedByUrl, "Reproduced on *main*."), errors: [] });
+    const firstNotes = await callTool(client, "get_workitem_notes", { project_id: project.path_with_namespace, work_item_iid: created.iid, first: 1 });
+    const firstPage = firstNotes.structuredContent as { nodes: unknown[]; pageInfo: { hasNextPage: boolean; endCursor: string } };
+    expect(firstPage.nodes).toEqual([asNode(restAfter[0]!, "Profiled: the index is missing.")]);
+    expect(firstPage.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
+    expect(JSON.parse(firstNotes.content[0]!.text)).toEqual(firstPage);
+    const nextNotes = await callTool(client, "get_workitem_notes", { project_id: project.id, work_item_iid: created.iid, after: firstPage.pageInfo.endCursor });
+    expect(nextNotes.structuredContent).toMatchObject({ nodes: [asNode(addedByUrl, "Reproduced on *main*.")], pageInfo: { hasNextPage: false, hasPreviousPage: true } });
+
     // list_project_events, with the Events API's filters.
     const commented = answered(await callTool(client, "list_project_events", { id: project.id, action: "commented", target_type: "note" })) as {
       action_name: string;
       note: { id: number };
     }[];
     expect(commented).toEqual(await restGet(request, owner.token, `/projects/${project.id}/events?action=commented&target_type=note`));
-    expect(commented.map((event) => event.note.id)).toEqual([note.id]);
+    expect(commented.map((event) => event.note.id)).toEqual([addedByUrl.id, note.id]);
     const oldestFirst = answered(await callTool(client, "list_project_events", { id: project.id, sort: "asc", per_page: 2, after: "2000-01-01" }));
     expect(oldestFirst).toEqual(await restGet(request, owner.token, `/projects/${project.id}/events?sort=asc&per_page=2&after=2000-01-01`));
     expect(answered(await callTool(client, "list_project_events", { id: project.id, before: "2000-01-01" }))).toEqual([]);

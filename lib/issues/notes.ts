@@ -205,6 +205,54 @@ export async function listNotes(
   return { ...list, items: list.items.map((row) => ({ issueView, ...row })) };
 }
 
+/** A position in an issue's notes, oldest first: the note a cursor points at. */
+export interface NotePosition {
+  createdAt: Date;
+  id: number;
+}
+
+/**
+ * A window of an issue's notes, oldest first, as GraphQL connections page them: `first` notes after a position, or
+ * the `last` notes before one. Each window is one range read of `notes_issue_created_idx`, however many notes come
+ * before it.
+ */
+export interface NoteWindow {
+  after?: NotePosition;
+  before?: NotePosition;
+  /** How many notes from the start of the range (the default), or from its end with `fromEnd`. */
+  size: number;
+  fromEnd?: boolean;
+}
+
+export async function listNotesInWindow(
+  ctx: Ctx,
+  projectReference: string,
+  issueIid: number,
+  window: NoteWindow,
+): Promise<{ items: NoteView[]; hasMore: boolean }> {
+  const issueView = await readableIssue(ctx, projectReference, issueIid);
+  const position = (at: NotePosition) => sql`(${at.createdAt.toISOString()}::timestamptz, ${at.id}::integer)`;
+  const noteKey = sql`(${notes.createdAt}, ${notes.id})`;
+  const direction = window.fromEnd ? sql`desc` : sql`asc`;
+  const rows = await ctx.db
+    .select({ note: noteColumns, author: users })
+    .from(notes)
+    .innerJoin(users, eq(users.id, notes.authorId))
+    .where(
+      and(
+        readableNotesOf(issueView),
+        window.after ? sql`${noteKey} > ${position(window.after)}` : undefined,
+        window.before ? sql`${noteKey} < ${position(window.before)}` : undefined,
+      ),
+    )
+    .orderBy(sql`${notes.createdAt} ${direction}`, sql`${notes.id} ${direction}`)
+    .limit(window.size + 1);
+  const hasMore = rows.length > window.size;
+  const taken = rows.slice(0, window.size);
+  if (window.fromEnd) taken.reverse();
+  return { items: taken.map((row) => ({ issueView, ...row })), hasMore };
+}
+
 /** A note of the issue the caller may read, or 404 `Note Not Found` (an internal note hidden from them included). */
 async function findReadableNote(db: Executor, issueView: IssueView, noteId: number): Promise<{ note: NoteRow; author: UserRow }> {
   const [row] = await db

@@ -24,6 +24,7 @@ import { issueListParams } from "@/lib/issues/issue-params";
 import { getProjectEndpoint, listProjectsEndpoint } from "@/lib/projects/endpoints";
 import { errorCodes, JsonRpcError } from "./protocol";
 import { asToolPathSegment, pathSegmentsFrom, toolInputSchema, type ToolInputSchema } from "./tool-schema";
+import { createWorkItemNote, getWorkItemNotes } from "./work-item-notes";
 
 /**
  * The MCP server's tools. Most are REST endpoints, declared once in `lib/<domain>/endpoints.ts` and served both by
@@ -432,6 +433,8 @@ export const mcpTools: readonly McpTool[] = [
   getIssue,
   createIssue,
   gitlabSearch,
+  getWorkItemNotes,
+  createWorkItemNote,
   listIssueNotes,
   createIssueNote,
   listProjectEvents,
@@ -458,6 +461,7 @@ export function findTool(name: string): McpTool | undefined {
  */
 export async function runTool(ctx: Ctx, tool: McpTool, args: Record<string, unknown>, requestId: string): Promise<ToolResult> {
   try {
+    if (tool.scopes !== null) requireScopes(ctx.actor, tool.scopes);
     return await tool.call(ctx, args);
   } catch (error) {
     const answer = renderError(error, requestId, `/mcp#${tool.name}`);
