@@ -64,6 +64,14 @@ const envSchema = z.object({
     .string()
     .default("127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7")
     .transform((value, context) => parseAddressRanges(value, context)),
+  /**
+   * Addresses that may read `/-/metrics` (comma-separated IPs or CIDR ranges): GitLab's `monitoring_whitelist`, whose
+   * default is loopback only. Anyone else is answered 404, as GitLab answers them.
+   */
+  MONITORING_ALLOWLIST: z
+    .string()
+    .default("127.0.0.0/8,::1/128")
+    .transform((value, context) => parseAddressRanges(value, context)),
   // Rate limits, GitLab's (Rack::Attack and its application limits) with GitLab self-managed's defaults: a number of
   // requests per period in seconds; 0 turns one off. What protects against guessing is on; the request-volume limits
   // are off, as GitLab ships them, so that an ordinary script is never made to wait.

@@ -11,9 +11,22 @@ function expectSecurityHeaders(response: APIResponse, what: string) {
 }
 
 test.describe("operations", () => {
-  test("liveness and readiness", async ({ request }) => {
+  test("liveness, readiness and GitLab's plain health check", async ({ request }) => {
     await expectJson(await request.get("/-/liveness"), 200, { status: "ok" });
     await expectJson(await request.get("/-/readiness"), 200, { status: "ok", database: "ok" });
+    const health = await request.get("/-/health");
+    expect(health.status()).toBe(200);
+    expect(health.headers()["content-type"]).toBe("text/plain; charset=utf-8");
+    expect(await health.text()).toBe("GitLab OK");
+  });
+
+  test("metrics answer only addresses in the monitoring allowlist: this host by default, not a client a proxy forwards", async ({ request }) => {
+    const forwarded = await request.get("/-/metrics", { headers: { "X-Forwarded-For": "203.0.113.9" } });
+    expect(forwarded.status()).toBe(404);
+    expect(await forwarded.text()).toBe("404 Not Found");
+    const local = await request.get("/-/metrics", { headers: { "X-Forwarded-For": "127.0.0.1" } });
+    expect(local.status()).toBe(200);
+    expect(await local.text()).toContain("# TYPE http_requests_total counter");
   });
 
   test("metrics are Prometheus text and count API requests", async ({ request }) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientAddress, peerAddressHeader } from "./client-address";
+import { clientAddress, isMonitoringRequest, peerAddressHeader } from "./client-address";
 
 describe("clientAddress", () => {
   const request = (headers: Record<string, string>) => new Headers(headers);
@@ -32,5 +32,24 @@ describe("clientAddress", () => {
   it("is null when a request says nothing of where it comes from", () => {
     expect(clientAddress(request({}))).toBeNull();
     expect(clientAddress({})).toBeNull();
+  });
+});
+
+describe("isMonitoringRequest", () => {
+  const from = (peer: string, forwarded?: string) => new Headers({ [peerAddressHeader]: peer, ...(forwarded ? { "x-forwarded-for": forwarded } : {}) });
+
+  it("takes loopback, as GitLab's default monitoring allowlist", () => {
+    expect(isMonitoringRequest(from("127.0.0.1"))).toBe(true);
+    expect(isMonitoringRequest(from("127.8.9.10"))).toBe(true);
+    expect(isMonitoringRequest(from("::1"))).toBe(true);
+    expect(isMonitoringRequest(from("::ffff:127.0.0.1"))).toBe(true);
+  });
+
+  it("refuses any other address, also when a proxy on this host forwards it, and a request of no address", () => {
+    expect(isMonitoringRequest(from("203.0.113.5"))).toBe(false);
+    expect(isMonitoringRequest(from("10.0.0.9"))).toBe(false);
+    expect(isMonitoringRequest(from("127.0.0.1", "198.51.100.7"))).toBe(false);
+    expect(isMonitoringRequest(from("203.0.113.5", "127.0.0.1"))).toBe(false);
+    expect(isMonitoringRequest(new Headers())).toBe(false);
   });
 });

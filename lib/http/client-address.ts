@@ -1,5 +1,5 @@
 import "server-only";
-import { isIP } from "node:net";
+import { isIP, type BlockList } from "node:net";
 import { headers } from "next/headers";
 import { env } from "@/lib/env";
 import { peerAddressHeader } from "./lane-keys.mjs";
@@ -21,9 +21,13 @@ function canonical(address: string): string {
   return mapped ? mapped[1]! : address;
 }
 
-function isTrustedProxy(address: string): boolean {
+function isInRanges(ranges: BlockList, address: string): boolean {
   const family = isIP(address);
-  return family !== 0 && env.TRUSTED_PROXIES.check(address, family === 6 ? "ipv6" : "ipv4");
+  return family !== 0 && ranges.check(address, family === 6 ? "ipv6" : "ipv4");
+}
+
+function isTrustedProxy(address: string): boolean {
+  return isInRanges(env.TRUSTED_PROXIES, address);
 }
 
 /**
@@ -47,4 +51,14 @@ export function clientAddress(headers: HeaderSource): string | null {
 /** The address of the request a page or server action is rendering for. */
 export async function requestClientAddress(): Promise<string | null> {
   return clientAddress(await headers());
+}
+
+/**
+ * Whether a request may read what the service tells its monitoring (`/-/metrics`): it comes from an address in
+ * MONITORING_ALLOWLIST, as GitLab's `monitoring_whitelist`. The address is `clientAddress`'s, so behind a proxy it is
+ * the scraper's, not the proxy's.
+ */
+export function isMonitoringRequest(headers: HeaderSource): boolean {
+  const address = clientAddress(headers);
+  return address !== null && isInRanges(env.MONITORING_ALLOWLIST, address);
 }
