@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { defineConfig, type PlaywrightTestConfig } from "@playwright/test";
-import { e2eDatabaseUrl, renderFloodServer, rootPassword, rootToken, serverLogFile, tightThrottles } from "./e2e/support/constants";
+import { e2eDatabaseUrl, renderFloodServer, rootPassword, rootToken, serverDataDir, serverLogFile, tightThrottles } from "./e2e/support/constants";
 import { ensureMetadataDocumentCertificate, metadataDocumentTls } from "./e2e/support/metadata-tls";
 
 /**
@@ -73,14 +73,14 @@ function postgresDatabase(name: string): { url: string; prepare: string } | null
   return url ? { url, prepare: `node e2e/support/create-database.mjs "${url}" && ` } : null;
 }
 
-const targets: Target[] = [{ name: "pglite", port: portBase, env: { ...roomyThrottles, DATA_DIR: `.e2e-data/pglite-${runId}` } }];
+const targets: Target[] = [{ name: "pglite", port: portBase, env: { ...roomyThrottles, DATA_DIR: serverDataDir("pglite", runId) } }];
 const postgres = postgresDatabase("e2e");
 if (postgres) {
   targets.push({
     name: "postgres",
     port: portBase + 1,
     // Its own data directory too: git repositories live there, named by project id, which a fresh database reuses.
-    env: { ...roomyThrottles, DATABASE_URL: postgres.url, DATA_DIR: `.e2e-data/postgres-${runId}` },
+    env: { ...roomyThrottles, DATABASE_URL: postgres.url, DATA_DIR: serverDataDir("postgres", runId) },
     prepare: postgres.prepare,
   });
 }
@@ -89,7 +89,7 @@ if (postgres) {
 targets.push({
   name: "framework-lane",
   port: portBase + 3,
-  env: { ...roomyThrottles, DIRECT_DISPATCH: "off", DATA_DIR: `.e2e-data/framework-lane-${runId}` },
+  env: { ...roomyThrottles, DIRECT_DISPATCH: "off", DATA_DIR: serverDataDir("framework-lane", runId) },
   testMatch: /e2e\/(api|oauth|clients|alertmanager|alerts|mcp)\/.*\.spec\.ts$/,
 });
 // On PostgreSQL when there is one: there the counters live in the database, as replicas share them.
@@ -99,7 +99,7 @@ targets.push({
   port: portBase + 2,
   env: {
     ...tightThrottles,
-    DATA_DIR: `.e2e-data/throttles-${runId}`,
+    DATA_DIR: serverDataDir("throttles", runId),
     ...(throttledPostgres ? { DATABASE_URL: throttledPostgres.url } : {}),
   },
   prepare: throttledPostgres?.prepare,
@@ -108,13 +108,13 @@ targets.push({
 targets.push({
   name: "oauth-iss",
   port: portBase + 5,
-  env: { ...roomyThrottles, DATA_DIR: `.e2e-data/oauth-iss-${runId}` },
+  env: { ...roomyThrottles, DATA_DIR: serverDataDir("oauth-iss", runId) },
   testMatch: issSettingSpecs,
 });
 targets.push({
   name: "render-flood",
   port: portBase + 4,
-  env: { ...roomyThrottles, ...renderFloodServer, DATA_DIR: `.e2e-data/render-flood-${runId}` },
+  env: { ...roomyThrottles, ...renderFloodServer, DATA_DIR: serverDataDir("render-flood", runId) },
   testMatch: renderFloodSpecs,
 });
 

@@ -5,6 +5,8 @@
 // still serve `next dev`, and DIRECT_DISPATCH=off sends everything through the framework.
 //
 //   node server.mjs [-p <port>] [-H <hostname>] [--keepAliveTimeout <ms>]     (the options of `next start`)
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -32,7 +34,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 process.env.NODE_ENV ??= "production";
 
 // Imported after NODE_ENV is set: Next.js reads it as it loads.
-const [{ default: next }, { securityHeaders }, { directLane }, { peerAddressHeader }] = await Promise.all([
+const [{ default: next }, { securityHeaders }, { directLane }, { peerAddressHeader, operatorSocketHeader, operatorSecretVariable, operatorSocketFile }] = await Promise.all([
   import("next"),
   import("./next.config.mjs"),
   import("./lib/http/direct-lane.mjs"),
@@ -56,6 +58,8 @@ const takenDirectly =
   process.env.DIRECT_DISPATCH === "off" ? () => false : directLane({ distDir: path.resolve(".next"), commonHeaders: securityHeaders });
 
 const server = createServer((request, response) => {
+  // Only the operator socket's requests carry this header; a client's own is dropped before anything reads it.
+  delete request.headers[operatorSocketHeader];
   if (takenDirectly(request, response)) return;
   // Rate limits count per client address, which the application reads from this header (lib/http/client-address.ts):
   // whatever a client sent under it is replaced by the socket's peer. The direct lane does the same for its requests.
@@ -73,9 +77,32 @@ if (options.keepAliveTimeout) {
 server.on("error", stop);
 server.listen(port, options.hostname, () => console.log(`Listening on http://${options.hostname ?? "localhost"}:${port}`));
 
+// The operator socket: `npm run admin` reaches the server through it, as the account running the server (the file is
+// that account's alone), to act with an administrator's rights when no administrator can sign in. Its requests go to
+// the framework marked with this process's secret, and only to the operator's routes.
+const operatorSecret = randomBytes(32).toString("hex");
+process.env[operatorSecretVariable] = operatorSecret;
+const dataDir = process.env.DATA_DIR || "./.data";
+const operatorSocketPath = path.join(dataDir, operatorSocketFile);
+mkdirSync(dataDir, { recursive: true });
+// A socket file left by a server that stopped without closing it would make listening fail.
+rmSync(operatorSocketPath, { force: true });
+const operatorServer = createServer((request, response) => {
+  if (!request.url?.startsWith("/-/operator/")) {
+    response.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" }).end("404 Not Found");
+    return;
+  }
+  request.headers[operatorSocketHeader] = operatorSecret;
+  request.headers[peerAddressHeader] = "";
+  void handle(request, response);
+});
+operatorServer.on("error", stop);
+operatorServer.listen(operatorSocketPath, () => chmodSync(operatorSocketPath, 0o600));
+
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.once(signal, () => {
     server.close();
+    operatorServer.close();
     process.exit(signal === "SIGINT" ? 130 : 143);
   });
 }

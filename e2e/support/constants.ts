@@ -7,6 +7,11 @@ export function serverLogFile(projectName: string, runId: string = process.env.E
   return `.e2e-data/server-${projectName}-${runId}.log`;
 }
 
+/** The data directory (DATA_DIR) of the e2e server of a Playwright project during run `runId`. */
+export function serverDataDir(projectName: string, runId: string = process.env.E2E_RUN_ID ?? ""): string {
+  return `.e2e-data/${projectName}-${runId}`;
+}
+
 /** The limits of the server that runs e2e/security/throttles.spec.ts (the other servers have room for whole runs). */
 export const tightThrottles = {
   THROTTLE_FAILED_SIGN_INS_PER_IP: "3",

@@ -8,6 +8,7 @@ import { UnauthorizedError, ValidationError } from "@/lib/errors";
 import { queueMail, type MailRequest } from "@/lib/mail/mailer";
 import { linkStillValid, passwordResetLinkLifetimeMs } from "@/lib/users/confirmation-rules";
 import { passwordProblem } from "@/lib/users/username-rules";
+import { requireAdmin } from "@/lib/users/users";
 import { throttleProtectedPath } from "@/lib/rate-limits/rate-limits";
 import { hashPassword } from "./password";
 import { checkCurrentPassword, unlockAccount } from "./sign-in";
@@ -36,10 +37,26 @@ export async function changePassword(ctx: Ctx, input: NewPassword & { currentPas
   const errors: Record<string, string[]> = {};
   if (!(await checkCurrentPassword(ctx, user, input.currentPassword))) errors.current_password = ["is incorrect"];
   validateNewPassword(input, errors);
+  await storeNewPassword(ctx, user.id, input.password);
+}
+
+/** A new password in place: every browser session of the account ends and any reset link stops working. */
+async function storeNewPassword(ctx: Ctx, userId: number, password: string): Promise<void> {
   await ctx.db
     .update(users)
-    .set({ passwordHash: await hashPassword(input.password), resetPasswordTokenDigest: null, resetPasswordSentAt: null, ...raisedSessionVersion })
-    .where(eq(users.id, user.id));
+    .set({ passwordHash: await hashPassword(password), resetPasswordTokenDigest: null, resetPasswordSentAt: null, ...raisedSessionVersion })
+    .where(eq(users.id, userId));
+}
+
+/**
+ * An administrator sets someone's password (the operator's `reset-password`, GitLab's `gitlab:password:reset`): the
+ * same rules and the same consequences as a change the person makes.
+ */
+export async function setPasswordAsAdmin(ctx: Ctx, userId: number, password: string): Promise<void> {
+  requireAdmin(ctx);
+  const problem = passwordProblem(password);
+  if (problem) throw new ValidationError({ password: [problem] });
+  await storeNewPassword(ctx, userId, password);
 }
 
 export function passwordResetLink(token: string): string {

@@ -15,3 +15,12 @@ export const startedKey = Symbol.for("gitlab-compatible.started");
  * whatever a client sent under that name (lib/http/client-address.ts reads it for the per-address throttles).
  */
 export const peerAddressHeader = "x-peer-address";
+/**
+ * The request header that marks a request as one that came through the operator socket (`<DATA_DIR>/operator.sock`,
+ * which only the account running the server can open): its value is the process's own random secret, held in
+ * `process.env[operatorSecretVariable]`. The TCP server drops whatever a client sends under this name.
+ */
+export const operatorSocketHeader = "x-operator-socket";
+export const operatorSecretVariable = "OPERATOR_SOCKET_SECRET";
+/** The operator socket's file name in DATA_DIR. */
+export const operatorSocketFile = "operator.sock";
