@@ -1,0 +1,140 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { expect, test } from "@playwright/test";
+import { answered, callTool, mcpPath, ownerWithProject } from "../mcp/support";
+import { asBearer } from "../support/oauth";
+import { consentToMcpClient } from "../support/oauth-browser";
+
+/**
+ * mcp-remote, the stdio bridge desktop MCP hosts run for remote servers, given nothing but the MCP endpoint's URL: it
+ * discovers our metadata, registers itself, opens the person's browser at the consent page, receives the code on its
+ * own loopback callback server, and then carries a stdio client's messages to the server with the token it obtained.
+ *
+ * How it opens the browser: `open(url)` from the `open` package, which on Linux runs the `xdg-open` script it ships
+ * (or the `xdg-open` on PATH when that copy is not executable). With no desktop session that script runs `$BROWSER`;
+ * should it fail, mcp-remote tries `/usr/bin/xdg-open`, `gio` and `x-www-browser` itself. Here a script that only
+ * writes the URL down stands first on PATH as `xdg-open` and is named by `$BROWSER`, so no real browser is started and
+ * the test opens the URL in Chromium itself.
+ *
+ * Its callback server listens on a port derived from the server URL (3335-49150, walking up when one is taken) at
+ * `http://localhost:<port>/oauth/callback`, the redirect URI it registers. It sends the `resource` parameter (RFC 8707)
+ * the SDK it bundles takes from our protected resource metadata, on the authorization and token requests alike, so
+ * its token is bound to the MCP endpoint; with `--disable-resource-parameter` it sends none and the token, bound to
+ * no resource, is accepted there too.
+ */
+
+const proxyScript = path.resolve("node_modules/mcp-remote/dist/proxy.js");
+
+test("mcp-remote, given only the MCP endpoint's URL, registers, has the person consent in the browser, and bridges a stdio client to the tools", async ({
+  page,
+  request,
+  baseURL,
+}) => {
+  test.setTimeout(120_000);
+  const mcpEndpoint = `${baseURL}${mcpPath}`;
+  const { user, project } = await ownerWithProject(request);
+
+  // A home of its own, so nothing of the machine's (or another run's) sign-ins is read or written.
+  const home = mkdtempSync(path.join(tmpdir(), "mcp-remote-"));
+  const configDir = path.join(home, "config");
+  const bin = path.join(home, "bin");
+  const openedUrls = path.join(home, "opened-urls");
+  mkdirSync(bin);
+  const opener = path.join(bin, "xdg-open");
+  writeFileSync(opener, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${openedUrls}'\n`, { mode: 0o755 });
+
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [proxyScript, mcpEndpoint],
+    env: { PATH: `${bin}:${process.env.PATH ?? ""}`, BROWSER: opener, HOME: home, MCP_REMOTE_CONFIG_DIR: configDir },
+    stderr: "pipe",
+  });
+  // Read what the bridge logs, so its pipe never fills, and to tell why if it fails.
+  let logged = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (logged += chunk.toString()));
+  const client = new Client({ name: "stdio-host", version: "1.0.0" });
+  try {
+    const connected = client.connect(transport).then(
+      () => null,
+      (error: unknown) => error,
+    );
+
+    // The bridge opened the consent page "in the browser": the person goes through it in Chromium.
+    await expect
+      .poll(() => (existsSync(openedUrls) ? readFileSync(openedUrls, "utf8") : ""), { timeout: 30_000, message: `mcp-remote opened no URL:\n${logged}` })
+      .toMatch(/\n$/);
+    const opened = readFileSync(openedUrls, "utf8").trimEnd().split("\n");
+    expect(opened).toHaveLength(1);
+    const authorizationUrl = new URL(opened[0]!);
+    expect(authorizationUrl.origin + authorizationUrl.pathname).toBe(`${baseURL}/oauth/authorize`);
+    const params = Object.fromEntries(authorizationUrl.searchParams);
+    expect(params).toEqual({
+      response_type: "code",
+      client_id: expect.stringMatching(/^[0-9a-f]{64}$/),
+      code_challenge: expect.any(String),
+      code_challenge_method: "S256",
+      redirect_uri: expect.stringMatching(/^http:\/\/localhost:\d+\/oauth\/callback$/),
+      state: expect.any(String),
+      scope: "mcp",
+      resource: mcpEndpoint,
+    });
+    const applicationName = "[Unverified Dynamic Application] MCP CLI Proxy";
+    const callback = await consentToMcpClient(page, authorizationUrl.toString(), user, { applicationName, unverified: { kind: "dynamic" } });
+    expect(callback).toEqual({ code: expect.stringMatching(/^[0-9a-f]{64}$/), state: params.state });
+    // mcp-remote's own callback page.
+    await expect(page.locator("body")).toContainText("Authorization successful");
+
+    const failure = await connected;
+    if (failure) throw new Error(`mcp-remote did not connect: ${String(failure)}\n${logged}`);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["get_project", "create_issue", "get_issue"]));
+    expect(answered(await callTool(client, "get_project", { id: project.id }))).toMatchObject({
+      id: project.id,
+      path_with_namespace: project.path_with_namespace,
+    });
+    const created = answered(await callTool(client, "create_issue", { id: project.id, title: "Through the bridge" }));
+    expect(created).toMatchObject({ iid: 1, title: "Through the bridge", author: { id: user.id, username: user.username } });
+    expect(answered(await callTool(client, "get_issue", { id: project.id, issue_iid: 1 }))).toEqual(created);
+
+    // What it saved: the client it registered (the consent page said it registered itself), and a token for the MCP
+    // endpoint alone.
+    const store = path.join(configDir, "mcp-remote-v1");
+    const saved = (suffix: string) => {
+      const files = readdirSync(store).filter((name) => name.endsWith(suffix));
+      expect(files).toHaveLength(1);
+      return JSON.parse(readFileSync(path.join(store, files[0]!), "utf8")) as Record<string, unknown>;
+    };
+    const registered = saved("_client_info.json");
+    expect(registered).toMatchObject({
+      client_id: params.client_id,
+      client_name: applicationName,
+      redirect_uris: [params.redirect_uri],
+      token_endpoint_auth_method: "none",
+      scope: "mcp",
+    });
+    const tokens = saved("_tokens.json");
+    expect(tokens).toMatchObject({ token_type: "Bearer", scope: "mcp", refresh_token: expect.any(String) });
+    const info = await request.get("/oauth/token/info", { headers: asBearer(tokens.access_token as string) });
+    expect(info.status()).toBe(200);
+    expect(await info.json()).toMatchObject({
+      resource_owner_id: user.id,
+      scope: ["mcp"],
+      application: { uid: params.client_id },
+      aud: mcpEndpoint,
+    });
+  } finally {
+    await client.close();
+    // close() ends the child gently; make sure it is gone whatever state it was left in.
+    const pid = transport.pid;
+    if (pid !== null) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already exited.
+      }
+    }
+    rmSync(home, { recursive: true, force: true });
+  }
+});
