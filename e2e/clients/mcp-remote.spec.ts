@@ -28,113 +28,127 @@ import { consentToMcpClient } from "../support/oauth-browser";
 
 const proxyScript = path.resolve("node_modules/mcp-remote/dist/proxy.js");
 
-test("mcp-remote, given only the MCP endpoint's URL, registers, has the person consent in the browser, and bridges a stdio client to the tools", async ({
-  page,
-  request,
-  baseURL,
-}) => {
-  test.setTimeout(120_000);
-  const mcpEndpoint = `${baseURL}${mcpPath}`;
-  const { user, project } = await ownerWithProject(request);
-
-  // A home of its own, so nothing of the machine's (or another run's) sign-ins is read or written.
-  const home = mkdtempSync(path.join(tmpdir(), "mcp-remote-"));
-  const configDir = path.join(home, "config");
-  const bin = path.join(home, "bin");
-  const openedUrls = path.join(home, "opened-urls");
-  mkdirSync(bin);
-  const opener = path.join(bin, "xdg-open");
-  writeFileSync(opener, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${openedUrls}'\n`, { mode: 0o755 });
-
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [proxyScript, mcpEndpoint],
-    env: { PATH: `${bin}:${process.env.PATH ?? ""}`, BROWSER: opener, HOME: home, MCP_REMOTE_CONFIG_DIR: configDir },
-    stderr: "pipe",
-  });
-  // Read what the bridge logs, so its pipe never fills, and to tell why if it fails.
-  let logged = "";
-  transport.stderr?.on("data", (chunk: Buffer) => (logged += chunk.toString()));
-  const client = new Client({ name: "stdio-host", version: "1.0.0" });
+function isRunning(pid: number): boolean {
   try {
-    const connected = client.connect(transport).then(
-      () => null,
-      (error: unknown) => error,
-    );
-
-    // The bridge opened the consent page "in the browser": the person goes through it in Chromium.
-    await expect
-      .poll(() => (existsSync(openedUrls) ? readFileSync(openedUrls, "utf8") : ""), { timeout: 30_000, message: `mcp-remote opened no URL:\n${logged}` })
-      .toMatch(/\n$/);
-    const opened = readFileSync(openedUrls, "utf8").trimEnd().split("\n");
-    expect(opened).toHaveLength(1);
-    const authorizationUrl = new URL(opened[0]!);
-    expect(authorizationUrl.origin + authorizationUrl.pathname).toBe(`${baseURL}/oauth/authorize`);
-    const params = Object.fromEntries(authorizationUrl.searchParams);
-    expect(params).toEqual({
-      response_type: "code",
-      client_id: expect.stringMatching(/^[0-9a-f]{64}$/),
-      code_challenge: expect.any(String),
-      code_challenge_method: "S256",
-      redirect_uri: expect.stringMatching(/^http:\/\/localhost:\d+\/oauth\/callback$/),
-      state: expect.any(String),
-      scope: "mcp",
-      resource: mcpEndpoint,
-    });
-    const applicationName = "[Unverified Dynamic Application] MCP CLI Proxy";
-    const callback = await consentToMcpClient(page, authorizationUrl.toString(), user, { applicationName, unverified: { kind: "dynamic" } });
-    expect(callback).toEqual({ code: expect.stringMatching(/^[0-9a-f]{64}$/), state: params.state });
-    // mcp-remote's own callback page.
-    await expect(page.locator("body")).toContainText("Authorization successful");
-
-    const failure = await connected;
-    if (failure) throw new Error(`mcp-remote did not connect: ${String(failure)}\n${logged}`);
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["get_project", "create_issue", "get_issue"]));
-    expect(answered(await callTool(client, "get_project", { id: project.id }))).toMatchObject({
-      id: project.id,
-      path_with_namespace: project.path_with_namespace,
-    });
-    const created = answered(await callTool(client, "create_issue", { id: project.id, title: "Through the bridge" }));
-    expect(created).toMatchObject({ iid: 1, title: "Through the bridge", author: { id: user.id, username: user.username } });
-    expect(answered(await callTool(client, "get_issue", { id: project.id, issue_iid: 1 }))).toEqual(created);
-
-    // What it saved: the client it registered (the consent page said it registered itself), and a token for the MCP
-    // endpoint alone.
-    const store = path.join(configDir, "mcp-remote-v1");
-    const saved = (suffix: string) => {
-      const files = readdirSync(store).filter((name) => name.endsWith(suffix));
-      expect(files).toHaveLength(1);
-      return JSON.parse(readFileSync(path.join(store, files[0]!), "utf8")) as Record<string, unknown>;
-    };
-    const registered = saved("_client_info.json");
-    expect(registered).toMatchObject({
-      client_id: params.client_id,
-      client_name: applicationName,
-      redirect_uris: [params.redirect_uri],
-      token_endpoint_auth_method: "none",
-      scope: "mcp",
-    });
-    const tokens = saved("_tokens.json");
-    expect(tokens).toMatchObject({ token_type: "Bearer", scope: "mcp", refresh_token: expect.any(String) });
-    const info = await request.get("/oauth/token/info", { headers: asBearer(tokens.access_token as string) });
-    expect(info.status()).toBe(200);
-    expect(await info.json()).toMatchObject({
-      resource_owner_id: user.id,
-      scope: ["mcp"],
-      application: { uid: params.client_id },
-      aud: mcpEndpoint,
-    });
-  } finally {
-    await client.close();
-    // close() ends the child gently; make sure it is gone whatever state it was left in.
-    const pid = transport.pid;
-    if (pid !== null) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // Already exited.
-      }
-    }
-    rmSync(home, { recursive: true, force: true });
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
-});
+}
+
+// mcp-remote instances started for the same server URL share one sign-in through the callback port (a second one waits
+// on the first's callback server, and takes over its port when it exits): two at once would each receive the other's
+// code. They run one after the other.
+test.describe.configure({ mode: "default" });
+
+/** As it runs by default, and told to leave the resource indicator out, as some authorization servers want. */
+const variants = [
+  { flags: [], title: "naming the MCP endpoint as the resource", bound: true },
+  { flags: ["--disable-resource-parameter"], title: "without a resource indicator", bound: false },
+];
+
+for (const { flags, title, bound } of variants) {
+  test(`mcp-remote, given only the MCP endpoint's URL, registers, has the person consent in the browser, and bridges a stdio client to the tools, ${title}`, async ({
+    page,
+    request,
+    baseURL,
+  }) => {
+    test.setTimeout(90_000);
+    const mcpEndpoint = `${baseURL}${mcpPath}`;
+    const { user, project } = await ownerWithProject(request);
+
+    // A home of its own, so nothing of the machine's (or another run's) sign-ins is read or written.
+    const home = mkdtempSync(path.join(tmpdir(), "mcp-remote-"));
+    const configDir = path.join(home, "config");
+    const bin = path.join(home, "bin");
+    const openedUrls = path.join(home, "opened-urls");
+    mkdirSync(bin);
+    const opener = path.join(bin, "xdg-open");
+    writeFileSync(opener, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${openedUrls}'\n`, { mode: 0o755 });
+
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [proxyScript, mcpEndpoint, ...flags],
+      env: { PATH: `${bin}:${process.env.PATH ?? ""}`, BROWSER: opener, HOME: home, MCP_REMOTE_CONFIG_DIR: configDir },
+      stderr: "pipe",
+    });
+    // Read what the bridge logs, so its pipe never fills, and to tell why if it fails.
+    let logged = "";
+    transport.stderr?.on("data", (chunk: Buffer) => (logged += chunk.toString()));
+    const client = new Client({ name: "stdio-host", version: "1.0.0" });
+    try {
+      const connected = client.connect(transport).then(
+        () => null,
+        (error: unknown) => error,
+      );
+
+      // The bridge opened the consent page "in the browser": the person goes through it in Chromium.
+      await expect
+        .poll(() => (existsSync(openedUrls) ? readFileSync(openedUrls, "utf8") : ""), { timeout: 30_000, message: `mcp-remote opened no URL:\n${logged}` })
+        .toMatch(/\n$/);
+      const opened = readFileSync(openedUrls, "utf8").trimEnd().split("\n");
+      expect(opened).toHaveLength(1);
+      const authorizationUrl = new URL(opened[0]!);
+      expect(authorizationUrl.origin + authorizationUrl.pathname).toBe(`${baseURL}/oauth/authorize`);
+      const params = Object.fromEntries(authorizationUrl.searchParams);
+      expect(params).toEqual({
+        response_type: "code",
+        client_id: expect.stringMatching(/^[0-9a-f]{64}$/),
+        code_challenge: expect.any(String),
+        code_challenge_method: "S256",
+        redirect_uri: expect.stringMatching(/^http:\/\/localhost:\d+\/oauth\/callback$/),
+        state: expect.any(String),
+        scope: "mcp",
+        ...(bound ? { resource: mcpEndpoint } : {}),
+      });
+      const applicationName = "[Unverified Dynamic Application] MCP CLI Proxy";
+      const callback = await consentToMcpClient(page, authorizationUrl.toString(), user, { applicationName, unverified: { kind: "dynamic" } });
+      expect(callback).toEqual({ code: expect.stringMatching(/^[0-9a-f]{64}$/), state: params.state });
+      // mcp-remote's own callback page.
+      await expect(page.locator("body")).toContainText("Authorization successful");
+
+      const failure = await connected;
+      if (failure) throw new Error(`mcp-remote did not connect: ${String(failure)}\n${logged}`);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["get_project", "create_issue", "get_issue"]));
+      expect(answered(await callTool(client, "get_project", { id: project.id }))).toMatchObject({
+        id: project.id,
+        path_with_namespace: project.path_with_namespace,
+      });
+      const created = answered(await callTool(client, "create_issue", { id: project.id, title: "Through the bridge" }));
+      expect(created).toMatchObject({ iid: 1, title: "Through the bridge", author: { id: user.id, username: user.username } });
+      expect(answered(await callTool(client, "get_issue", { id: project.id, issue_iid: 1 }))).toEqual(created);
+
+      // What it saved: the client it registered (the consent page said it registered itself), and a token for the MCP
+      // endpoint alone.
+      const store = path.join(configDir, "mcp-remote-v1");
+      const saved = (suffix: string) => {
+        const files = readdirSync(store).filter((name) => name.endsWith(suffix));
+        expect(files).toHaveLength(1);
+        return JSON.parse(readFileSync(path.join(store, files[0]!), "utf8")) as Record<string, unknown>;
+      };
+      const registered = saved("_client_info.json");
+      expect(registered).toMatchObject({
+        client_id: params.client_id,
+        client_name: applicationName,
+        redirect_uris: [params.redirect_uri],
+        token_endpoint_auth_method: "none",
+        scope: "mcp",
+      });
+      const tokens = saved("_tokens.json");
+      expect(tokens).toMatchObject({ token_type: "Bearer", scope: "mcp", refresh_token: expect.any(String) });
+      const info = await request.get("/oauth/token/info", { headers: asBearer(tokens.access_token as string) });
+      expect(info.status()).toBe(200);
+      const described = (await info.json()) as Record<string, unknown>;
+      expect(described).toMatchObject({ resource_owner_id: user.id, scope: ["mcp"], application: { uid: params.client_id } });
+      // Bound to the MCP endpoint, or (asked for no resource) to none: the MCP endpoint took it either way.
+      expect(described.aud).toBe(bound ? mcpEndpoint : undefined);
+    } finally {
+      const pid = transport.pid;
+      // The SDK's close() ends the child whatever state it is in: its stdin closed, then SIGTERM, then SIGKILL, 2 s apart.
+      await client.close();
+      if (pid !== null) await expect.poll(() => isRunning(pid), { message: "mcp-remote outlived the test" }).toBe(false);
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+}

@@ -1,6 +1,7 @@
 import { auth, UnauthorizedError, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { InvalidTargetError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { randomBytes } from "node:crypto";
@@ -297,6 +298,18 @@ test("the MCP SDK, given only the MCP endpoint's URL, discovers, registers, is a
     });
     expect(holder.authorizationUrls).toHaveLength(1);
     expect(holder.authorizationUrls[0]!.searchParams.get("resource")).toBe(mcpEndpoint);
+
+    // Holding the refresh token as well, the SDK first tries a refresh for this endpoint: the grant was given for the
+    // other resource, so the token endpoint refuses to name this one (invalid_target), and the call fails.
+    const pairRecorder = recordingFetch();
+    const pairHolder = new HostProvider({ redirectUrl: callback.url, clientName: "MCP SDK host", authorize: () => Promise.resolve() });
+    pairHolder.client = provider.client;
+    pairHolder.saved = other.saved;
+    const pair = sdkConnection(baseURL!, pairHolder, pairRecorder.fetch);
+    await expect(pair.client.connect(pair.transport)).rejects.toThrow(InvalidTargetError);
+    expect(pairRecorder.exchanges.map((exchange) => exchange.line)).toEqual([...discoveryExchanges, "POST /oauth/token 400"]);
+    expect(pairHolder.authorizationUrls).toHaveLength(0);
+    expect(await tokenInfo(request, other.saved!.access_token)).toMatchObject({ status: 200, body: { aud: elsewhere } });
   } finally {
     await callback.close();
   }
