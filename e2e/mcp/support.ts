@@ -1,9 +1,15 @@
 import { expect, type APIRequestContext } from "@playwright/test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { asToken } from "../support/api";
+import { asToken, createProject, createUser, type CreatedProject, type CreatedUser } from "../support/api";
 
 export const mcpPath = "/api/v4/mcp";
+
+/** A person with a project of their own, for whom an MCP client is authorized and files issues. */
+export async function ownerWithProject(request: APIRequestContext): Promise<{ user: CreatedUser; project: CreatedProject }> {
+  const user = await createUser(request);
+  return { user, project: await createProject(request, user.token) };
+}
 
 /** Connects the MCP SDK's own client to the server with `token`, as Claude Code, VS Code or Cursor connect. */
 export async function connectClient(baseURL: string, token: string): Promise<Client> {

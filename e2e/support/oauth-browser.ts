@@ -129,3 +129,39 @@ export async function expectRelyingPartySession(
     expires: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
   });
 }
+
+/** How the consent page marks an application that registered itself. */
+export type UnverifiedMarking = { kind: "dynamic" } | { kind: "metadata_document"; documentHost: string };
+
+/**
+ * The person at an authorization URL a client opened for them, in the browser: signs in on our sign-in form when no
+ * one is signed in yet, checks that the consent page names `applicationName`, marks it unverified as `unverified`
+ * says and asks for `mcp` alone, authorizes it, and returns the parameters the browser brought to the client's
+ * redirect URI (read from the URL itself).
+ */
+export async function consentToMcpClient(
+  page: Page,
+  authorizationUrl: string,
+  user: { username: string; password: string },
+  expected: { applicationName: string; unverified: UnverifiedMarking },
+): Promise<Record<string, string>> {
+  const redirectUri = new URL(new URL(authorizationUrl).searchParams.get("redirect_uri") ?? "");
+  await page.goto(authorizationUrl);
+  if (new URL(page.url()).pathname === "/users/sign_in") await submitSignIn(page, user.username, user.password);
+  await expect(page).toHaveURL(/\/oauth\/authorize\/consent\?/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`${expected.applicationName} is requesting access to your account`);
+  const notice = page.getByRole("status").filter({ hasText: "Unverified application" });
+  await expect(notice).toContainText(
+    expected.unverified.kind === "dynamic"
+      ? "This application registered itself and has not been verified by an administrator of this service."
+      : `This application is described by a document published at ${expected.unverified.documentHost} and has not been verified by an administrator of this service.`,
+  );
+  await expect(notice).toContainText(`you expect to be sent to ${redirectUri.host}`);
+  const scopes = page.getByRole("region", { name: "This application will be able to:" }).getByRole("listitem");
+  await expect(scopes).toHaveCount(1);
+  await expect(scopes.locator("code")).toHaveText("mcp");
+  await expect(scopes.locator("strong")).toHaveText("Use the MCP server on your behalf");
+  await page.getByRole("button", { name: `Authorize ${expected.applicationName}` }).click();
+  await page.waitForURL((url) => url.origin === redirectUri.origin && url.pathname === redirectUri.pathname);
+  return callbackParams(page.url());
+}

@@ -152,3 +152,9 @@ export async function registerDynamicClient(request: APIRequestContext, metadata
 export function asBearer(accessToken: string): Record<string, string> {
   return { Authorization: `Bearer ${accessToken}` };
 }
+
+/** What `/oauth/token/info` says of an access token: its status, and its body. */
+export async function tokenInfo(request: APIRequestContext, accessToken: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const info = await request.get("/oauth/token/info", { headers: asBearer(accessToken) });
+  return { status: info.status(), body: (await info.json()) as Record<string, unknown> };
+}
