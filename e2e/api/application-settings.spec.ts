@@ -7,7 +7,16 @@ import { signIn } from "../support/browser";
 test.describe.configure({ mode: "serial" });
 
 const root = asToken(rootToken);
-const defaults = { signup_enabled: true, allow_local_requests_from_web_hooks_and_services: false, oauth_authorization_response_iss: false };
+/** The settings as GET answers them; the local-network switch also under its name before GitLab 12.2, as GitLab's. */
+function settings(allowLocal: boolean, iss: boolean) {
+  return {
+    signup_enabled: true,
+    allow_local_requests_from_web_hooks_and_services: allowLocal,
+    allow_local_requests_from_hooks_and_services: allowLocal,
+    oauth_authorization_response_iss: iss,
+  };
+}
+const defaults = settings(false, false);
 
 test("only admins read and change the settings: 401 without a token, 403 for anyone else", async ({ request }) => {
   const someone = await createUser(request);
@@ -33,20 +42,12 @@ test("PUT takes form and JSON bodies, reads booleans as GitLab does, ignores att
     form: { allow_local_requests_from_web_hooks_and_services: "true", signup_enabled: "false", gravatar_enabled: "false" },
   });
   // signup_enabled is the server's configuration (SIGNUP_ENABLED), read here and set nowhere else.
-  await expectJson(form, 200, { ...defaults, allow_local_requests_from_web_hooks_and_services: true });
-  await expectJson(await request.get("/api/v4/application/settings", { headers: root }), 200, { ...defaults, allow_local_requests_from_web_hooks_and_services: true });
+  await expectJson(form, 200, settings(true, false));
+  await expectJson(await request.get("/api/v4/application/settings", { headers: root }), 200, settings(true, false));
 
   // Only what is sent changes.
-  await expectJson(await request.put("/api/v4/application/settings", { headers: root, data: { oauth_authorization_response_iss: "1" } }), 200, {
-    ...defaults,
-    allow_local_requests_from_web_hooks_and_services: true,
-    oauth_authorization_response_iss: true,
-  });
-  await expectJson(await request.put("/api/v4/application/settings", { headers: root, data: {} }), 200, {
-    ...defaults,
-    allow_local_requests_from_web_hooks_and_services: true,
-    oauth_authorization_response_iss: true,
-  });
+  await expectJson(await request.put("/api/v4/application/settings", { headers: root, data: { oauth_authorization_response_iss: "1" } }), 200, settings(true, true));
+  await expectJson(await request.put("/api/v4/application/settings", { headers: root, data: {} }), 200, settings(true, true));
 
   for (const value of ["maybe", "", "2", 2, null, ["true"]]) {
     await expectJson(
@@ -59,11 +60,7 @@ test("PUT takes form and JSON bodies, reads booleans as GitLab does, ignores att
     error: "oauth_authorization_response_iss is invalid",
   });
   // Nothing of a refused request was saved.
-  await expectJson(await request.get("/api/v4/application/settings", { headers: root }), 200, {
-    ...defaults,
-    allow_local_requests_from_web_hooks_and_services: true,
-    oauth_authorization_response_iss: true,
-  });
+  await expectJson(await request.get("/api/v4/application/settings", { headers: root }), 200, settings(true, true));
 
   await expectJson(
     await request.put("/api/v4/application/settings", {
@@ -73,6 +70,21 @@ test("PUT takes form and JSON bodies, reads booleans as GitLab does, ignores att
     200,
     defaults,
   );
+
+  // The name before GitLab 12.2 is taken too, and wins over the new one, as on GitLab.
+  await expectJson(await request.put("/api/v4/application/settings", { headers: root, data: { allow_local_requests_from_hooks_and_services: "yes" } }), 200, settings(true, false));
+  await expectJson(
+    await request.put("/api/v4/application/settings", {
+      headers: root,
+      data: { allow_local_requests_from_hooks_and_services: false, allow_local_requests_from_web_hooks_and_services: true },
+    }),
+    200,
+    defaults,
+  );
+  await expectJson(await request.put("/api/v4/application/settings", { headers: root, data: { allow_local_requests_from_hooks_and_services: "nope" } }), 400, {
+    error: "allow_local_requests_from_hooks_and_services is invalid",
+  });
+  await expectJson(await request.get("/api/v4/application/settings", { headers: root }), 200, defaults);
 });
 
 test("a read_api token reads the settings and cannot change them", async ({ request }) => {
@@ -95,7 +107,7 @@ test("the admin page shows the setting with GitLab's label and saves it; the API
   await setting.check();
   await page.getByRole("button", { name: "Save changes" }).click();
   await expect(page.getByText("Application settings saved successfully.")).toBeVisible();
-  await expectJson(await request.get("/api/v4/application/settings", { headers: root }), 200, { ...defaults, allow_local_requests_from_web_hooks_and_services: true });
+  await expectJson(await request.get("/api/v4/application/settings", { headers: root }), 200, settings(true, false));
 
   await expectJson(await request.put("/api/v4/application/settings", { headers: root, data: { allow_local_requests_from_web_hooks_and_services: false } }), 200, defaults);
   await page.reload();

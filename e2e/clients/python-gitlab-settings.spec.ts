@@ -35,7 +35,12 @@ except gitlab.GitlabUpdateError as error:
     saved: true,
     reread: true,
     after_update: [true, true],
-    restored: { signup_enabled: true, allow_local_requests_from_web_hooks_and_services: false, oauth_authorization_response_iss: false },
+    restored: {
+      signup_enabled: true,
+      allow_local_requests_from_web_hooks_and_services: false,
+      allow_local_requests_from_hooks_and_services: false,
+      oauth_authorization_response_iss: false,
+    },
     refused: [400, "allow_local_requests_from_web_hooks_and_services is invalid"],
   });
 });

@@ -32,6 +32,7 @@ describe.each(testDatabases())("instance settings on $name", ({ open }) => {
     expect(serializeApplicationSettings(await getInstanceSettings(admin))).toEqual({
       signup_enabled: true,
       allow_local_requests_from_web_hooks_and_services: false,
+      allow_local_requests_from_hooks_and_services: false,
       oauth_authorization_response_iss: true,
     });
   });

@@ -72,6 +72,8 @@ export function serializeApplicationSettings(settings: InstanceSettings) {
   return {
     signup_enabled: env.SIGNUP_ENABLED,
     allow_local_requests_from_web_hooks_and_services: settings.allowLocalRequestsFromWebHooksAndServices,
+    // Its name before GitLab 12.2, which GitLab's entity still carries.
+    allow_local_requests_from_hooks_and_services: settings.allowLocalRequestsFromWebHooksAndServices,
     oauth_authorization_response_iss: settings.oauthAuthorizationResponseIss,
   };
 }

@@ -17,13 +17,14 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/application/setti
     guard: requireAdmin,
     params: {
       allow_local_requests_from_web_hooks_and_services: booleanParam.optional(),
+      /** The setting's name before GitLab 12.2, which GitLab still takes; given both, it wins, as on GitLab. */
+      allow_local_requests_from_hooks_and_services: booleanParam.optional(),
       oauth_authorization_response_iss: booleanParam.optional(),
     },
     handle: async ({ ctx, params }) => {
+      const allowLocal = params.allow_local_requests_from_hooks_and_services ?? params.allow_local_requests_from_web_hooks_and_services;
       const settings = await updateInstanceSettings(ctx, {
-        ...(params.allow_local_requests_from_web_hooks_and_services !== undefined
-          ? { allowLocalRequestsFromWebHooksAndServices: params.allow_local_requests_from_web_hooks_and_services }
-          : {}),
+        ...(allowLocal !== undefined ? { allowLocalRequestsFromWebHooksAndServices: allowLocal } : {}),
         ...(params.oauth_authorization_response_iss !== undefined ? { oauthAuthorizationResponseIss: params.oauth_authorization_response_iss } : {}),
       });
       return json(serializeApplicationSettings(settings));
