@@ -52,8 +52,14 @@ const throttleSpecs = /security\/throttles\.spec\.ts$/;
 const renderFloodSpecs = /security\/render-flood\.spec\.ts$/;
 /** And the instance setting that adds `iss` to every authorization response: turned on, it would change other specs' answers. */
 const issSettingSpecs = /oauth\/iss-setting\.spec\.ts$/;
+/**
+ * And the specs that change the instance's settings through the API, which other specs' answers depend on: the API's,
+ * then (on the same server, once those are done, so the two never change the settings at once) python-gitlab's.
+ */
+const applicationSettingsSpecs = /api\/application-settings\.spec\.ts$/;
+const applicationSettingsClientSpecs = /clients\/python-gitlab-settings\.spec\.ts$/;
 /** Specs that run only on a server of their own. */
-const ownServerSpecs = [throttleSpecs, renderFloodSpecs, issSettingSpecs];
+const ownServerSpecs = [throttleSpecs, renderFloodSpecs, issSettingSpecs, applicationSettingsSpecs, applicationSettingsClientSpecs];
 
 interface Target {
   name: string;
@@ -112,6 +118,12 @@ targets.push({
   testMatch: issSettingSpecs,
 });
 targets.push({
+  name: "application-settings",
+  port: portBase + 6,
+  env: { ...roomyThrottles, DATA_DIR: serverDataDir("application-settings", runId) },
+  testMatch: applicationSettingsSpecs,
+});
+targets.push({
   name: "render-flood",
   port: portBase + 4,
   env: { ...roomyThrottles, ...renderFloodServer, DATA_DIR: serverDataDir("render-flood", runId) },
@@ -142,12 +154,20 @@ const config: PlaywrightTestConfig = {
   forbidOnly: !!process.env.CI,
   reporter: [["list"]],
   use: { trace: "retain-on-failure", launchOptions },
-  projects: targets.map((target) => ({
-    name: target.name,
-    use: { baseURL: `http://localhost:${target.port}`, launchOptions },
-    ...(target.testMatch ? { testMatch: target.testMatch } : {}),
-    testIgnore: ownServerSpecs.filter((specs) => specs !== target.testMatch),
-  })),
+  projects: [
+    ...targets.map((target) => ({
+      name: target.name,
+      use: { baseURL: `http://localhost:${target.port}`, launchOptions },
+      ...(target.testMatch ? { testMatch: target.testMatch } : {}),
+      testIgnore: ownServerSpecs.filter((specs) => specs !== target.testMatch),
+    })),
+    {
+      name: "application-settings-clients",
+      use: { baseURL: `http://localhost:${portBase + 6}`, launchOptions },
+      testMatch: applicationSettingsClientSpecs,
+      dependencies: ["application-settings"],
+    },
+  ],
   webServer: targets.map((target) => ({
     // The production server, as `npm start` runs it, with a keep-alive longer than the test client's, so the server
     // never closes a connection the client is reusing. Its output goes to a file that tests read (no secret may ever

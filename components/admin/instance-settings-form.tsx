@@ -9,19 +9,33 @@ export function InstanceSettingsForm({ settings, save }: { settings: Settings; s
   return (
     <SettingsForm schema={instanceSettingsFormSchema} settings={settings} save={save} savedMessage="Application settings saved successfully.">
       {(register) => (
-        <fieldset className="stack">
-          <legend>OAuth provider</legend>
-          <label className="checkbox">
-            <input type="checkbox" aria-describedby="authorization-response-iss-help" {...register("oauthAuthorizationResponseIss")} />
-            <span>Send the issuer (iss) with authorization responses</span>
-          </label>
-          <p id="authorization-response-iss-help" className="muted">
-            RFC 9207: every answer to an application&apos;s redirect URI (a code, an error, a denial) names this server, and
-            discovery says so. GitLab sends neither, and sign-in libraries set up for GitLab without an issuer (Auth.js,
-            NextAuth.js) refuse such answers; turn it on only when your applications are set up with this server&apos;s
-            issuer and want it.
-          </p>
-        </fieldset>
+        <>
+          <fieldset className="stack">
+            <legend>OAuth provider</legend>
+            <label className="checkbox">
+              <input type="checkbox" aria-describedby="authorization-response-iss-help" {...register("oauthAuthorizationResponseIss")} />
+              <span>Send the issuer (iss) with authorization responses</span>
+            </label>
+            <p id="authorization-response-iss-help" className="muted">
+              RFC 9207: every answer to an application&apos;s redirect URI (a code, an error, a denial) names this server, and
+              discovery says so. GitLab sends neither, and sign-in libraries set up for GitLab without an issuer (Auth.js,
+              NextAuth.js) refuse such answers; turn it on only when your applications are set up with this server&apos;s
+              issuer and want it.
+            </p>
+          </fieldset>
+          <fieldset className="stack">
+            <legend>Outbound requests</legend>
+            <label className="checkbox">
+              <input type="checkbox" aria-describedby="local-requests-help" {...register("allowLocalRequestsFromWebHooksAndServices")} />
+              <span>Allow requests to the local network from webhooks and integrations</span>
+            </label>
+            <p id="local-requests-help" className="muted">
+              Webhooks and integrations send requests to URLs that project maintainers enter. Unless this is on, requests to
+              this server, to loopback, private and link-local addresses (the cloud metadata address among them), and to
+              shared, multicast and reserved ranges are refused, whatever the URL&apos;s host name resolves to.
+            </p>
+          </fieldset>
+        </>
       )}
     </SettingsForm>
   );

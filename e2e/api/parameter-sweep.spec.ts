@@ -256,6 +256,16 @@ async function sweptCalls(request: APIRequestContext, fx: Fixture): Promise<Swep
     { method: "PUT", route: "/applications/:id", path: `/applications/${fx.applicationId}`, gitlabBoolean: ["trusted", "1"], token: rootToken, status: 200 },
     { method: "POST", route: "/applications/:id/renew-secret", path: `/applications/${fx.applicationId}/renew-secret`, token: rootToken, status: 201 },
     { method: "POST", route: "/admin/events/prune", path: "/admin/events/prune", token: rootToken, status: 200 },
+    { method: "GET", route: "/application/settings", path: "/application/settings", token: rootToken, status: 200 },
+    // The value every shared server has: the setting's own suite runs on a server of its own.
+    {
+      method: "PUT",
+      route: "/application/settings",
+      path: "/application/settings",
+      gitlabBoolean: ["oauth_authorization_response_iss", "False"],
+      token: rootToken,
+      status: 200,
+    },
     // Deletions last.
     { method: "DELETE", route: "/projects/:id/labels", path: `${project}/labels`, data: { name: "made" }, token: owner.token, status: 204 },
     { method: "DELETE", route: "/projects/:id/labels/:name", path: `${project}/labels/swept`, token: owner.token, status: 204 },

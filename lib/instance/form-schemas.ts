@@ -4,6 +4,8 @@ import { z } from "zod";
 export const instanceSettingsFormSchema = z.object({
   /** RFC 9207's `iss` in authorization responses, advertised by discovery. */
   oauthAuthorizationResponseIss: z.boolean(),
+  /** Outbound requests from webhooks and integrations may reach the local network (`lib/http/outbound.ts`). */
+  allowLocalRequestsFromWebHooksAndServices: z.boolean(),
 });
 
 export type InstanceSettingsForm = z.infer<typeof instanceSettingsFormSchema>;

@@ -3,17 +3,23 @@ import { eq, sql } from "drizzle-orm";
 import type { Ctx } from "@/lib/context";
 import { preparedQuery, type Database } from "@/lib/db";
 import { applicationSettings } from "@/lib/db/schema";
+import { env } from "@/lib/env";
 import { requireAdmin } from "@/lib/users/users";
 import type { InstanceSettingsForm } from "./form-schemas";
 
 export type InstanceSettings = InstanceSettingsForm;
 
 /** What an instance whose admin never saved the settings runs with: GitLab's behaviour. */
-export const defaultInstanceSettings: InstanceSettings = { oauthAuthorizationResponseIss: false };
+export const defaultInstanceSettings: InstanceSettings = { oauthAuthorizationResponseIss: false, allowLocalRequestsFromWebHooksAndServices: false };
+
+const settingsColumns = {
+  oauthAuthorizationResponseIss: applicationSettings.oauthAuthorizationResponseIss,
+  allowLocalRequestsFromWebHooksAndServices: applicationSettings.allowLocalRequestsFromWebHooksAndServices,
+};
 
 const settingsRow = preparedQuery((db) =>
   db
-    .select({ oauthAuthorizationResponseIss: applicationSettings.oauthAuthorizationResponseIss })
+    .select(settingsColumns)
     .from(applicationSettings)
     .where(eq(applicationSettings.id, 1))
     .prepare("application_settings_row"),
@@ -28,20 +34,46 @@ export async function instanceSettingsOf(db: Database): Promise<InstanceSettings
   return row ?? defaultInstanceSettings;
 }
 
+/**
+ * Whether webhooks and integrations may reach the local network (`allowLocalNetwork` of `sendOutbound`), read per
+ * request like every setting.
+ */
+export async function localRequestsAllowedFromWebHooks(db: Database): Promise<boolean> {
+  return (await instanceSettingsOf(db)).allowLocalRequestsFromWebHooksAndServices;
+}
+
 /** Admin area › Settings: the settings as they are (admins only). */
 export async function getInstanceSettings(ctx: Ctx): Promise<InstanceSettings> {
   requireAdmin(ctx);
   return instanceSettingsOf(ctx.db);
 }
 
-/** Admin area › Settings: saves the settings (admins only); the single row is created by the first save. */
-export async function updateInstanceSettings(ctx: Ctx, settings: InstanceSettings): Promise<InstanceSettings> {
+/**
+ * Admin area › Settings and `PUT /application/settings`: saves the settings given, leaving the others as they are
+ * (admins only); the single row is created by the first save, with every other setting at its default.
+ */
+export async function updateInstanceSettings(ctx: Ctx, changes: Partial<InstanceSettings>): Promise<InstanceSettings> {
   requireAdmin(ctx);
   const [saved] = await ctx.db
     .insert(applicationSettings)
-    .values({ id: 1, ...settings, updatedAt: ctx.now })
-    .onConflictDoUpdate({ target: applicationSettings.id, set: { ...settings, updatedAt: sql`excluded.updated_at` } })
-    .returning({ oauthAuthorizationResponseIss: applicationSettings.oauthAuthorizationResponseIss });
+    .values({ id: 1, ...changes, updatedAt: ctx.now })
+    .onConflictDoUpdate({ target: applicationSettings.id, set: { ...changes, updatedAt: sql`excluded.updated_at` } })
+    .returning(settingsColumns);
   if (!saved) throw new Error("upsert into application_settings returned no row");
   return saved;
+}
+
+/**
+ * `GET /application/settings`: GitLab's entity for the attributes this service has. `signup_enabled` is set by
+ * `SIGNUP_ENABLED` and only read here; `oauth_authorization_response_iss` is this service's own (GitLab has no
+ * RFC 9207 setting).
+ */
+export function serializeApplicationSettings(settings: InstanceSettings) {
+  return {
+    signup_enabled: env.SIGNUP_ENABLED,
+    allow_local_requests_from_web_hooks_and_services: settings.allowLocalRequestsFromWebHooksAndServices,
+    // Its name before GitLab 12.2, which GitLab's entity still carries.
+    allow_local_requests_from_hooks_and_services: settings.allowLocalRequestsFromWebHooksAndServices,
+    oauth_authorization_response_iss: settings.oauthAuthorizationResponseIss,
+  };
 }

@@ -1,14 +1,11 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { lookup } from "node:dns/promises";
-import http from "node:http";
-import https from "node:https";
-import { BlockList, isIP, type LookupFunction } from "node:net";
 import { z } from "zod";
 import { sha256Hex } from "@/lib/crypto";
 import type { Database } from "@/lib/db";
 import { oauthApplications, type OAuthApplicationRow } from "@/lib/db/schema";
 import { env } from "@/lib/env";
+import { outboundReasons, sendOutbound } from "@/lib/http/outbound";
 import { getRateLimits } from "@/lib/rate-limits/rate-limits";
 import { mcpScope } from "@/lib/api/scopes";
 import { forgetTokenChecks } from "@/lib/token-checks/checks";
@@ -19,8 +16,8 @@ import { findApplicationByUid, selfRegisteredRedirectUriProblem, unverifiedAppli
  * a client whose client_id is an HTTPS URL is described by the JSON document at that URL, which we fetch.
  *
  * The URL is chosen by whoever sends an authorization request, before anyone signs in, so the fetch is held on a
- * short leash: 5 KB, 5 seconds, no redirects, and only to public addresses (every address the name resolves to is
- * checked, and the connection goes to the checked address, so a second resolution cannot swap in another).
+ * short leash: 5 KB, 5 seconds, no redirects, and only to public addresses (`sendOutbound`'s rules; the local network
+ * only with `OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES`).
  */
 export const maxMetadataDocumentBytes = 5 * 1024;
 export const metadataFetchTimeoutMs = 5000;
@@ -59,70 +56,6 @@ function checkedClientIdUrl(clientId: string): URL {
   return url;
 }
 
-/** Addresses a fetch must never reach: this host, private networks, link-local, shared, multicast and reserved ranges. */
-const refusedAddresses = (() => {
-  const list = new BlockList();
-  for (const [network, prefix] of [
-    ["0.0.0.0", 8],
-    ["10.0.0.0", 8],
-    ["100.64.0.0", 10],
-    ["127.0.0.0", 8],
-    ["169.254.0.0", 16],
-    ["172.16.0.0", 12],
-    ["192.0.0.0", 24],
-    ["192.0.2.0", 24],
-    ["192.168.0.0", 16],
-    ["198.18.0.0", 15],
-    ["198.51.100.0", 24],
-    ["203.0.113.0", 24],
-    ["224.0.0.0", 4],
-    ["240.0.0.0", 4],
-  ] as const) {
-    list.addSubnet(network, prefix, "ipv4");
-  }
-  for (const [network, prefix] of [
-    ["::", 128],
-    ["::1", 128],
-    ["64:ff9b::", 96],
-    ["100::", 64],
-    ["2001:db8::", 32],
-    ["fc00::", 7],
-    ["fe80::", 10],
-    ["ff00::", 8],
-  ] as const) {
-    list.addSubnet(network, prefix, "ipv6");
-  }
-  return list;
-})();
-
-/** Whether the address is one a metadata fetch may connect to (IPv4-mapped IPv6 addresses are judged as IPv4). */
-export function isPublicAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return isPublicAddress(mapped);
-  const family = isIP(address);
-  if (family === 0) return false;
-  return !refusedAddresses.check(address, family === 6 ? "ipv6" : "ipv4");
-}
-
-/** Resolves the host and checks every address it has; returns the one to connect to. */
-async function checkedAddress(hostname: string): Promise<{ address: string; family: number }> {
-  const host = hostname.replace(/^\[|\]$/g, "");
-  let addresses: { address: string; family: number }[];
-  if (isIP(host)) addresses = [{ address: host, family: isIP(host) }];
-  else {
-    try {
-      addresses = await lookup(host, { all: true, verbatim: true });
-    } catch {
-      throw new MetadataDocumentError("The client_id URL's host could not be resolved.");
-    }
-  }
-  if (addresses.length === 0) throw new MetadataDocumentError("The client_id URL's host could not be resolved.");
-  if (!env.OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES && !addresses.every(({ address }) => isPublicAddress(address))) {
-    throw new MetadataDocumentError("The client_id URL's host resolves to an address this server does not fetch from.");
-  }
-  return addresses[0]!;
-}
-
 /** Seconds a response may be used, from its Cache-Control, within `metadataCacheBounds`. */
 export function cacheSeconds(cacheControl: string | undefined): number {
   const { minSeconds, maxSeconds, defaultSeconds } = metadataCacheBounds;
@@ -133,71 +66,30 @@ export function cacheSeconds(cacheControl: string | undefined): number {
   return Math.min(maxSeconds, Math.max(minSeconds, Number(maxAge)));
 }
 
-const timeLimitMessage = `The client_id URL did not answer within ${metadataFetchTimeoutMs / 1000} seconds.`;
-
-/** `work`, or the time-limit refusal if it takes longer than `ms`. */
-async function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new MetadataDocumentError(timeLimitMessage)), ms);
-    timer.unref();
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** GET of the document: status 200, JSON, within the size and time limits, redirects refused. */
 async function fetchDocument(url: URL): Promise<{ text: string; cacheControl: string | undefined }> {
-  const startedAt = Date.now();
-  // The resolution counts against the time limit too: a resolver that stalls must not hold the request longer.
-  const { address, family } = await withinTime(checkedAddress(url.hostname), metadataFetchTimeoutMs);
-  const remainingMs = Math.max(0, metadataFetchTimeoutMs - (Date.now() - startedAt));
-  // The connection goes to the address just checked, whatever a second resolution would say.
-  const pinned: LookupFunction = (_hostname, options, callback) => {
-    if (options.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  };
-  const transport = url.protocol === "https:" ? https : http;
-  return new Promise((resolve, reject) => {
-    const fail = (message: string) => {
-      clearTimeout(timer);
-      request.destroy();
-      reject(new MetadataDocumentError(message));
-    };
-    const request = transport.request(
-      url,
-      { method: "GET", lookup: pinned, headers: { Accept: "application/json" }, agent: false },
-      (response) => {
-        const status = response.statusCode ?? 0;
-        if (status >= 300 && status < 400) return fail("The client_id URL answered with a redirect, which is not followed.");
-        if (status !== 200) return fail(`The client_id URL answered with status ${status}.`);
-        const declared = Number(response.headers["content-length"]);
-        if (declared > maxMetadataDocumentBytes) return fail(`The metadata document is larger than ${maxMetadataDocumentBytes} bytes.`);
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxMetadataDocumentBytes) return fail(`The metadata document is larger than ${maxMetadataDocumentBytes} bytes.`);
-          chunks.push(chunk);
-        });
-        response.on("end", () => {
-          clearTimeout(timer);
-          resolve({ text: Buffer.concat(chunks).toString("utf8"), cacheControl: response.headers["cache-control"] });
-        });
-        response.on("error", () => fail("The metadata document could not be read."));
-      },
-    );
-    const timer = setTimeout(() => fail(timeLimitMessage), remainingMs);
-    timer.unref();
-    request.on("error", () => {
-      clearTimeout(timer);
-      reject(new MetadataDocumentError("The client_id URL could not be fetched."));
-    });
-    request.end();
+  const result = await sendOutbound({
+    url: url.href,
+    method: "GET",
+    headers: { Accept: "application/json" },
+    timeoutMs: metadataFetchTimeoutMs,
+    maxResponseBytes: maxMetadataDocumentBytes,
+    allowLocalNetwork: env.OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES,
   });
+  switch (result.kind) {
+    case "refused":
+      throw new MetadataDocumentError("The client_id URL's host resolves to an address this server does not fetch from.");
+    case "failed":
+      if (result.reason === outboundReasons.timedOut(metadataFetchTimeoutMs)) {
+        throw new MetadataDocumentError(`The client_id URL did not answer within ${metadataFetchTimeoutMs / 1000} seconds.`);
+      }
+      if (result.reason === outboundReasons.unresolvable) throw new MetadataDocumentError("The client_id URL's host could not be resolved.");
+      throw new MetadataDocumentError("The client_id URL could not be fetched.");
+  }
+  if (result.status >= 300 && result.status < 400) throw new MetadataDocumentError("The client_id URL answered with a redirect, which is not followed.");
+  if (result.status !== 200) throw new MetadataDocumentError(`The client_id URL answered with status ${result.status}.`);
+  if (result.truncated) throw new MetadataDocumentError(`The metadata document is larger than ${maxMetadataDocumentBytes} bytes.`);
+  return { text: result.body, cacheControl: result.headers["cache-control"] };
 }
 
 const metadataDocumentSchema = z.looseObject({

@@ -19,6 +19,8 @@ export const applicationSettings = pgTable(
     id: integer("id").primaryKey().default(1),
     /** RFC 9207: `iss` in every authorization response, and discovery says so. GitLab sends neither. */
     oauthAuthorizationResponseIss: boolean("oauth_authorization_response_iss").notNull().default(false),
+    /** Webhooks and integrations may send requests to loopback, private and link-local addresses (GitLab's, off by default). */
+    allowLocalRequestsFromWebHooksAndServices: boolean("allow_local_requests_from_web_hooks_and_services").notNull().default(false),
     updatedAt: updatedAt(),
   },
   (table) => [check("application_settings_single_row", sql`${table.id} = 1`)],

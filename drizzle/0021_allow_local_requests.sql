@@ -1,0 +1,1 @@
+ALTER TABLE "application_settings" ADD COLUMN "allow_local_requests_from_web_hooks_and_services" boolean DEFAULT false NOT NULL;
