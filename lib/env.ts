@@ -109,6 +109,12 @@ const envSchema = z.object({
    * reach inside the network this service runs in. For tests and development, where clients run on this machine.
    */
   OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES: booleanFlag.default(false),
+  /**
+   * Whether webhooks may be sent to loopback and private network addresses (GitLab's "Allow requests to the local
+   * network from webhooks and integrations"). Off by default: a hook's URL is chosen by a project's Maintainers, who
+   * must not reach inside the network this service runs in through it.
+   */
+  ALLOW_LOCAL_REQUESTS_FROM_WEB_HOOKS: booleanFlag.default(false),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Where the bare git repositories live (one `<project id>.git` each); defaults to `${DATA_DIR}/repositories`. */
   REPOSITORIES_DIR: z.string().min(1).optional(),
