@@ -32,6 +32,8 @@ const serverEnv = {
   // a certificate of their own.
   OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES: "true",
   NODE_EXTRA_CA_CERTS: metadataDocumentTls.certPath,
+  // The webhook specs receive deliveries on this machine.
+  ALLOW_LOCAL_REQUESTS_FROM_WEB_HOOKS: "true",
 };
 
 /**

@@ -158,9 +158,14 @@ export function retryDelayMs(attempts: number): number {
 
 /** A delivery from the outbox, checked: a payload this version cannot read is dropped rather than retried forever. */
 function readDelivery(payload: Record<string, unknown>): HookDelivery | null {
-  const { hookId, trigger, data, idempotencyKey, eventUuid } = payload;
-  if (typeof hookId !== "number" || !isHookTrigger(trigger) || typeof idempotencyKey !== "string" || typeof eventUuid !== "string") return null;
-  return { hookId, trigger, data, idempotencyKey, eventUuid };
+  const { hookId, trigger, body, idempotencyKey, eventUuid } = payload;
+  if (typeof hookId !== "number" || !isHookTrigger(trigger) || typeof body !== "string") return null;
+  if (typeof idempotencyKey !== "string" || typeof eventUuid !== "string") return null;
+  try {
+    return { hookId, trigger, data: JSON.parse(body), idempotencyKey, eventUuid };
+  } catch {
+    return null;
+  }
 }
 
 /**

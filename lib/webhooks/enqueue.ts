@@ -15,7 +15,10 @@ export function hookOrderingKey(hookId: number): string {
   return `${webHookTopic}:${hookId}`;
 }
 
-/** What a delivery carries in the outbox: which hook, why, the payload, and the keys every attempt repeats. */
+/**
+ * What a delivery carries in the outbox: which hook, why, the payload, and the keys every attempt repeats. The payload
+ * is kept as its JSON text (`body`), so it goes out with its keys in GitLab's order (jsonb would sort them).
+ */
 export interface HookDelivery {
   hookId: number;
   trigger: HookTrigger;
@@ -66,7 +69,7 @@ export async function enqueueHookDeliveries(
   return enqueueSelected(
     tx,
     sql`select ${webHookTopic}::text, ${`${webHookTopic}:`}::text || ${projectHooks.id}::text,
-        jsonb_build_object('hookId', ${projectHooks.id}, 'trigger', ${event.trigger}::text, 'data', ${data}::jsonb,
+        jsonb_build_object('hookId', ${projectHooks.id}, 'trigger', ${event.trigger}::text, 'body', ${data}::text,
           'idempotencyKey', gen_random_uuid()::text, 'eventUuid', ${eventUuid}::text)
       from ${projectHooks}
      where ${projectHooks.projectId} = ${event.projectId} and ${column} and ${executableHooksAt(event.now)}

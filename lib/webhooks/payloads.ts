@@ -139,30 +139,29 @@ type Change = { previous: unknown; current: unknown };
  * opened, so everything set came from nothing) and `after`, and the labels and assignees when they changed.
  */
 export function issueChanges(before: IssueState | null, after: IssueState): Record<string, Change> {
-  const scalar = (state: IssueState | null): Record<string, unknown> =>
-    state
-      ? {
-          author_id: state.issue.authorId,
-          closed_at: hookTime(state.issue.closedAt),
-          confidential: state.issue.confidential,
-          created_at: hookTime(state.issue.createdAt),
-          description: state.issue.description,
-          due_date: state.issue.dueDate,
-          id: state.issue.id,
-          iid: state.issue.iid,
-          milestone_id: state.issue.milestoneId,
-          project_id: state.issue.projectId,
-          state_id: stateIds[state.issue.state],
-          title: state.issue.title,
-          updated_at: hookTime(state.issue.updatedAt),
-        }
-      : {};
-  const previous = scalar(before);
-  const current = scalar(after);
+  // Each attribute's stored value (compared) and its payload form (reported).
+  const attributes = (issue: IssueRow): Record<string, [stored: unknown, shown: unknown]> => ({
+    author_id: [issue.authorId, issue.authorId],
+    closed_at: [issue.closedAt?.getTime() ?? null, hookTime(issue.closedAt)],
+    confidential: [issue.confidential, issue.confidential],
+    created_at: [issue.createdAt.getTime(), hookTime(issue.createdAt)],
+    description: [issue.description, issue.description],
+    due_date: [issue.dueDate, issue.dueDate],
+    id: [issue.id, issue.id],
+    iid: [issue.iid, issue.iid],
+    milestone_id: [issue.milestoneId, issue.milestoneId],
+    project_id: [issue.projectId, issue.projectId],
+    state_id: [stateIds[issue.state], stateIds[issue.state]],
+    title: [issue.title, issue.title],
+    updated_at: [issue.updatedAt.getTime(), hookTime(issue.updatedAt)],
+  });
+  // What a new issue's attributes were before it existed: their defaults.
+  const defaults: Record<string, unknown> = { confidential: false, state_id: stateIds.opened };
+  const previous = before ? attributes(before.issue) : null;
   const changes: Record<string, Change> = {};
-  for (const [key, value] of Object.entries(current)) {
-    const was = before ? previous[key] : key === "confidential" ? false : key === "state_id" ? stateIds.opened : null;
-    if (was !== value) changes[key] = { previous: was ?? null, current: value };
+  for (const [key, [stored, shown]] of Object.entries(attributes(after.issue))) {
+    const [wasStored, wasShown] = previous ? previous[key]! : [defaults[key] ?? null, defaults[key] ?? null];
+    if (wasStored !== stored) changes[key] = { previous: wasShown, current: shown };
   }
   if (before) {
     const labelIds = (state: IssueState) => state.labels.map((label) => label.id).join(",");
