@@ -12,19 +12,31 @@ import { projectPageMetadata } from "../../../../../project-page";
 
 export const generateMetadata = projectPageMetadata("Webhook request details");
 
-/** A scrollable block of text, reachable by keyboard so it can be scrolled without a mouse. */
+/** A scrollable block of text: a named region, reachable by keyboard so it can be scrolled without a mouse. */
 function Block({ label, children }: { label: string; children: string }) {
   return (
-    <pre className="payload" aria-label={label} tabIndex={0}>
+    <pre className="payload" role="region" aria-label={label} tabIndex={0}>
       {children}
     </pre>
   );
 }
 
-function headerLines(headers: Record<string, string>): string {
-  return Object.entries(headers)
-    .map(([name, value]) => `${name}: ${value}`)
-    .join("\n");
+/** The request or the response: its headers, then its body. */
+function Exchange({ title, headers, body }: { title: "Request" | "Response"; headers: Record<string, string>; body: string }) {
+  const id = `${title.toLowerCase()}-heading`;
+  return (
+    <section className="section" aria-labelledby={id}>
+      <h3 id={id}>{title}</h3>
+      <h4>Headers</h4>
+      <Block label={`${title} headers`}>
+        {Object.entries(headers)
+          .map(([name, value]) => `${name}: ${value}`)
+          .join("\n")}
+      </Block>
+      <h4>Body</h4>
+      <Block label={`${title} body`}>{body}</Block>
+    </section>
+  );
 }
 
 /** One request sent to a hook: what was sent, what came back, and Resend. */
@@ -73,20 +85,8 @@ export default async function HookLogPage({ params }: { params: Promise<{ namesp
           ) : null}
         </dl>
       </div>
-      <section className="section" aria-labelledby="request">
-        <h3 id="request">Request</h3>
-        <h4>Headers</h4>
-        <Block label="Request headers">{headerLines(log.requestHeaders)}</Block>
-        <h4>Body</h4>
-        <Block label="Request body">{JSON.stringify(log.requestData, null, 2)}</Block>
-      </section>
-      <section className="section" aria-labelledby="response">
-        <h3 id="response">Response</h3>
-        <h4>Headers</h4>
-        <Block label="Response headers">{headerLines(log.responseHeaders)}</Block>
-        <h4>Body</h4>
-        <Block label="Response body">{log.responseBody || "(empty)"}</Block>
-      </section>
+      <Exchange title="Request" headers={log.requestHeaders} body={JSON.stringify(log.requestData, null, 2)} />
+      <Exchange title="Response" headers={log.responseHeaders} body={log.responseBody || "(empty)"} />
     </>
   );
 }
