@@ -108,10 +108,15 @@ test.describe("project webhooks", () => {
         access_level: "Developer",
       });
 
-      // The deliveries are logged, the token redacted, newest first.
-      const events = await request.get(`/api/v4/projects/${project.id}/hooks/${hook.id}/events`, { headers: asToken(owner.token) });
-      expect(events.status()).toBe(200);
-      const logs = (await events.json()) as { id: number; trigger: string; response_status: string; request_headers: Record<string, string> }[];
+      // The deliveries are logged (each once its answer is read), the token redacted, newest first.
+      type Log = { id: number; trigger: string; response_status: string; request_headers: Record<string, string> };
+      const readLogs = async () => {
+        const events = await request.get(`/api/v4/projects/${project.id}/hooks/${hook.id}/events`, { headers: asToken(owner.token) });
+        expect(events.status()).toBe(200);
+        return (await events.json()) as Log[];
+      };
+      await expect.poll(async () => (await readLogs()).length).toBe(5);
+      const logs = await readLogs();
       expect(logs.map((log) => [log.trigger, log.response_status])).toEqual([
         ["member_hooks", "200"],
         ["tag_push_hooks", "200"],
