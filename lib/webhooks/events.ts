@@ -1,6 +1,7 @@
 import "server-only";
 import type { Executor } from "@/lib/db";
-import type { IssueRow, MilestoneRow, NoteRow, ProjectMemberRow, UserRow } from "@/lib/db/schema";
+import { eq } from "drizzle-orm";
+import { namespaces, type IssueRow, type MilestoneRow, type NoteRow, type ProjectMemberRow, type ProjectRow, type UserRow } from "@/lib/db/schema";
 import { assigneesOfIssues } from "@/lib/issues/assignees";
 import { labelsOfIssues } from "@/lib/issues/labels";
 import type { ProjectView } from "@/lib/projects/projects";
@@ -61,6 +62,20 @@ export async function issueHooks(
     data: issueHookData(change.view, change.actor, after, change.action, changes),
     now: change.now,
   });
+}
+
+/**
+ * An incident opened or closed by an alert (the alert bot acts): the same issue hooks, for callers that hold the
+ * project's row without its namespace, which is read only when a hook takes the event.
+ */
+export async function incidentHooks(
+  tx: Executor,
+  change: { project: ProjectRow; actor: Actor; before: IssueState | null; issue: IssueRow; action: IssueHookAction; now: Date },
+): Promise<void> {
+  if (!(await projectWantsIssueHooks(tx, change.project.id, change.now))) return;
+  const [namespace] = await tx.select().from(namespaces).where(eq(namespaces.id, change.project.namespaceId));
+  if (!namespace) return;
+  await issueHooks(tx, { ...change, view: { project: change.project, namespace } });
 }
 
 /** A comment written or edited; one on a confidential issue, or an internal one, goes to confidential note hooks. */

@@ -6,6 +6,9 @@ import { env } from "@/lib/env";
 import { ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from "@/lib/errors";
 import { recordPushEvents } from "@/lib/git/push-events";
 import { listRefs, repositoryPath } from "@/lib/git/repositories";
+import { createIntegration } from "@/lib/alerts/integrations";
+import { updateAlertSettings } from "@/lib/alerts/settings";
+import { sendTestAlert } from "@/lib/alerts/test-alert";
 import { createIssue, updateIssue } from "@/lib/issues/issues";
 import { createMilestone, deleteMilestone, updateMilestone } from "@/lib/issues/milestones";
 import { createNote } from "@/lib/issues/notes";
@@ -491,6 +494,27 @@ describe.each(testDatabases())("project webhooks on $name", ({ open }) => {
       const resent = await resendHookLog(ctx, reference, hook.hook.id, logs.items[0]!.id);
       expect(resent).toEqual({ responseStatus: 200 });
       expect(receiver.received.at(-1)!.headers["idempotency-key"]).toBe(logs.items[0]!.requestHeaders["Idempotency-Key"]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("sends the incidents alerts open and close to issue hooks, by the alert bot", async () => {
+    const receiver = await startHookReceiver();
+    try {
+      const { ctx, reference } = await projectWithOwner();
+      await createHook(ctx, reference, { url: receiver.url, push_events: false, issues_events: true });
+      await updateAlertSettings(ctx, reference, { createIncident: true, autoCloseIncident: true });
+      const integration = await createIntegration(ctx, reference, { name: "Monitoring", type: "http", active: true });
+      await sendTestAlert(ctx, reference, integration.integration.id, { title: "Disk full", fingerprint: "disk" });
+      await sendTestAlert(ctx, reference, integration.integration.id, { title: "Disk full", fingerprint: "disk", end_time: new Date().toISOString() });
+      await deliverAll();
+      const bodies = receiver.received.map((request) => request.body as { user: { username: string }; object_attributes: Record<string, unknown>; changes: object });
+      expect(bodies.map((body) => [body.object_attributes.action, body.object_attributes.type, body.object_attributes.title, body.user.username])).toEqual([
+        ["open", "Incident", "Disk full", "alert-bot"],
+        ["close", "Incident", "Disk full", "alert-bot"],
+      ]);
+      expect(bodies[1]!.changes).toMatchObject({ state_id: { previous: 1, current: 2 } });
     } finally {
       await receiver.close();
     }
