@@ -172,6 +172,14 @@ export class ValidationError extends ApiError {
   }
 }
 
+/** 422 `{"message":"<text>"}`: GitLab's `error!(message, 422)` / `render_api_error!(message, 422)`. */
+export class UnprocessableError extends ApiError {
+  readonly status = 422;
+  body() {
+    return { message: this.message };
+  }
+}
+
 /** 400 `{"message":"…"}` for a request the server cannot read at all (bad JSON, oversize body). */
 export class BadRequestError extends ApiError {
   readonly status = 400;

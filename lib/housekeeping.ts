@@ -6,6 +6,8 @@ import { pruneExpiredEvents } from "@/lib/events/retention";
 import { logger } from "@/lib/log";
 import { runMembershipExpiry } from "@/lib/projects/expired-members";
 import { removeUnauthorizedSelfRegisteredClients } from "@/lib/oauth/dynamic-registration";
+import { pruneMessages } from "@/lib/outbox/outbox";
+import { hookLogRetentionDays, pruneHookLogs } from "@/lib/webhooks/logs";
 
 /**
  * The jobs of each tick. Those that must not run twice at once take their own cross-replica lock; removing unauthorized
@@ -31,6 +33,15 @@ const jobs: { name: string; run: (handle: DatabaseHandle, now: Date) => Promise<
     run: async (handle, now) => {
       const result = await runMembershipExpiry(handle, now);
       if (result.removed > 0) logger.info(result, "expired memberships removed");
+    },
+  },
+  {
+    name: "pruning webhook logs and stale outbox messages",
+    run: async (handle, now) => {
+      const logs = await pruneHookLogs(handle.db, now);
+      // A message still waiting after the logs' week was never going to be sent (retries end within the hour).
+      const messages = await pruneMessages(handle.db, { before: new Date(now.getTime() - hookLogRetentionDays * 24 * 60 * 60 * 1000) });
+      if (logs + messages > 0) logger.info({ logs, messages }, "old webhook logs and outbox messages pruned");
     },
   },
 ];

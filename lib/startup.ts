@@ -4,8 +4,11 @@ import { env } from "@/lib/env";
 import { scheduleHousekeeping } from "@/lib/housekeeping";
 import { logger } from "@/lib/log";
 import { markdownRenderPool } from "@/lib/markdown/render";
+import { OutboxWorker } from "@/lib/outbox/worker";
 import { startTokenCheckCache } from "@/lib/token-checks/checks";
 import { bootstrapRoot } from "@/lib/users/bootstrap";
+import { hookTimeoutMs, webHookSender } from "@/lib/webhooks/delivery";
+import { webHookTopic } from "@/lib/webhooks/enqueue";
 
 export async function startService(): Promise<void> {
   try {
@@ -29,4 +32,23 @@ async function prepare(): Promise<void> {
   );
   console.log(`Sign in at ${env.EXTERNAL_URL}/users/sign_in`);
   scheduleHousekeeping();
+  await startOutboxWorker();
+}
+
+const globalForOutbox = globalThis as unknown as { outboxWorker?: OutboxWorker };
+
+/**
+ * This process's sender of the outbox (webhook deliveries). A lease outlasts a hook's time limit several times over,
+ * so only a process that died loses one; the poll picks up retries that come due and leases that ran out.
+ */
+async function startOutboxWorker(): Promise<void> {
+  if (globalForOutbox.outboxWorker) return;
+  const worker = new OutboxWorker(await getDatabaseHandle(), {
+    handlers: { [webHookTopic]: webHookSender() },
+    leaseMs: 6 * hookTimeoutMs,
+    concurrency: 8,
+    pollMs: 5_000,
+  });
+  globalForOutbox.outboxWorker = worker;
+  await worker.start();
 }

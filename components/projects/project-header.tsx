@@ -2,13 +2,13 @@ import Link from "next/link";
 import { can } from "@/lib/projects/policy";
 import type { ProjectView } from "@/lib/projects/projects";
 
-/** The project's title, path, visibility and tabs; the Alerts tabs only for roles that may open them. */
+/** The project's title, path, visibility and tabs; the Alerts and Webhooks tabs only for roles that may open them. */
 export function ProjectHeader({
   view,
   current,
 }: {
   view: Pick<ProjectView, "project" | "namespace" | "accessLevel">;
-  current: "overview" | "members" | "activity" | "issues" | "alerts" | "monitor-settings";
+  current: "overview" | "members" | "activity" | "issues" | "alerts" | "monitor-settings" | "webhooks";
 }) {
   const { project, namespace } = view;
   const namespacePath = namespace.path;
@@ -49,6 +49,11 @@ export function ProjectHeader({
         {can(view, "manageIntegrations") ? (
           <Link href={`/${fullPath}/-/settings/operations`} aria-current={current === "monitor-settings" ? "page" : undefined}>
             Monitor settings
+          </Link>
+        ) : null}
+        {can(view, "manageWebhooks") ? (
+          <Link href={`/${fullPath}/-/hooks`} aria-current={current === "webhooks" ? "page" : undefined}>
+            Webhooks
           </Link>
         ) : null}
       </nav>

@@ -82,6 +82,11 @@ async function sweptCalls(request: APIRequestContext, fx: Fixture): Promise<Swep
   const removableMilestone = await post(request, owner.token, `/api/v4${project}/milestones`, { title: uniqueName("gone") });
   const blockable = await createUser(request);
   const deletableApplication = await createApplication(request);
+  // A hook on an address nobody listens on: its test is refused (422) and logged, which gives a delivery to resend.
+  const hook = `${project}/hooks/${(await post(request, owner.token, `/api/v4${project}/hooks`, { url: "http://127.0.0.1:9/swept", milestone_events: true })).id as number}`;
+  expect((await request.post(`/api/v4${hook}/test/milestone_events`, { headers: asToken(owner.token) })).status()).toBe(422);
+  const hookLogs = (await (await request.get(`/api/v4${hook}/events`, { headers: asToken(owner.token) })).json()) as { id: number }[];
+  const removableHook = await post(request, owner.token, `/api/v4${project}/hooks`, { url: "https://example.com/removed" });
   return [
     { method: "GET", route: "/version", path: "/version", token: owner.token, status: 200 },
     { method: "GET", route: "/metadata", path: "/metadata", token: owner.token, status: 200 },
@@ -243,6 +248,43 @@ async function sweptCalls(request: APIRequestContext, fx: Fixture): Promise<Swep
       status: 200,
     },
     { method: "POST", route: "/projects/:id/alert_management/integrations/:integration_id/reset_token", path: `${integration}/reset_token`, token: owner.token, status: 200 },
+    { method: "GET", route: "/projects/:id/hooks", path: `${project}/hooks`, token: owner.token, status: 200 },
+    {
+      method: "POST",
+      route: "/projects/:id/hooks",
+      path: `${project}/hooks`,
+      data: { url: "https://example.com/swept" },
+      gitlabBoolean: ["issues_events", "True"],
+      token: owner.token,
+      status: 201,
+    },
+    { method: "GET", route: "/projects/:id/hooks/:hook_id", path: hook, token: owner.token, status: 200 },
+    {
+      method: "PUT",
+      route: "/projects/:id/hooks/:hook_id",
+      path: hook,
+      data: { url: "http://127.0.0.1:9/swept" },
+      gitlabBoolean: ["note_events", "False"],
+      token: owner.token,
+      status: 200,
+    },
+    { method: "POST", route: "/projects/:id/hooks/:hook_id/test/:trigger", path: `${hook}/test/merge_requests_events`, token: owner.token, status: 422 },
+    { method: "GET", route: "/projects/:id/hooks/:hook_id/events", path: `${hook}/events`, token: owner.token, status: 200 },
+    {
+      method: "POST",
+      route: "/projects/:id/hooks/:hook_id/events/:hook_log_id/resend",
+      path: `${hook}/events/${hookLogs[0]!.id}/resend`,
+      token: owner.token,
+      status: 201,
+    },
+    {
+      method: "PUT",
+      route: "/projects/:id/hooks/:hook_id/custom_headers/:key",
+      path: `${hook}/custom_headers/X-Swept`,
+      data: { value: "swept" },
+      token: owner.token,
+      status: 204,
+    },
     { method: "GET", route: "/applications", path: "/applications", token: rootToken, status: 200 },
     {
       method: "POST",
@@ -277,6 +319,8 @@ async function sweptCalls(request: APIRequestContext, fx: Fixture): Promise<Swep
     { method: "DELETE", route: "/personal_access_tokens/:id", path: `/personal_access_tokens/${revocable.id}`, token: owner.token, status: 204 },
     { method: "DELETE", route: "/projects/:id/alert_management/integrations/:integration_id", path: integration, token: owner.token, status: 204 },
     { method: "DELETE", route: "/projects/:id/members/:user_id", path: `${project}/members/${fx.other.id}`, token: owner.token, status: 204 },
+    { method: "DELETE", route: "/projects/:id/hooks/:hook_id/custom_headers/:key", path: `${hook}/custom_headers/X-Swept`, token: owner.token, status: 204 },
+    { method: "DELETE", route: "/projects/:id/hooks/:hook_id", path: `${project}/hooks/${removableHook.id as number}`, token: owner.token, status: 204 },
   ];
 }
 
@@ -328,6 +372,11 @@ function expectedForMissing(call: SweptCall, position: number): { status: number
   const segments = call.route.split("/");
   // Rotating someone else's token is 401 whether it exists or not; only admins learn that it does not (README).
   if (call.route === "/personal_access_tokens/:id/rotate") return { status: 401, body: { message: "401 Unauthorized" } };
+  // A hook or a delivery that is not there is GitLab's bare 404 (`find` of a record).
+  if (segments[position] === ":hook_id" || segments[position] === ":hook_log_id") return { status: 404, body: { message: "404 Not Found" } };
+  // Not ids: a trigger must be one of GitLab's, and any header name can be set (the sweep's PUT sets those its DELETE removes).
+  if (segments[position] === ":trigger") return { status: 400, body: { error: "trigger does not have a valid value" } };
+  if (segments[position] === ":key") return { status: 204, body: "" };
   const thing = notFoundThings[`/${segments[position - 1]}/${segments[position]}`] ?? notFoundThings[segments[position]!];
   return { status: 404, body: { message: `404 ${thing} Not Found` } };
 }

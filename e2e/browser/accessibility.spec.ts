@@ -55,7 +55,8 @@ test.describe("every page", () => {
 
   for (const visitor of ["anonymous", "owner"] as const) {
     test(`has no serious accessibility violations and fits a phone (${visitor})`, async ({ page }) => {
-      test.setTimeout(180_000);
+      // About five seconds a page, each checked twice (desktop and phone); the owner's list is thirty pages long.
+      test.setTimeout(300_000);
       if (visitor === "owner") await signIn(page, site.owner.username, site.owner.password);
       for (const sitePage of sitePages.filter((candidate) => candidate.visitor === visitor)) {
         const url = sitePage.url(site);

@@ -24,6 +24,9 @@ export interface SiteFixture {
   alertIid: number;
   /** `/oauth/authorize?…` of an application that asks for consent. */
   authorizeUrl: string;
+  /** A webhook of the project, and one logged request of it. */
+  hookId: number;
+  hookLogId: number;
 }
 
 export const sitePages: SitePage[] = [
@@ -47,6 +50,13 @@ export const sitePages: SitePage[] = [
   { route: "/[namespace]/[project]/-/issues/[iid]", visitor: "owner", url: (site) => `/${site.projectPath}/-/issues/${site.issueIid}` },
   { route: "/[namespace]/[project]/-/project_members", visitor: "owner", url: (site) => `/${site.projectPath}/-/project_members` },
   { route: "/[namespace]/[project]/-/settings/operations", visitor: "owner", url: (site) => `/${site.projectPath}/-/settings/operations` },
+  { route: "/[namespace]/[project]/-/hooks", visitor: "owner", url: (site) => `/${site.projectPath}/-/hooks` },
+  { route: "/[namespace]/[project]/-/hooks/[hook_id]/edit", visitor: "owner", url: (site) => `/${site.projectPath}/-/hooks/${site.hookId}/edit` },
+  {
+    route: "/[namespace]/[project]/-/hooks/[hook_id]/hook_logs/[log_id]",
+    visitor: "owner",
+    url: (site) => `/${site.projectPath}/-/hooks/${site.hookId}/hook_logs/${site.hookLogId}`,
+  },
   { route: "/[namespace]/[project]/-/alert_management", visitor: "owner", url: (site) => `/${site.projectPath}/-/alert_management` },
   {
     route: "/[namespace]/[project]/-/alert_management/[iid]/details",
@@ -82,7 +92,13 @@ export async function siteFixture(request: APIRequestContext): Promise<SiteFixtu
   const integration = await createIntegration(request, owner.token, project.id, { name: "Production monitoring" });
   const alert = await postAlert(request, receiverPath(integration), { title: "High error rate", severity: "high", hosts: ["web-1"] }, bearer(integration.token));
   if (alert.status() !== 200) throw new Error(`the receiver answered ${alert.status()}: ${await alert.text()}`);
+  // A hook on an address nobody listens on: its test fails, and is logged.
+  const hook = await created<{ id: number }>(request, `/api/v4/projects/${project.id}/hooks`, owner.token, { url: "http://127.0.0.1:9/hook", name: "Deploy notifier" });
+  await request.post(`/api/v4/projects/${project.id}/hooks/${hook.id}/test/push_events`, { headers: asToken(owner.token) });
+  await request.post(`/api/v4/projects/${project.id}/hooks/${hook.id}/test/issues_events`, { headers: asToken(owner.token) });
+  const hookLogs = (await (await request.get(`/api/v4/projects/${project.id}/hooks/${hook.id}/events`, { headers: asToken(owner.token) })).json()) as { id: number }[];
+  if (!hookLogs[0]) throw new Error("the hook's test was not logged");
   const application = await createApplication(request, { scopes: "read_user openid" });
   const authorize = new URLSearchParams({ client_id: application.application_id, redirect_uri: callbackUrl, response_type: "code", scope: "read_user openid", state: "page-check" });
-  return { owner, projectPath: project.path_with_namespace, issueIid: issue.iid, alertIid: 1, authorizeUrl: `/oauth/authorize?${authorize.toString()}` };
+  return { owner, projectPath: project.path_with_namespace, issueIid: issue.iid, alertIid: 1, authorizeUrl: `/oauth/authorize?${authorize.toString()}`, hookId: hook.id, hookLogId: hookLogs[0].id };
 }

@@ -177,3 +177,15 @@ export async function createProjectWithMember(
   await addMember(request, owner.token, project.id, member.id, accessLevel);
   return { owner, member, project };
 }
+
+/**
+ * Turns on the instance setting "Allow requests to the local network from webhooks and integrations" as root, as an
+ * admin does for hooks that deliver inside their network: the suites' receivers listen on 127.0.0.1.
+ */
+export async function allowLocalRequestsFromWebHooks(request: APIRequestContext): Promise<void> {
+  const saved = await request.put("/api/v4/application/settings", {
+    headers: asToken(rootToken),
+    data: { allow_local_requests_from_web_hooks_and_services: true },
+  });
+  expect(saved.status(), await saved.text()).toBe(200);
+}

@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import type { Executor } from "@/lib/db";
 import { alerts, issueColumns, issues, type AlertRow, type ProjectRow, type UserRow } from "@/lib/db/schema";
 import { insertIssue, recordIssueStateChange } from "@/lib/issues/issues";
+import { incidentHooks, issueStateOf, projectWantsIssueHooks } from "@/lib/webhooks/events";
 import { defaultAlertTitle } from "./normalize";
 
 function incidentDescription(alert: AlertRow, detailsUrl: string): string {
@@ -20,7 +21,8 @@ function incidentDescription(alert: AlertRow, detailsUrl: string): string {
 
 /**
  * Opens the incident for a new alert (project setting `create_incident`): an issue of type incident by the alert bot,
- * recorded as an `opened` Issue event, linked from the alert. "New: Alert" becomes "New: Incident <iid>", as in GitLab.
+ * recorded as an `opened` Issue event, linked from the alert, and sent to the project's issue hooks. "New: Alert"
+ * becomes "New: Incident <iid>", as in GitLab.
  */
 export async function openIncident(
   tx: Executor,
@@ -37,22 +39,30 @@ export async function openIncident(
     { title: alert.title, description: incidentDescription(alert, detailsUrl), issueType: "incident" },
     now,
   );
-  if (alert.title === defaultAlertTitle) {
-    await tx.update(issues).set({ title: `New: Incident ${issue.iid}` }).where(eq(issues.id, issue.id));
-  }
+  const titled =
+    alert.title === defaultAlertTitle
+      ? ((await tx.update(issues).set({ title: `New: Incident ${issue.iid}` }).where(eq(issues.id, issue.id)).returning(issueColumns))[0] ?? issue)
+      : issue;
+  await incidentHooks(tx, { project, actor: bot, before: null, issue: titled, action: "open", now });
   const [linked] = await tx.update(alerts).set({ issueId: issue.id }).where(eq(alerts.id, alert.id)).returning();
   return linked ?? alert;
 }
 
-/** Closes the alert's incident when the alert resolves (project setting `auto_close_incident`). */
+/** Closes the alert's incident when the alert resolves (project setting `auto_close_incident`), and tells issue hooks. */
 export async function closeIncident(tx: Executor, project: ProjectRow, alert: AlertRow, bot: UserRow, now: Date): Promise<void> {
   if (alert.issueId === null) return;
+  // The incident as it was, for the hooks' `changes`: read only when a hook takes issue events.
+  const hooked = await projectWantsIssueHooks(tx, project.id, now);
+  const [open] = hooked ? await tx.select(issueColumns).from(issues).where(and(eq(issues.id, alert.issueId), eq(issues.state, "opened"))) : [];
+  const before = open ? await issueStateOf(tx, open) : null;
   const [closed] = await tx
     .update(issues)
     .set({ state: "closed", closedAt: now, closedById: bot.id, updatedAt: now })
     .where(and(eq(issues.id, alert.issueId), eq(issues.state, "opened")))
     .returning(issueColumns);
-  if (closed) await recordIssueStateChange(tx, { project }, closed, bot.id, "closed", now);
+  if (!closed) return;
+  await recordIssueStateChange(tx, { project }, closed, bot.id, "closed", now);
+  if (before) await incidentHooks(tx, { project, actor: bot, before, issue: closed, action: "close", now });
 }
 
 export async function incidentIid(tx: Executor, alert: AlertRow): Promise<number | null> {

@@ -3,6 +3,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "@/lib/db";
 import { projects } from "@/lib/db/schema";
 import { recordEvent } from "@/lib/events/record";
+import { enqueuePushHooks, pushHookDeliveries } from "./push-hooks";
 import { git } from "./repositories";
 import { commitTitleOf, describeRef, isZeroSha, planPushEvents, pushActionOf, type PushData, type RefUpdate } from "./ref-updates";
 
@@ -75,7 +76,8 @@ export async function adoptDefaultBranch(db: Database, push: { projectId: number
 
 /**
  * Records a push's events, all in one transaction, authored by the pusher: one `pushed` event per branch or tag it
- * updated, or, for more like changes than GitLab's limit, one bulk event for them (`planPushEvents`).
+ * updated, or, for more like changes than GitLab's limit, one bulk event for them (`planPushEvents`). The push and tag
+ * push hooks' deliveries are written in the same transaction, their payloads read from the repository before it.
  */
 export async function recordPushEvents(
   db: Database,
@@ -87,6 +89,7 @@ export async function recordPushEvents(
     if (data) payloads.push(data);
   }
   if (payloads.length === 0) return payloads;
+  const hookDeliveries = await pushHookDeliveries(db, push);
   await db.transaction(async (tx) => {
     for (const pushData of payloads) {
       await recordEvent(tx, {
@@ -97,6 +100,7 @@ export async function recordPushEvents(
         createdAt: push.now,
       });
     }
+    await enqueuePushHooks(tx, push.projectId, hookDeliveries, push.now);
   });
   return payloads;
 }

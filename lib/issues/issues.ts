@@ -14,6 +14,7 @@ import { findOrCreateLabels, labelsOfIssues, labelsTitled, setIssueLabels } from
 import { renderForSave, type RenderedText } from "./rendered-text";
 import { descriptionProblem } from "./text-limits";
 import { issueReadableBy } from "./visibility";
+import { issueHooks, issueStateOf, projectWantsIssueHooks } from "@/lib/webhooks/events";
 
 export { issueReadableBy } from "./visibility";
 
@@ -125,6 +126,7 @@ export async function createIssue(ctx: Ctx, projectReference: string, input: New
     const labelNames = splitLabelNames(input.labels ?? []);
     if (labelNames.length > 0) await setIssueLabels(tx, inserted.id, (await findOrCreateLabels(tx, view.project.id, labelNames, ctx.now)).map((label) => label.id));
     if (assigneeIds) await setIssueAssignees(tx, inserted.id, assigneeIds);
+    await issueHooks(tx, { view, actor: author, before: null, issue: inserted, action: "open", now: ctx.now });
     return inserted;
   });
   return withIssueDetail(ctx, { view, issue, author });
@@ -187,6 +189,7 @@ export async function updateIssue(ctx: Ctx, projectReference: string, iid: numbe
   const issue = await ctx.db.transaction(async (tx) => {
     const closing = changes.stateEvent === "close" && current.issue.state === "opened";
     const reopening = changes.stateEvent === "reopen" && current.issue.state === "closed";
+    const before = (await projectWantsIssueHooks(tx, view.project.id, ctx.now)) ? await issueStateOf(tx, current.issue) : null;
     const [updated] = await tx
       .update(issues)
       .set({
@@ -208,6 +211,7 @@ export async function updateIssue(ctx: Ctx, projectReference: string, iid: numbe
     if (labelIds) await setIssueLabels(tx, updated.id, labelIds);
     if (assigneeIds) await setIssueAssignees(tx, updated.id, assigneeIds);
     if (closing || reopening) await recordIssueStateChange(tx, view, updated, actor.id, closing ? "closed" : "reopened", ctx.now);
+    if (before) await issueHooks(tx, { view, actor, before, issue: updated, action: closing ? "close" : reopening ? "reopen" : "update", now: ctx.now });
     return updated;
   });
   return withIssueDetail(ctx, { view, issue, author: current.author });

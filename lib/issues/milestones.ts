@@ -10,6 +10,7 @@ import { NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors"
 import { recordEvent, type NewEvent } from "@/lib/events/record";
 import type { PageRequest } from "@/lib/api/pagination";
 import { getProjectWithAbility, getVisibleProject, type ProjectView } from "@/lib/projects/projects";
+import { milestoneHooks } from "@/lib/webhooks/events";
 
 export interface MilestoneView {
   view: ProjectView;
@@ -73,6 +74,7 @@ export async function createMilestone(ctx: Ctx, projectReference: string, input:
         .returning();
       if (!inserted) throw new Error("insert into milestones returned no row");
       await recordEvent(tx, milestoneEvent(view, inserted, actor.id, "created", ctx.now));
+      await milestoneHooks(tx, { view, milestone: inserted, action: "create", now: ctx.now });
       return inserted;
     });
     return { view, milestone };
@@ -118,7 +120,10 @@ export async function updateMilestone(ctx: Ctx, projectReference: string, milest
         .where(eq(milestones.id, current.id))
         .returning();
       if (!updated) throw new NotFoundError("Milestone");
-      if (closing || reopening) await recordEvent(tx, milestoneEvent(view, updated, actor.id, closing ? "closed" : "reopened", ctx.now));
+      if (closing || reopening) {
+        await recordEvent(tx, milestoneEvent(view, updated, actor.id, closing ? "closed" : "reopened", ctx.now));
+        await milestoneHooks(tx, { view, milestone: updated, action: closing ? "close" : "reopen", now: ctx.now });
+      }
       return updated;
     });
     return { view, milestone };
@@ -185,6 +190,7 @@ export async function deleteMilestone(ctx: Ctx, projectReference: string, milest
       .set({ milestoneId: null, updatedAt: ctx.now })
       .where(and(eq(issues.projectId, view.project.id), eq(issues.milestoneId, milestone.id)));
     await recordEvent(tx, milestoneEvent(view, milestone, actor.id, "destroyed", ctx.now));
+    await milestoneHooks(tx, { view, milestone, action: "delete", now: ctx.now });
     await tx
       .update(events)
       .set({ targetId: null })

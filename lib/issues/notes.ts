@@ -5,6 +5,7 @@ import { keyedListPage, type Executor, type ListPage, type OrderKey } from "@/li
 import { events, issues, noteColumns, notes, users, type IssueRow, type NoteRow, type UserRow } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { deleteEvents, recordEvent } from "@/lib/events/record";
+import { noteHooks } from "@/lib/webhooks/events";
 import type { PageRequest } from "@/lib/api/pagination";
 import { can } from "@/lib/projects/policy";
 import { getProjectWithAbility, getVisibleProject } from "@/lib/projects/projects";
@@ -93,6 +94,7 @@ export async function createNote(ctx: Ctx, projectReference: string, issueIid: n
       data: noteEventData(inserted, issueView.issue),
       createdAt: ctx.now,
     });
+    await noteHooks(tx, { view, actor: author, note: inserted, issue: issueView.issue, action: "create", now: ctx.now });
     return inserted;
   });
   return { issueView, note, author };
@@ -301,6 +303,8 @@ export async function updateNote(ctx: Ctx, projectReference: string, issueIid: n
       .returning(noteColumns);
     if (!updated) throw new NotFoundError("Note");
     await tx.update(events).set({ data: noteEventData(updated, current.issueView.issue) }).where(eventsOfNote(updated));
+    const editor = actingUser(ctx);
+    if (editor) await noteHooks(tx, { view: current.issueView.view, actor: editor, note: updated, issue: current.issueView.issue, action: "update", now: ctx.now });
     return updated;
   });
   return { ...current, note };

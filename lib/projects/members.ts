@@ -6,6 +6,7 @@ import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { accessLevels, projectMembers, users, type ProjectMemberRow, type UserRow } from "@/lib/db/schema";
 import { ConflictError, ForbiddenError, NotFoundError, ParameterError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/record";
+import { memberHooks } from "@/lib/webhooks/events";
 import type { PageRequest } from "@/lib/api/pagination";
 import { findUserById, findUserByUsername, userSearch } from "@/lib/users/users";
 import { isAccessLevel, isMembershipActive, membershipActive, utcDay } from "./access";
@@ -125,6 +126,7 @@ export async function addMember(ctx: Ctx, projectReference: string, input: NewMe
         action: "joined",
         createdAt: ctx.now,
       });
+      await memberHooks(tx, { view, member: inserted, user, eventName: "user_add_to_project", now: ctx.now });
       return inserted;
     });
     return { user, member };
@@ -149,12 +151,16 @@ export async function updateMember(ctx: Ctx, projectReference: string, userId: n
     const endsOwnership = changes.accessLevel !== accessLevels.owner || (changes.expiresAt ?? null) !== null;
     if (endsOwnership && isMembershipActive(existing.member, ctx.now)) await checkNotLastOwner(ctx, view, userId);
   }
-  const [member] = await ctx.db
-    .update(projectMembers)
-    .set({ accessLevel: changes.accessLevel, ...(changes.expiresAt === undefined ? {} : { expiresAt: changes.expiresAt }) })
-    .where(and(eq(projectMembers.projectId, view.project.id), eq(projectMembers.userId, userId)))
-    .returning();
-  if (!member) throw new NotFoundError("Member");
+  const member = await ctx.db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(projectMembers)
+      .set({ accessLevel: changes.accessLevel, ...(changes.expiresAt === undefined ? {} : { expiresAt: changes.expiresAt }) })
+      .where(and(eq(projectMembers.projectId, view.project.id), eq(projectMembers.userId, userId)))
+      .returning();
+    if (!updated) throw new NotFoundError("Member");
+    await memberHooks(tx, { view, member: updated, user: existing.user, eventName: "user_update_for_project", now: ctx.now });
+    return updated;
+  });
   return { user: existing.user, member };
 }
 
@@ -170,7 +176,7 @@ export async function removeMember(ctx: Ctx, projectReference: string, userId: n
   const view = leaving
     ? await getVisibleProject(ctx, projectReference)
     : await getProjectWithAbility(ctx, projectReference, "manageMembers");
-  const { member } = await getMember(ctx, projectReference, userId);
+  const { member, user: removedUser } = await getMember(ctx, projectReference, userId);
   const active = isMembershipActive(member, ctx.now);
   if (member.accessLevel === accessLevels.owner) {
     if (!leaving && !can(view, "manageOwners")) throw new ForbiddenError();
@@ -180,8 +186,9 @@ export async function removeMember(ctx: Ctx, projectReference: string, userId: n
     const removed = await tx
       .delete(projectMembers)
       .where(and(eq(projectMembers.projectId, view.project.id), eq(projectMembers.userId, userId)))
-      .returning({ userId: projectMembers.userId });
+      .returning();
     if (removed.length === 0) throw new NotFoundError("Member");
+    await memberHooks(tx, { view, member: removed[0]!, user: removedUser, eventName: "user_remove_from_project", now: ctx.now });
     await recordEvent(tx, { projectId: view.project.id, authorId: userId, action: active ? "left" : "expired", createdAt: ctx.now });
   });
 }

@@ -34,6 +34,8 @@ export const abilityMinimumLevels = {
   manageNotes: roleLevels.maintainer,
   /** Edit the project's settings: name, path, description, default branch, issue tracker (GitLab's `admin_project`). */
   updateProject: roleLevels.maintainer,
+  /** The project's webhooks and their deliveries (GitLab's `admin_project`, which its hooks API asks for). */
+  manageWebhooks: roleLevels.maintainer,
   /** Alert integrations and alert settings. */
   manageIntegrations: roleLevels.maintainer,
   /** Grant, change or take away the Owner role. */

@@ -8,3 +8,5 @@ export * from "./internal-ids";
 export * from "./alerts";
 export * from "./issues";
 export * from "./rate-limits";
+export * from "./outbox";
+export * from "./webhooks";

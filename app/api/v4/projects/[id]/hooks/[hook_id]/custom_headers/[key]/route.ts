@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { apiResource, endpoint } from "@/lib/api/endpoint";
+import { idSegment, projectPath } from "@/lib/api/param-types";
+import { noContent } from "@/lib/api/respond";
+import { writeApiScopes } from "@/lib/api/scopes";
+import { deleteCustomHeader, setCustomHeader } from "@/lib/webhooks/hooks";
+
+const path = { ...projectPath, hook_id: idSegment, key: z.string().max(255) };
+
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/hooks/:hook_id/custom_headers/:key", {
+  PUT: endpoint({
+    scopes: writeApiScopes,
+    path,
+    params: { value: z.string() },
+    handle: async ({ ctx, path, params }) => {
+      await setCustomHeader(ctx, path.id, path.hook_id, { key: path.key, value: params.value });
+      return noContent();
+    },
+  }),
+  DELETE: endpoint({
+    scopes: writeApiScopes,
+    path,
+    handle: async ({ ctx, path }) => {
+      await deleteCustomHeader(ctx, path.id, path.hook_id, path.key);
+      return noContent();
+    },
+  }),
+});

@@ -1,0 +1,24 @@
+import { apiResource, endpoint } from "@/lib/api/endpoint";
+import { projectPath } from "@/lib/api/param-types";
+import { created, paginated } from "@/lib/api/respond";
+import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
+import { createHook, listHooks, serializeHook } from "@/lib/webhooks/hooks";
+import { hookAttributesOf, hookParams } from "@/lib/webhooks/params";
+
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/hooks", {
+  GET: endpoint({
+    scopes: readApiScopes,
+    path: projectPath,
+    paginated: true,
+    handle: async ({ ctx, url, path, page }) => {
+      const list = await listHooks(ctx, path.id, page);
+      return paginated(url, page, { ...list, items: await Promise.all(list.items.map((hook) => serializeHook(ctx, hook))) });
+    },
+  }),
+  POST: endpoint({
+    scopes: writeApiScopes,
+    path: projectPath,
+    params: hookParams,
+    handle: async ({ ctx, path, params }) => created(await serializeHook(ctx, await createHook(ctx, path.id, hookAttributesOf(params)))),
+  }),
+});

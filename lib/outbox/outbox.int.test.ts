@@ -1,0 +1,174 @@
+import { describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { openDatabase, type DatabaseHandle } from "@/lib/db/drivers";
+import { outboxMessages } from "@/lib/db/schema";
+import { createPostgresDatabase, databaseForSuite, testDatabases } from "@/lib/testing/databases";
+import { uniqueSuffix } from "@/lib/testing/fixtures";
+import { completeMessage, enqueueMessages, leaseMessages, pruneMessages, rescheduleMessage, type LeasedMessage } from "./outbox";
+import { OutboxWorker } from "./worker";
+
+const leaseMs = 60_000;
+
+describe.each(testDatabases())("the outbox on $name", ({ open }) => {
+  const handle = databaseForSuite(open);
+
+  /** A topic of the test's own, so tests do not see each other's messages. */
+  const topic = () => `test-${uniqueSuffix()}`;
+
+  it("hands out only the oldest message of each ordering key, and the next once it is completed", async () => {
+    const t = topic();
+    await enqueueMessages(handle.db, [
+      { topic: t, orderingKey: `${t}:a`, payload: { n: 1 } },
+      { topic: t, orderingKey: `${t}:b`, payload: { n: 2 } },
+      { topic: t, orderingKey: `${t}:a`, payload: { n: 3 } },
+    ]);
+    const now = new Date(Date.now() + 1000);
+    const first = await leaseMessages(handle.db, { topics: [t], limit: 10, leaseMs, now });
+    expect(first.map((message) => message.payload)).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(first.map((message) => message.attempts)).toEqual([1, 1]);
+    // Both heads are leased: nothing else is due, not even the second message of `a`.
+    expect(await leaseMessages(handle.db, { topics: [t], limit: 10, leaseMs, now })).toEqual([]);
+    expect(await completeMessage(handle.db, first[0]!)).toBe(true);
+    const second = await leaseMessages(handle.db, { topics: [t], limit: 10, leaseMs, now });
+    expect(second.map((message) => message.payload)).toEqual([{ n: 3 }]);
+  });
+
+  it("keeps a rescheduled message, and every message behind it, until it is due; only the lease holder may act", async () => {
+    const t = topic();
+    await enqueueMessages(handle.db, [
+      { topic: t, orderingKey: `${t}:k`, payload: { n: 1 } },
+      { topic: t, orderingKey: `${t}:k`, payload: { n: 2 } },
+    ]);
+    const now = new Date(Date.now() + 1000);
+    const [leased] = await leaseMessages(handle.db, { topics: [t], limit: 10, leaseMs, now });
+    const later = new Date(now.getTime() + 30_000);
+    expect(await rescheduleMessage(handle.db, { ...leased!, leaseToken: "not-the-holder" }, { availableAt: later, error: "x" })).toBe(false);
+    expect(await rescheduleMessage(handle.db, leased!, { availableAt: later, error: "HTTP 500" })).toBe(true);
+    expect(await leaseMessages(handle.db, { topics: [t], limit: 10, leaseMs, now: new Date(later.getTime() - 1) })).toEqual([]);
+    const [again] = await leaseMessages(handle.db, { topics: [t], limit: 10, leaseMs, now: later });
+    expect(again).toMatchObject({ id: leased!.id, payload: { n: 1 }, attempts: 2 });
+    expect(await completeMessage(handle.db, leased!)).toBe(false);
+    const [row] = await handle.db.select().from(outboxMessages).where(sql`${outboxMessages.id} = ${leased!.id}`);
+    expect(row).toMatchObject({ lastError: "HTTP 500", attempts: 2 });
+  });
+
+  it("hands a message out again when its lease runs out (its worker died), and the old lease can no longer complete it", async () => {
+    const t = topic();
+    await enqueueMessages(handle.db, [{ topic: t, orderingKey: `${t}:k`, payload: { n: 1 } }]);
+    const now = new Date(Date.now() + 1000);
+    const [dead] = await leaseMessages(handle.db, { topics: [t], limit: 1, leaseMs, now });
+    expect(await leaseMessages(handle.db, { topics: [t], limit: 1, leaseMs, now: new Date(now.getTime() + leaseMs - 1) })).toEqual([]);
+    const [taken] = await leaseMessages(handle.db, { topics: [t], limit: 1, leaseMs, now: new Date(now.getTime() + leaseMs + 1) });
+    expect(taken).toMatchObject({ id: dead!.id, attempts: 2 });
+    expect(await completeMessage(handle.db, dead!)).toBe(false);
+    expect(await completeMessage(handle.db, taken!)).toBe(true);
+  });
+
+  it("writes nothing when the enqueuing transaction rolls back", async () => {
+    const t = topic();
+    await expect(
+      handle.db.transaction(async (tx) => {
+        await enqueueMessages(tx, [{ topic: t, orderingKey: `${t}:k`, payload: {} }]);
+        throw new Error("the change failed");
+      }),
+    ).rejects.toThrow("the change failed");
+    expect(await leaseMessages(handle.db, { topics: [t], limit: 10, leaseMs, now: new Date() })).toEqual([]);
+  });
+
+  it("prunes messages older than asked, except those leased", async () => {
+    const t = topic();
+    await enqueueMessages(handle.db, [
+      { topic: t, orderingKey: `${t}:old`, payload: {} },
+      { topic: t, orderingKey: `${t}:leased`, payload: {} },
+    ]);
+    await handle.db.execute(sql`update outbox_messages set created_at = now() - interval '30 days' where topic = ${t}`);
+    await leaseMessages(handle.db, { topics: [t], limit: 1, leaseMs }).then(async ([message]) => {
+      await handle.db.execute(sql`update outbox_messages set ordering_key = ${`${t}:leased`} where id = ${message!.id}`);
+    });
+    expect(await pruneMessages(handle.db, { before: new Date(Date.now() - 7 * 24 * 3600 * 1000) })).toBe(1);
+    const left = await handle.db.select().from(outboxMessages).where(sql`${outboxMessages.topic} = ${t}`);
+    expect(left.map((row) => row.orderingKey)).toEqual([`${t}:leased`]);
+  });
+
+  it("a worker sends every message once, in order per key, retrying what fails", async () => {
+    const t = topic();
+    const seen: string[] = [];
+    let failures = 0;
+    const worker = new OutboxWorker(handle, {
+      handlers: {
+        [t]: async ({ db }, message: LeasedMessage) => {
+          const label = `${message.orderingKey.slice(t.length + 1)}${String(message.payload.n)}`;
+          if (label === "a2" && failures < 2) {
+            failures += 1;
+            await rescheduleMessage(db, message, { availableAt: new Date(0), error: "try again" });
+            return;
+          }
+          seen.push(label);
+          await completeMessage(db, message);
+        },
+      },
+      leaseMs,
+      concurrency: 4,
+      pollMs: 60_000,
+    });
+    await enqueueMessages(
+      handle.db,
+      [1, 2, 3].flatMap((n) => ["a", "b", "c"].map((key) => ({ topic: t, orderingKey: `${t}:${key}`, payload: { n } }))),
+    );
+    await worker.start();
+    await worker.idle();
+    await worker.stop();
+    expect(seen).toHaveLength(9);
+    expect(new Set(seen).size).toBe(9);
+    for (const key of ["a", "b", "c"]) expect(seen.filter((label) => label.startsWith(key))).toEqual([`${key}1`, `${key}2`, `${key}3`]);
+    expect(failures).toBe(2);
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)("the outbox with two processes on one PostgreSQL database", () => {
+  it("never hands the same message to both at once, and each key's messages go out in order", async () => {
+    const database = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
+    const handles: DatabaseHandle[] = [];
+    try {
+      for (let index = 0; index < 2; index += 1) handles.push(await openDatabase({ url: database.url, poolSize: 3 }));
+      await handles[0]!.migrate();
+      const keys = Array.from({ length: 12 }, (_, index) => `key-${index}`);
+      await enqueueMessages(
+        handles[0]!.db,
+        Array.from({ length: 10 }, (_, n) => keys.map((key) => ({ topic: "race", orderingKey: key, payload: { n } }))).flat(),
+      );
+      const held = new Set<number>();
+      const delivered: { key: string; n: number; by: number }[] = [];
+      let overlaps = 0;
+      const workers = handles.map(
+        (handle, by) =>
+          new OutboxWorker(handle, {
+            handlers: {
+              race: async ({ db }, message) => {
+                if (held.has(message.id)) overlaps += 1;
+                held.add(message.id);
+                await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
+                delivered.push({ key: message.orderingKey, n: Number(message.payload.n), by });
+                held.delete(message.id);
+                await completeMessage(db, message);
+              },
+            },
+            leaseMs,
+            concurrency: 6,
+            pollMs: 20,
+          }),
+      );
+      await Promise.all(workers.map((worker) => worker.start()));
+      for (let waited = 0; delivered.length < 120 && waited < 20_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      await Promise.all(workers.map((worker) => worker.stop()));
+      expect(overlaps).toBe(0);
+      expect(delivered).toHaveLength(120);
+      for (const key of keys) expect(delivered.filter((entry) => entry.key === key).map((entry) => entry.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      // Both processes took part.
+      expect(new Set(delivered.map((entry) => entry.by)).size).toBe(2);
+    } finally {
+      await Promise.all(handles.map((handle) => handle.close()));
+      await database.drop();
+    }
+  });
+});

@@ -1,0 +1,171 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { sql, type SQL } from "drizzle-orm";
+import type { Database, Executor } from "@/lib/db";
+import { outboxMessages } from "@/lib/db/schema";
+
+/**
+ * The outbox: messages to send outside (webhook deliveries, and any later sender's), written with the change that
+ * causes them and sent afterwards by a worker in each server process (`OutboxWorker`).
+ *
+ * - `enqueue…` inside the change's transaction: the message exists exactly when the change does, and the request pays
+ *   for one insert, never for the sending.
+ * - `leaseMessages` hands a worker the oldest waiting message of each ordering key (nothing newer of a key is handed out
+ *   while an older one waits), each for a limited time. Rows are claimed with `FOR UPDATE SKIP LOCKED` and marked with
+ *   a lease, so two workers (in any processes) never hold the same message at once; a worker that dies leaves a lease
+ *   that runs out, and the message is handed out again.
+ * - `completeMessage` deletes it, `rescheduleMessage` puts it back for later; both only for the lease's holder.
+ */
+
+/** The channel a committed enqueue notifies, so idle workers start at once instead of at their next poll. */
+export const outboxChannel = "outbox";
+
+export interface NewOutboxMessage {
+  topic: string;
+  orderingKey: string;
+  payload: Record<string, unknown>;
+}
+
+export interface LeasedMessage {
+  id: number;
+  topic: string;
+  orderingKey: string;
+  payload: Record<string, unknown>;
+  /** Attempts begun, this one included. */
+  attempts: number;
+  leaseToken: string;
+  leasedUntil: Date;
+}
+
+/** A point in time as a statement parameter. */
+export function instantParam(time: Date): SQL {
+  return sql`${time.toISOString()}::timestamptz`;
+}
+
+/** The rows of a hand-written statement: postgres-js answers with an array, a `{ rows }` result otherwise. */
+function rowsOf<Row>(result: unknown): Row[] {
+  return Array.isArray(result) ? (result as Row[]) : (result as { rows: Row[] }).rows;
+}
+
+async function notifyWorkers(tx: Executor): Promise<void> {
+  // Delivered when the transaction commits, and not at all if it rolls back.
+  await tx.execute(sql`select pg_notify(${outboxChannel}, '')`);
+}
+
+/** Writes messages in the caller's transaction: one insert, whatever their number. */
+export async function enqueueMessages(tx: Executor, messages: NewOutboxMessage[]): Promise<number> {
+  if (messages.length === 0) return 0;
+  await tx.insert(outboxMessages).values(messages);
+  await notifyWorkers(tx);
+  return messages.length;
+}
+
+/**
+ * Writes the messages a query selects, in the caller's transaction: one `INSERT … SELECT` for a fan-out to any number
+ * of recipients. `select` must answer the columns `topic`, `ordering_key` and `payload` (jsonb), in that order.
+ */
+export async function enqueueSelected(tx: Executor, select: SQL): Promise<number> {
+  const inserted = rowsOf<{ id: number }>(await tx.execute(sql`insert into ${outboxMessages} (topic, ordering_key, payload) ${select} returning id`));
+  if (inserted.length > 0) await notifyWorkers(tx);
+  return inserted.length;
+}
+
+interface LeasedRow {
+  id: string | number;
+  topic: string;
+  ordering_key: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  lease_token: string;
+  leased_until: string | Date;
+}
+
+/**
+ * Leases up to `limit` messages of `topics` that are due: for each ordering key, only its oldest message, and only if
+ * no other worker holds it. Each lease lasts `leaseMs`; its attempt is counted now, so a message whose worker died
+ * mid-send shows the attempt. Times are the database's unless `now` is given: a message written a moment ago is due
+ * by the clock that wrote it, whatever this process's clock says.
+ */
+export async function leaseMessages(
+  db: Database,
+  { topics, limit, leaseMs, now }: { topics: readonly string[]; limit: number; leaseMs: number; now?: Date },
+): Promise<LeasedMessage[]> {
+  if (topics.length === 0) return [];
+  const token = randomUUID();
+  const at = now ? instantParam(now) : sql`now()`;
+  const leasedUntil = sql`${at} + ${leaseMs} * interval '1 millisecond'`;
+  const topicList = sql.join(
+    topics.map((topic) => sql`${topic}`),
+    sql`, `,
+  );
+  const rows = rowsOf<LeasedRow>(await db.execute(sql`
+    with picked as (
+      select h.id
+        from outbox_messages h
+       where h.topic in (${topicList})
+         and h.available_at <= ${at}
+         and (h.leased_until is null or h.leased_until < ${at})
+         and not exists (select 1 from outbox_messages e where e.ordering_key = h.ordering_key and e.id < h.id)
+       order by h.available_at, h.id
+       limit ${limit}
+       for update of h skip locked
+    )
+    update outbox_messages m
+       set leased_until = ${leasedUntil}, lease_token = ${token}, attempts = m.attempts + 1
+      from picked
+     where m.id = picked.id
+       and (m.leased_until is null or m.leased_until < ${at})
+    returning m.id, m.topic, m.ordering_key, m.payload, m.attempts, m.lease_token, m.leased_until`));
+  return rows.map((row) => ({
+    id: Number(row.id),
+    topic: row.topic,
+    orderingKey: row.ordering_key,
+    payload: row.payload,
+    attempts: row.attempts,
+    leaseToken: row.lease_token,
+    leasedUntil: new Date(row.leased_until),
+  }));
+}
+
+/** Deletes a sent (or abandoned) message, if the lease is still the caller's. Answers whether it was. */
+export async function completeMessage(tx: Executor, message: Pick<LeasedMessage, "id" | "leaseToken">): Promise<boolean> {
+  const deleted = rowsOf<{ id: number }>(
+    await tx.execute(sql`delete from outbox_messages where id = ${message.id} and lease_token = ${message.leaseToken} returning id`),
+  );
+  return deleted.length > 0;
+}
+
+/**
+ * Puts a message back to be leased again at `availableAt`, with why (the last error), if the lease is still the
+ * caller's. Messages behind it on its ordering key wait for it.
+ */
+export async function rescheduleMessage(
+  tx: Executor,
+  message: Pick<LeasedMessage, "id" | "leaseToken">,
+  { availableAt, error, countAttempt = true }: { availableAt: Date; error: string | null; countAttempt?: boolean },
+): Promise<boolean> {
+  const updated = rowsOf<{ id: number }>(await tx.execute(sql`
+    update outbox_messages
+       set leased_until = null, lease_token = null, available_at = ${instantParam(availableAt)}, last_error = ${error},
+           attempts = attempts - ${countAttempt ? 0 : 1}
+     where id = ${message.id} and lease_token = ${message.leaseToken}
+    returning id`));
+  return updated.length > 0;
+}
+
+/** Deletes every waiting message of an ordering key (its recipient is gone), in the caller's transaction. */
+export async function discardMessagesOf(tx: Executor, orderingKey: string): Promise<void> {
+  await tx.execute(sql`delete from outbox_messages where ordering_key = ${orderingKey}`);
+}
+
+/**
+ * Deletes messages written before `before` that are still there (a sender that keeps failing gives up long before;
+ * this bounds the table if one never does), at most `batch` at a time. Answers how many went.
+ */
+export async function pruneMessages(db: Database, { before, batch = 10_000 }: { before: Date; batch?: number }): Promise<number> {
+  const deleted = rowsOf<{ id: number }>(await db.execute(sql`
+    delete from outbox_messages
+     where id in (select id from outbox_messages where created_at < ${instantParam(before)} and (leased_until is null or leased_until < now()) limit ${batch})
+    returning id`));
+  return deleted.length;
+}

@@ -1,0 +1,141 @@
+import "server-only";
+import type { DatabaseHandle } from "@/lib/db/drivers";
+import { logger } from "@/lib/log";
+import { leaseMessages, outboxChannel, type LeasedMessage } from "./outbox";
+
+/**
+ * What a sender does with one leased message. It must itself complete or reschedule the message (`completeMessage`,
+ * `rescheduleMessage`), in the same transaction as whatever it records about the attempt; a handler that throws
+ * leaves the message leased, and it is handed out again when the lease runs out.
+ */
+export type OutboxHandler = (handle: DatabaseHandle, message: LeasedMessage) => Promise<void>;
+
+export interface OutboxWorkerOptions {
+  handlers: Record<string, OutboxHandler>;
+  /** How long a worker holds a message: longer than any send may take, so a live worker never loses its lease. */
+  leaseMs: number;
+  /** How many messages one process sends at once. */
+  concurrency: number;
+  /** How often an idle worker looks for due messages (retries coming due, leases running out, missed notifications). */
+  pollMs: number;
+  /** A clock for tests; by default the database's. */
+  now?: () => Date;
+}
+
+/**
+ * Sends the outbox's messages from this process: leases due messages, hands each to its topic's handler, and leases
+ * more as handlers finish. It wakes when a committed enqueue notifies (`outboxChannel`) and otherwise every `pollMs`.
+ * Every process runs one; the leases keep them from sending the same message at once.
+ */
+export class OutboxWorker {
+  private readonly running = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = true;
+  private pumping = false;
+  private pumpAgain = false;
+
+  constructor(
+    private readonly handle: DatabaseHandle,
+    private readonly options: OutboxWorkerOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    if (!this.stopped) return;
+    this.stopped = false;
+    await this.handle.listen(outboxChannel, {
+      notify: () => this.wake(),
+      listening: () => this.wake(),
+      interrupted: () => {},
+    });
+    this.schedulePoll();
+    this.wake();
+  }
+
+  /** Stops leasing and waits for the sends under way. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.running.size > 0 || this.pumping) await Promise.race([...this.running, delay(10)]);
+  }
+
+  /** Leases and sends until nothing is due, then waits: resolves once this round found nothing more to do. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    void this.pump()
+      .catch((error: unknown) => logger.error({ err: error }, "outbox worker failed to lease messages"))
+      .finally(() => {
+        this.pumping = false;
+        if (this.pumpAgain) {
+          this.pumpAgain = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Resolves when no message is being sent and none is due (for tests and for draining before a stop). */
+  async idle(): Promise<void> {
+    for (;;) {
+      while (this.pumping || this.running.size > 0) await Promise.race([...this.running, delay(5)]);
+      this.pumpAgain = false;
+      this.pumping = true;
+      try {
+        await this.pump();
+      } finally {
+        this.pumping = false;
+      }
+      if (this.running.size === 0) return;
+    }
+  }
+
+  private schedulePoll(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.wake();
+      this.schedulePoll();
+    }, this.options.pollMs);
+    this.timer.unref();
+  }
+
+  private async pump(): Promise<void> {
+    const topics = Object.keys(this.options.handlers);
+    while (!this.stopped) {
+      const room = this.options.concurrency - this.running.size;
+      if (room <= 0) {
+        await Promise.race(this.running);
+        continue;
+      }
+      const leased = await leaseMessages(this.handle.db, { topics, limit: room, leaseMs: this.options.leaseMs, now: this.options.now?.() });
+      if (leased.length === 0) return;
+      for (const message of leased) this.track(this.send(message));
+    }
+  }
+
+  private track(sending: Promise<void>): void {
+    this.running.add(sending);
+    void sending.finally(() => {
+      this.running.delete(sending);
+      // A finished message may have freed the next one of its ordering key.
+      this.wake();
+    });
+  }
+
+  private async send(message: LeasedMessage): Promise<void> {
+    const handler = this.options.handlers[message.topic];
+    if (!handler) return;
+    try {
+      await handler(this.handle, message);
+    } catch (error) {
+      logger.error({ err: error, outboxMessageId: message.id, topic: message.topic }, "outbox message failed; it is retried when its lease ends");
+    }
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

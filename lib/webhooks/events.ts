@@ -1,0 +1,125 @@
+import "server-only";
+import type { Executor } from "@/lib/db";
+import { eq } from "drizzle-orm";
+import { namespaces, type IssueRow, type MilestoneRow, type NoteRow, type ProjectMemberRow, type ProjectRow, type UserRow } from "@/lib/db/schema";
+import { assigneesOfIssues } from "@/lib/issues/assignees";
+import { labelsOfIssues } from "@/lib/issues/labels";
+import type { ProjectView } from "@/lib/projects/projects";
+import { enqueueHookDeliveries, projectHasHooksFor } from "./enqueue";
+import {
+  issueChanges,
+  issueHookData,
+  memberHookData,
+  milestoneHookData,
+  noteHookData,
+  noteIsConfidential,
+  type IssueHookAction,
+  type IssueState,
+  type MemberHookEvent,
+  type MilestoneHookAction,
+} from "./payloads";
+
+/**
+ * The webhook side of the project's changes: each function is called in the transaction of the change, next to its
+ * `recordEvent`, and writes the deliveries (one insert for all the project's hooks that take the event) only when a
+ * hook would take it, so a project without hooks pays one indexed lookup.
+ */
+
+type Actor = Pick<UserRow, "id" | "name" | "username">;
+type ProjectRef = Pick<ProjectView, "project" | "namespace">;
+
+/** An issue's labels and assignees as they stand in the transaction. */
+export async function issueStateOf(tx: Executor, issue: IssueRow): Promise<IssueState> {
+  const [labels, assignees] = await Promise.all([labelsOfIssues(tx, [issue.id]), assigneesOfIssues(tx, [issue.id])]);
+  return {
+    issue,
+    labels: (labels.get(issue.id) ?? []).sort((a, b) => a.id - b.id),
+    assignees: assignees.get(issue.id) ?? [],
+  };
+}
+
+/** Whether any hook of the project takes issue events (either kind); read before a change to keep its prior state. */
+export function projectWantsIssueHooks(tx: Executor, projectId: number, now: Date): Promise<boolean> {
+  return projectHasHooksFor(tx, projectId, ["issue_hooks", "confidential_issue_hooks"], now);
+}
+
+/**
+ * An issue opened, closed, reopened or edited. `before` is its state before the change (null for a new issue); a
+ * confidential issue goes to the hooks that take confidential issue events only.
+ */
+export async function issueHooks(
+  tx: Executor,
+  change: { view: ProjectRef; actor: Actor; before: IssueState | null; issue: IssueRow; action: IssueHookAction; now: Date },
+): Promise<void> {
+  const trigger = change.issue.confidential ? "confidential_issue_hooks" : "issue_hooks";
+  if (!(await projectHasHooksFor(tx, change.view.project.id, [trigger], change.now))) return;
+  const after = await issueStateOf(tx, change.issue);
+  const changes = issueChanges(change.before, after);
+  if (change.action === "update" && Object.keys(changes).length === 0) return;
+  await enqueueHookDeliveries(tx, {
+    projectId: change.view.project.id,
+    trigger,
+    data: issueHookData(change.view, change.actor, after, change.action, changes),
+    now: change.now,
+  });
+}
+
+/**
+ * An incident opened or closed by an alert (the alert bot acts): the same issue hooks, for callers that hold the
+ * project's row without its namespace, which is read only when a hook takes the event.
+ */
+export async function incidentHooks(
+  tx: Executor,
+  change: { project: ProjectRow; actor: Actor; before: IssueState | null; issue: IssueRow; action: IssueHookAction; now: Date },
+): Promise<void> {
+  if (!(await projectWantsIssueHooks(tx, change.project.id, change.now))) return;
+  const [namespace] = await tx.select().from(namespaces).where(eq(namespaces.id, change.project.namespaceId));
+  if (!namespace) return;
+  await issueHooks(tx, { ...change, view: { project: change.project, namespace } });
+}
+
+/** A comment written or edited; one on a confidential issue, or an internal one, goes to confidential note hooks. */
+export async function noteHooks(
+  tx: Executor,
+  change: { view: ProjectRef; actor: Actor; note: NoteRow; issue: IssueRow; action: "create" | "update"; now: Date },
+): Promise<void> {
+  if (change.note.system) return;
+  const trigger = noteIsConfidential(change.note, change.issue) ? "confidential_note_hooks" : "note_hooks";
+  if (!(await projectHasHooksFor(tx, change.view.project.id, [trigger], change.now))) return;
+  await enqueueHookDeliveries(tx, {
+    projectId: change.view.project.id,
+    trigger,
+    data: noteHookData(change.view, change.actor, change.note, await issueStateOf(tx, change.issue), change.action),
+    now: change.now,
+  });
+}
+
+export async function milestoneHooks(
+  tx: Executor,
+  change: { view: ProjectRef; milestone: MilestoneRow; action: MilestoneHookAction; now: Date },
+): Promise<void> {
+  await enqueueHookDeliveries(tx, {
+    projectId: change.view.project.id,
+    trigger: "milestone_hooks",
+    data: milestoneHookData(change.view, change.milestone, change.action),
+    now: change.now,
+  });
+}
+
+export async function memberHooks(
+  tx: Executor,
+  change: {
+    view: ProjectRef;
+    member: Pick<ProjectMemberRow, "accessLevel" | "expiresAt" | "createdAt">;
+    user: Actor;
+    eventName: MemberHookEvent;
+    now: Date;
+  },
+): Promise<void> {
+  await enqueueHookDeliveries(tx, {
+    projectId: change.view.project.id,
+    trigger: "member_hooks",
+    data: memberHookData(change.view, change.member, change.user, change.eventName, change.now),
+    now: change.now,
+  });
+}
