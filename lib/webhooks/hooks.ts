@@ -77,6 +77,9 @@ async function checkUrl(db: Database, url: string): Promise<string> {
     throw invalid();
   }
   if ((parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.hostname === "") throw invalid();
+  // A user name and password in the URL would be shown to every Maintainer and written to every log; the token or a
+  // custom header carries a secret instead (and `sendOutbound` refuses such URLs).
+  if (parsed.username !== "" || parsed.password !== "") throw invalid();
   if (!(await localRequestsAllowedFromWebHooks(db))) {
     const host = parsed.hostname.replace(/^\[|\]$/g, "").toLowerCase();
     if (host === "localhost" || host.endsWith(".localhost") || (isIP(host) !== 0 && addressProblem(host, false) !== null)) throw invalid();

@@ -126,6 +126,7 @@ describe.each(testDatabases())("project webhooks on $name", ({ open }) => {
     expect(moved.hook.customHeadersCiphertext).toBeNull();
 
     await expect(createHook(ctx, reference, { url: "ftp://example.com" })).rejects.toThrow(new UnprocessableError("Invalid url given"));
+    await expect(createHook(ctx, reference, { url: "https://user:secret@example.com/hook" })).rejects.toThrow(new UnprocessableError("Invalid url given"));
     await expect(createHook(ctx, reference, { url: "https://example.com", branch_filter_strategy: "regex", push_events_branch_filter: "(" })).rejects.toThrow(
       new UnprocessableError("Invalid branch filter given"),
     );
