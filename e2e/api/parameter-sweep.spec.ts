@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { addMember, asToken, createProject, createToken, createUser, rootToken, uniqueName, type CreatedUser } from "../support/api";
+import { addMember, allowLocalRequestsFromWebHooks, asToken, createProject, createToken, createUser, rootToken, uniqueName, type CreatedUser } from "../support/api";
 import { createIntegration } from "../support/alerts";
 import { createApplication, freshClientAddress } from "../support/oauth";
 import { postMessage } from "../mcp/support";
@@ -82,7 +82,9 @@ async function sweptCalls(request: APIRequestContext, fx: Fixture): Promise<Swep
   const removableMilestone = await post(request, owner.token, `/api/v4${project}/milestones`, { title: uniqueName("gone") });
   const blockable = await createUser(request);
   const deletableApplication = await createApplication(request);
-  // A hook on an address nobody listens on: its test is refused (422) and logged, which gives a delivery to resend.
+  // A hook on an address nobody listens on: its test is refused (422) and logged, which gives a delivery to resend. The
+  // address is local, which the instance allows for the suites' receivers.
+  await allowLocalRequestsFromWebHooks(request);
   const hook = `${project}/hooks/${(await post(request, owner.token, `/api/v4${project}/hooks`, { url: "http://127.0.0.1:9/swept", milestone_events: true })).id as number}`;
   expect((await request.post(`/api/v4${hook}/test/milestone_events`, { headers: asToken(owner.token) })).status()).toBe(422);
   const hookLogs = (await (await request.get(`/api/v4${hook}/events`, { headers: asToken(owner.token) })).json()) as { id: number }[];

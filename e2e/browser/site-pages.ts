@@ -1,6 +1,6 @@
 import type { APIRequestContext } from "@playwright/test";
 import { createIntegration, postAlert, receiverPath, bearer } from "../support/alerts";
-import { asToken, createProject, createUser, type CreatedUser } from "../support/api";
+import { allowLocalRequestsFromWebHooks, asToken, createProject, createUser, type CreatedUser } from "../support/api";
 import { callbackUrl, createApplication } from "../support/oauth";
 
 /**
@@ -92,7 +92,9 @@ export async function siteFixture(request: APIRequestContext): Promise<SiteFixtu
   const integration = await createIntegration(request, owner.token, project.id, { name: "Production monitoring" });
   const alert = await postAlert(request, receiverPath(integration), { title: "High error rate", severity: "high", hosts: ["web-1"] }, bearer(integration.token));
   if (alert.status() !== 200) throw new Error(`the receiver answered ${alert.status()}: ${await alert.text()}`);
-  // A hook on an address nobody listens on: its test fails, and is logged.
+  // A hook on an address nobody listens on: its test fails, and is logged. The address is local, which the instance
+  // allows for the suites' receivers.
+  await allowLocalRequestsFromWebHooks(request);
   const hook = await created<{ id: number }>(request, `/api/v4/projects/${project.id}/hooks`, owner.token, { url: "http://127.0.0.1:9/hook", name: "Deploy notifier" });
   await request.post(`/api/v4/projects/${project.id}/hooks/${hook.id}/test/push_events`, { headers: asToken(owner.token) });
   await request.post(`/api/v4/projects/${project.id}/hooks/${hook.id}/test/issues_events`, { headers: asToken(owner.token) });
