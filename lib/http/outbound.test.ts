@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addressProblem, outboundReasons, outboundUrlProblem, sendOutbound, type HostResolver, type OutboundRequest } from "./outbound";
+import { addressProblem, literalUrlProblem, outboundReasons, outboundUrlProblem, sendOutbound, type HostResolver, type OutboundRequest } from "./outbound";
 
 type Handler = (request: IncomingMessage, body: string, response: ServerResponse) => void;
 
@@ -330,5 +330,18 @@ describe("sending", () => {
     expect(await sendOutbound(request({ url: `http://a:b@127.0.0.1:${port}/` }))).toEqual({ kind: "refused", reason: outboundReasons.credentials });
     expect(await sendOutbound(request({ headers: { "X-Bad": "a\r\nInjected: 1" } }))).toMatchObject({ kind: "refused", reason: expect.stringMatching(/^The request is invalid: /) });
     expect(received.length).toBe(before);
+  });
+});
+
+describe("literalUrlProblem", () => {
+  it("judges a URL to save without resolving names: its own rules, literal addresses and localhost names", () => {
+    expect(literalUrlProblem("https://hooks.example.com/x", false)).toBeNull();
+    expect(literalUrlProblem("https://name.invalid/x", false)).toBeNull();
+    expect(literalUrlProblem("ftp://example.com", false)).toBe(outboundReasons.scheme);
+    expect(literalUrlProblem("https://user:secret@example.com", false)).toBe(outboundReasons.credentials);
+    expect(literalUrlProblem("http://10.0.0.1/", false)).toBe(addressProblem("10.0.0.1", false));
+    expect(literalUrlProblem("http://10.0.0.1/", true)).toBeNull();
+    expect(literalUrlProblem("http://api.localhost/", false)).toBe(outboundReasons.localhost);
+    expect(literalUrlProblem("http://localhost:8080/", true)).toBeNull();
   });
 });

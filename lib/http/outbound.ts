@@ -183,6 +183,18 @@ function checkedUrl(text: string): UrlCheck {
   return { ok: true, url, host };
 }
 
+/**
+ * Why a request to `url` would be refused, judged without resolving any name: the URL's own rules, a literal address,
+ * and `localhost` names. For a URL saved now and sent later (a hook's), whose addresses each send checks again.
+ */
+export function literalUrlProblem(url: string, allowLocalNetwork: boolean): string | null {
+  const checked = checkedUrl(url);
+  if (!checked.ok) return checked.reason;
+  if (isIP(checked.host)) return addressProblem(checked.host, allowLocalNetwork);
+  const name = checked.host.toLowerCase();
+  return !allowLocalNetwork && (name === "localhost" || name.endsWith(".localhost")) ? outboundReasons.localhost : null;
+}
+
 type Resolution = { ok: true; address: string; family: number } | { ok: false; kind: "refused" | "failed"; reason: string };
 
 /** Resolves the host once and checks every address it answers; the first is the one to connect to. */

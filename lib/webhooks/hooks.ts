@@ -1,5 +1,4 @@
 import "server-only";
-import { isIP } from "node:net";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { PageRequest } from "@/lib/api/pagination";
 import type { Ctx } from "@/lib/context";
@@ -8,7 +7,7 @@ import { listPage, type Database, type ListPage } from "@/lib/db";
 import { branchFilterStrategies, dormantHookEvents, projectHooks, type DormantHookEvent, type ProjectHookRow } from "@/lib/db/schema";
 import { NotFoundError, UnprocessableError, ValidationError } from "@/lib/errors";
 import { getEncryptionKey } from "@/lib/instance-secrets";
-import { addressProblem } from "@/lib/http/outbound";
+import { literalUrlProblem } from "@/lib/http/outbound";
 import { localRequestsAllowedFromWebHooks } from "@/lib/instance/settings";
 import { discardMessagesOf } from "@/lib/outbox/outbox";
 import { getProjectWithAbility, type ProjectView } from "@/lib/projects/projects";
@@ -62,27 +61,15 @@ export function projectForHooks(ctx: Ctx, projectReference: string): Promise<Pro
 }
 
 /**
- * The URL a hook may have: http or https, within GitLab's length, and not a local address unless the instance allows
- * the local network ("Allow requests to the local network from webhooks and integrations"). A name is not resolved
- * here: every delivery checks the address it connects to (`sendOutbound`).
+ * The URL a hook may have: `sendOutbound`'s rules (http or https, no credentials, which every Maintainer would see)
+ * within GitLab's length, and not a local address unless the instance allows the local network ("Allow requests to
+ * the local network from webhooks and integrations"). A name is not resolved here: every delivery checks the address
+ * it connects to.
  */
 async function checkUrl(db: Database, url: string): Promise<string> {
-  const invalid = () => new UnprocessableError("Invalid url given");
   const trimmed = url.trim();
-  if (trimmed === "" || trimmed.length > hookLimits.url) throw invalid();
-  let parsed: URL;
-  try {
-    parsed = new URL(trimmed);
-  } catch {
-    throw invalid();
-  }
-  if ((parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.hostname === "") throw invalid();
-  // A user name and password in the URL would be shown to every Maintainer and written to every log; the token or a
-  // custom header carries a secret instead (and `sendOutbound` refuses such URLs).
-  if (parsed.username !== "" || parsed.password !== "") throw invalid();
-  if (!(await localRequestsAllowedFromWebHooks(db))) {
-    const host = parsed.hostname.replace(/^\[|\]$/g, "").toLowerCase();
-    if (host === "localhost" || host.endsWith(".localhost") || (isIP(host) !== 0 && addressProblem(host, false) !== null)) throw invalid();
+  if (trimmed === "" || trimmed.length > hookLimits.url || literalUrlProblem(trimmed, await localRequestsAllowedFromWebHooks(db)) !== null) {
+    throw new UnprocessableError("Invalid url given");
   }
   return trimmed;
 }
