@@ -33,6 +33,25 @@ describe.each(testDatabases())("the outbox on $name", ({ open }) => {
     expect(second.map((message) => message.payload)).toEqual([{ n: 3 }]);
   });
 
+  it("finds a key's head behind more queued messages of a held key than it looks at, by walking the keys", async () => {
+    const t = topic();
+    await enqueueMessages(
+      handle.db,
+      Array.from({ length: 10 }, (_, n) => ({ topic: t, orderingKey: `${t}:slow`, payload: { n } })),
+    );
+    await enqueueMessages(handle.db, [{ topic: t, orderingKey: `${t}:quick`, payload: { n: 10 } }]);
+    const now = new Date(Date.now() + 1000);
+    const [slowHead] = await leaseMessages(handle.db, { topics: [t], limit: 1, leaseMs, now, scanWindow: 4 });
+    expect(slowHead).toMatchObject({ orderingKey: `${t}:slow`, payload: { n: 0 } });
+    // The four oldest due messages all wait behind the held head; the quick key's head comes after them.
+    const behind = await leaseMessages(handle.db, { topics: [t], limit: 10, leaseMs, now, scanWindow: 4 });
+    expect(behind.map((message) => [message.orderingKey, message.payload])).toEqual([[`${t}:quick`, { n: 10 }]]);
+    expect(await leaseMessages(handle.db, { topics: [t], limit: 10, leaseMs, now, scanWindow: 4 })).toEqual([]);
+    expect(await completeMessage(handle.db, slowHead!)).toBe(true);
+    const next = await leaseMessages(handle.db, { topics: [t], limit: 10, leaseMs, now, scanWindow: 4 });
+    expect(next.map((message) => message.payload)).toEqual([{ n: 1 }]);
+  });
+
   it("keeps a rescheduled message, and every message behind it, until it is due; only the lease holder may act", async () => {
     const t = topic();
     await enqueueMessages(handle.db, [

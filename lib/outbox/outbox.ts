@@ -81,31 +81,86 @@ interface LeasedRow {
 }
 
 /**
+ * How many due messages a lease looks at, oldest first, for the heads of their keys. Past that, the due messages are
+ * mostly queued behind heads that are leased or waiting for a retry (a slow or failing receiver's backlog), and the
+ * lease finds the other keys' heads by walking the keys instead (`keyHeads`), so its cost follows the number of keys
+ * with messages, never the length of any key's queue.
+ */
+export const leaseScanWindow = 256;
+
+/** Of `messages` (an alias), those that are due at `at` and not held by anyone. */
+function dueAndFree(alias: SQL, at: SQL): SQL {
+  return sql`${alias}.available_at <= ${at} and (${alias}.leased_until is null or ${alias}.leased_until < ${at})`;
+}
+
+/** Whether `alias` is the oldest message of its key. */
+function isKeyHead(alias: SQL): SQL {
+  return sql`not exists (select 1 from outbox_messages e where e.ordering_key = ${alias}.ordering_key and e.id < ${alias}.id)`;
+}
+
+/**
+ * The head (oldest message) of every ordering key that is due and free, found with one probe of
+ * `outbox_messages_ordering_idx` per key (a loose index scan: the first entry past the previous key is the next key's
+ * head), whatever the number of messages behind each.
+ */
+function keyHeads(topicList: SQL, at: SQL): SQL {
+  return sql`
+    with recursive walked(ordering_key, id) as (
+      (select ordering_key, id from outbox_messages order by ordering_key, id limit 1)
+      union all
+      select next.ordering_key, next.id from walked cross join lateral (
+        select m.ordering_key, m.id from outbox_messages m
+         where m.ordering_key > walked.ordering_key order by m.ordering_key, m.id limit 1) next
+    )
+    select head.id from walked join outbox_messages head on head.id = walked.id
+     where head.topic in (${topicList}) and ${dueAndFree(sql`head`, at)}`;
+}
+
+/**
  * Leases up to `limit` messages of `topics` that are due: for each ordering key, only its oldest message, and only if
  * no other worker holds it. Each lease lasts `leaseMs`; its attempt is counted now, so a message whose worker died
  * mid-send shows the attempt. Times are the database's unless `now` is given: a message written a moment ago is due
  * by the clock that wrote it, whatever this process's clock says.
+ *
+ * Two statements: the first finds candidate heads among the oldest due messages (`leaseScanWindow`), or by walking
+ * the keys when those are crowded with messages queued behind their heads; the second takes the candidates with
+ * `FOR UPDATE SKIP LOCKED`, checking again that each is due, free and its key's head.
  */
 export async function leaseMessages(
   db: Database,
-  { topics, limit, leaseMs, now }: { topics: readonly string[]; limit: number; leaseMs: number; now?: Date },
+  { topics, limit, leaseMs, now, scanWindow = leaseScanWindow }: { topics: readonly string[]; limit: number; leaseMs: number; now?: Date; scanWindow?: number },
 ): Promise<LeasedMessage[]> {
-  if (topics.length === 0) return [];
-  const token = randomUUID();
+  if (topics.length === 0 || limit <= 0) return [];
   const at = now ? instantParam(now) : sql`now()`;
-  const leasedUntil = sql`${at} + ${leaseMs} * interval '1 millisecond'`;
   const topicList = sql.join(
     topics.map((topic) => sql`${topic}`),
+    sql`, `,
+  );
+  const candidates = rowsOf<{ id: string | number }>(await db.execute(sql`
+    with scanned as (
+      select h.id, h.ordering_key, h.available_at from outbox_messages h
+       where h.topic in (${topicList}) and ${dueAndFree(sql`h`, at)}
+       order by h.available_at, h.id
+       limit ${scanWindow}
+    ),
+    heads as (select s.id from scanned s where ${isKeyHead(sql`s`)})
+    select id from heads
+    union
+    select id from (${keyHeads(topicList, at)}) walked_heads
+     where (select count(*) from scanned) >= ${scanWindow} and (select count(*) from heads) < ${limit}`)).map((row) => Number(row.id));
+  if (candidates.length === 0) return [];
+
+  const token = randomUUID();
+  const leasedUntil = sql`${at} + ${leaseMs} * interval '1 millisecond'`;
+  const candidateList = sql.join(
+    candidates.map((id) => sql`${id}`),
     sql`, `,
   );
   const rows = rowsOf<LeasedRow>(await db.execute(sql`
     with picked as (
       select h.id
         from outbox_messages h
-       where h.topic in (${topicList})
-         and h.available_at <= ${at}
-         and (h.leased_until is null or h.leased_until < ${at})
-         and not exists (select 1 from outbox_messages e where e.ordering_key = h.ordering_key and e.id < h.id)
+       where h.id in (${candidateList}) and ${dueAndFree(sql`h`, at)} and ${isKeyHead(sql`h`)}
        order by h.available_at, h.id
        limit ${limit}
        for update of h skip locked
@@ -116,15 +171,17 @@ export async function leaseMessages(
      where m.id = picked.id
        and (m.leased_until is null or m.leased_until < ${at})
     returning m.id, m.topic, m.ordering_key, m.payload, m.attempts, m.lease_token, m.leased_until`));
-  return rows.map((row) => ({
-    id: Number(row.id),
-    topic: row.topic,
-    orderingKey: row.ordering_key,
-    payload: row.payload,
-    attempts: row.attempts,
-    leaseToken: row.lease_token,
-    leasedUntil: new Date(row.leased_until),
-  }));
+  return rows
+    .map((row) => ({
+      id: Number(row.id),
+      topic: row.topic,
+      orderingKey: row.ordering_key,
+      payload: row.payload,
+      attempts: row.attempts,
+      leaseToken: row.lease_token,
+      leasedUntil: new Date(row.leased_until),
+    }))
+    .sort((a, b) => a.id - b.id);
 }
 
 /** Deletes a sent (or abandoned) message, if the lease is still the caller's. Answers whether it was. */
