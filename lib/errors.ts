@@ -128,6 +128,23 @@ export class KeysetUnavailableError extends ApiError {
   }
 }
 
+/**
+ * 429 `{"message":{"error":"This endpoint has been requested too many times. Try again later."}}` with `Retry-After`:
+ * GitLab's application rate limits on single endpoints (its `check_rate_limit!`), unlike the request throttles.
+ */
+export class TooManyRequestsError extends ApiError {
+  readonly status = 429;
+  constructor(readonly retryAfterSeconds: number) {
+    super("This endpoint has been requested too many times. Try again later.");
+  }
+  body() {
+    return { message: { error: this.message } };
+  }
+  headers(): Record<string, string> {
+    return { "Retry-After": String(this.retryAfterSeconds) };
+  }
+}
+
 /** 409 `{"message":"…"}`, e.g. "Email has already been taken". */
 export class ConflictError extends ApiError {
   readonly status = 409;

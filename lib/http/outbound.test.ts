@@ -1,6 +1,10 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { networkInterfaces } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addressProblem, literalUrlProblem, outboundReasons, outboundUrlProblem, sendOutbound, type HostResolver, type OutboundRequest } from "./outbound";
 
@@ -322,6 +326,23 @@ describe("sending", () => {
       response.end();
     };
     expect(await sendOutbound(request({}))).toMatchObject({ kind: "failed" });
+  });
+
+  it("verifies the receiver's certificate unless asked not to (a hook without SSL verification)", async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), "outbound-tls-"));
+    const [keyPath, certPath] = [path.join(directory, "key.pem"), path.join(directory, "cert.pem")];
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", keyPath, "-out", certPath], { stdio: "ignore" });
+    const selfSigned = createHttpsServer({ key: readFileSync(keyPath), cert: readFileSync(certPath) }, (_request, response) => response.end("secure"));
+    await new Promise<void>((resolve) => selfSigned.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `https://127.0.0.1:${(selfSigned.address() as AddressInfo).port}/`;
+      expect(await sendOutbound(request({ url }))).toMatchObject({ kind: "failed", reason: expect.stringMatching(/^SSL error: /) });
+      expect(await sendOutbound(request({ url, verifyTls: false }))).toMatchObject({ kind: "response", status: 200, body: "secure" });
+    } finally {
+      selfSigned.closeAllConnections();
+      await new Promise((resolve) => selfSigned.close(resolve));
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it("refuses URLs it would not send to and headers HTTP cannot carry, sending nothing", async () => {

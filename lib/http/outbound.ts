@@ -21,6 +21,7 @@ export interface OutboundRequest {
   timeoutMs: number; // whole exchange: connect, send, response headers and body
   maxResponseBytes: number; // response body read up to this, then the connection is dropped; body truncated
   allowLocalNetwork: boolean; // the instance setting (or an env override for the metadata document fetch)
+  verifyTls?: boolean; // false accepts any certificate (a hook's `enable_ssl_verification` turned off); default true
 }
 
 export type OutboundResult =
@@ -331,7 +332,7 @@ function exchangeWith(url: URL, target: { address: string; family: number }, sen
     };
     const transport = url.protocol === "https:" ? https : http;
     try {
-      outgoing = transport.request(url, { method: sent.method, headers, lookup: pinned, agent: false }, (response) => {
+      outgoing = transport.request(url, { method: sent.method, headers, lookup: pinned, agent: false, rejectUnauthorized: sent.verifyTls !== false }, (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
         let truncated = false;

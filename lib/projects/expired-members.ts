@@ -4,6 +4,7 @@ import type { Database } from "@/lib/db";
 import type { DatabaseHandle } from "@/lib/db/drivers";
 import { projectMembers } from "@/lib/db/schema";
 import { recordEvent } from "@/lib/events/record";
+import { expiredMemberHooks } from "@/lib/webhooks/events";
 import { membershipExpired, utcDay } from "./access";
 
 /** The same number on every replica: only one of them removes expired memberships at a time. */
@@ -11,7 +12,8 @@ const expiredMembershipsLockKey = 727_003;
 
 /**
  * Removes every membership whose `expires_at` day has begun by `now` (UTC), a small batch per transaction, and records
- * GitLab's `expired` event for each, authored by the member, in the transaction that removes it. Access already ended
+ * GitLab's `expired` event for each, authored by the member, and the project's member hooks' deliveries, in the
+ * transaction that removes it. Access already ended
  * with that day (see `membershipActive`); this clears the members list and tells the project's activity. Returns how
  * many memberships were removed.
  */
@@ -31,9 +33,10 @@ export async function removeExpiredMemberships(db: Database, now: Date, batchSiz
               from ${projectMembers} where ${expired} limit ${batchSize} for update skip locked)`,
           ),
         )
-        .returning({ projectId: projectMembers.projectId, userId: projectMembers.userId });
+        .returning();
       for (const row of rows) {
         await recordEvent(tx, { projectId: row.projectId, authorId: row.userId, action: "expired", createdAt: now });
+        await expiredMemberHooks(tx, { projectId: row.projectId, member: row, now });
       }
       return rows.length;
     });

@@ -18,6 +18,8 @@ function throttles(limit: number, periodSeconds: number): Record<ThrottleName, T
     mailsPerRecipient: settings("throttle_mails_per_recipient"),
     deviceCodeAttemptsPerUser: settings("throttle_device_code_attempts"),
     deviceCodeAttemptsPerAddress: settings("throttle_device_code_attempts"),
+    webHookTestsPerHookAndUser: settings("web_hook_test"),
+    webHookResendsPerProjectAndUser: settings("web_hook_event_resend"),
     oauthTokenPerClient: settings("throttle_oauth_token"),
     oauthDynamicRegistrationPerAddress: settings("oauth_dynamic_registration"),
     unauthenticatedApiPerAddress: settings("throttle_unauthenticated_api"),
@@ -45,6 +47,9 @@ describe("the throttles' defaults", () => {
       mailsPerRecipient: [10, 3600],
       deviceCodeAttemptsPerUser: [10, 60],
       deviceCodeAttemptsPerAddress: [10, 60],
+      // GitLab's `web_hook_test` and `web_hook_event_resend`.
+      webHookTestsPerHookAndUser: [5, 60],
+      webHookResendsPerProjectAndUser: [5, 60],
       // Off; the periods are GitLab's, so setting a limit alone gives GitLab's window.
       oauthTokenPerClient: [0, 60],
       // GitLab's `oauth_dynamic_registration`: on, five registrations an hour per address.

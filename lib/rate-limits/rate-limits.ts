@@ -25,6 +25,8 @@ export type ThrottleName =
   | "mailsPerRecipient"
   | "deviceCodeAttemptsPerUser"
   | "deviceCodeAttemptsPerAddress"
+  | "webHookTestsPerHookAndUser"
+  | "webHookResendsPerProjectAndUser"
   | "oauthTokenPerClient"
   | "oauthDynamicRegistrationPerAddress"
   | "unauthenticatedApiPerAddress"
@@ -79,6 +81,8 @@ export function configuredThrottles(): Record<ThrottleName, ThrottleSettings> {
       limit: env.THROTTLE_DEVICE_CODE_ATTEMPTS,
       periodSeconds: env.THROTTLE_DEVICE_CODE_PERIOD_SECONDS,
     },
+    webHookTestsPerHookAndUser: { name: "web_hook_test", limit: env.THROTTLE_WEB_HOOK_TESTS, periodSeconds: 60 },
+    webHookResendsPerProjectAndUser: { name: "web_hook_event_resend", limit: env.THROTTLE_WEB_HOOK_RESENDS, periodSeconds: 60 },
     oauthTokenPerClient: {
       name: "throttle_oauth_token",
       limit: env.THROTTLE_OAUTH_TOKEN_PER_CLIENT,
@@ -275,6 +279,14 @@ export function getRateLimits(): Promise<RateLimits> {
     (handle) => new RateLimits(handle, configuredThrottles()),
   );
   return globalForRateLimits.rateLimits;
+}
+
+/**
+ * Starts the process's counters afresh. For tests that run one process against several databases, where ids (and so
+ * keys made of them) repeat from one database to the next.
+ */
+export function forgetRateLimits(): void {
+  globalForRateLimits.rateLimits = undefined;
 }
 
 /**

@@ -112,6 +112,7 @@ export async function executeHook(
       timeoutMs: hookTimeoutMs,
       maxResponseBytes: responseBodyLimit,
       allowLocalNetwork: await localRequestsAllowedFromWebHooks(db),
+      verifyTls: hook.enableSslVerification,
     });
     if (result.kind === "response") {
       status = result.status;

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Executor } from "@/lib/db";
 import { eq } from "drizzle-orm";
-import { namespaces, type IssueRow, type MilestoneRow, type NoteRow, type ProjectMemberRow, type ProjectRow, type UserRow } from "@/lib/db/schema";
+import { namespaces, projects, users, type IssueRow, type MilestoneRow, type NoteRow, type ProjectMemberRow, type ProjectRow, type UserRow } from "@/lib/db/schema";
 import { assigneesOfIssues } from "@/lib/issues/assignees";
 import { labelsOfIssues } from "@/lib/issues/labels";
 import type { ProjectView } from "@/lib/projects/projects";
@@ -102,6 +102,32 @@ export async function milestoneHooks(
     projectId: change.view.project.id,
     trigger: "milestone_hooks",
     data: milestoneHookData(change.view, change.milestone, change.action),
+    now: change.now,
+  });
+}
+
+/**
+ * A membership the scheduled job removed because it expired: `user_remove_from_project` to the project's member
+ * hooks, as when someone is removed by hand (GitLab's expiry goes through the same destroy service). The project and
+ * the user are read only when a hook takes member events.
+ */
+export async function expiredMemberHooks(
+  tx: Executor,
+  change: { projectId: number; member: Pick<ProjectMemberRow, "userId" | "accessLevel" | "expiresAt" | "createdAt">; now: Date },
+): Promise<void> {
+  if (!(await projectHasHooksFor(tx, change.projectId, ["member_hooks"], change.now))) return;
+  const [row] = await tx
+    .select({ project: projects, namespace: namespaces, user: users })
+    .from(projects)
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .innerJoin(users, eq(users.id, change.member.userId))
+    .where(eq(projects.id, change.projectId));
+  if (!row) return;
+  await memberHooks(tx, {
+    view: { project: row.project, namespace: row.namespace },
+    member: change.member,
+    user: row.user,
+    eventName: "user_remove_from_project",
     now: change.now,
   });
 }

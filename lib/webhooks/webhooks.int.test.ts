@@ -1,10 +1,10 @@
 import { rmSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { eq } from "drizzle-orm";
 import { outboxMessages, projectHooks, webHookLogs } from "@/lib/db/schema";
 import { createContext } from "@/lib/context";
 import { env } from "@/lib/env";
-import { ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from "@/lib/errors";
+import { ForbiddenError, NotFoundError, TooManyRequestsError, UnprocessableError, ValidationError } from "@/lib/errors";
 import { recordPushEvents } from "@/lib/git/push-events";
 import { listRefs, repositoryPath } from "@/lib/git/repositories";
 import { createIntegration } from "@/lib/alerts/integrations";
@@ -13,10 +13,12 @@ import { sendTestAlert } from "@/lib/alerts/test-alert";
 import { createIssue, updateIssue } from "@/lib/issues/issues";
 import { createMilestone, deleteMilestone, updateMilestone } from "@/lib/issues/milestones";
 import { createNote } from "@/lib/issues/notes";
+import { removeExpiredMemberships } from "@/lib/projects/expired-members";
 import { addMember, removeMember, updateMember } from "@/lib/projects/members";
 import { updateInstanceSettings } from "@/lib/instance/settings";
 import { createProject } from "@/lib/projects/projects";
 import { OutboxWorker } from "@/lib/outbox/worker";
+import { forgetRateLimits } from "@/lib/rate-limits/rate-limits";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { apiFailure, createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { pushBranches } from "@/lib/testing/git";
@@ -39,6 +41,8 @@ const hookTime = expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
 
 describe.each(testDatabases())("project webhooks on $name", ({ open }) => {
   const handle = databaseForSuite(open);
+  // Hook and user ids repeat from one database to the next; the limits on tests and resends count by them.
+  beforeEach(() => forgetRateLimits());
   let worker: OutboxWorker;
   /** The instance setting "Allow requests to the local network from webhooks and integrations": the receiver is local. */
   async function allowLocalNetwork(allowed: boolean) {
@@ -521,6 +525,59 @@ describe.each(testDatabases())("project webhooks on $name", ({ open }) => {
         ["close", "Incident", "Disk full", "alert-bot"],
       ]);
       expect(bodies[1]!.changes).toMatchObject({ state_id: { previous: 1, current: 2 } });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("refuses a sixth test of one hook by one person within a minute, and a sixth resend in one project, as GitLab", async () => {
+    const receiver = await startHookReceiver();
+    try {
+      const { ctx, reference } = await projectWithOwner();
+      const hook = await createHook(ctx, reference, { url: receiver.url, milestone_events: true });
+      const other = await createHook(ctx, reference, { url: receiver.url, milestone_events: true });
+      await createMilestone(ctx, reference, { title: "sample" });
+      for (let test = 0; test < 5; test += 1) await testHook(ctx, reference, hook.hook.id, "milestone_events");
+      const refused = await testHook(ctx, reference, hook.hook.id, "milestone_events").catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(TooManyRequestsError);
+      expect((refused as TooManyRequestsError).body()).toEqual({ message: { error: "This endpoint has been requested too many times. Try again later." } });
+      expect(Number((refused as TooManyRequestsError).headers()["Retry-After"])).toBeGreaterThan(0);
+      // Per hook: another hook of the project can still be tested.
+      await testHook(ctx, reference, other.hook.id, "milestone_events");
+      expect(receiver.received).toHaveLength(6);
+
+      const [log] = (await listHookLogs(ctx, reference, other.hook.id, {}, page)).items;
+      for (let resend = 0; resend < 5; resend += 1) await resendHookLog(ctx, reference, other.hook.id, log!.id);
+      // Per project: resending another hook's delivery is refused too.
+      const [firstHookLog] = (await listHookLogs(ctx, reference, hook.hook.id, {}, page)).items;
+      await expect(resendHookLog(ctx, reference, hook.hook.id, firstHookLog!.id)).rejects.toThrow(TooManyRequestsError);
+      expect(receiver.received).toHaveLength(11);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("sends user_remove_from_project when the scheduled job removes an expired membership", async () => {
+    const receiver = await startHookReceiver();
+    try {
+      const { ctx, reference, view } = await projectWithOwner();
+      await createHook(ctx, reference, { url: receiver.url, push_events: false, member_events: true });
+      const member = await createTestUser(handle.db);
+      await addMember(ctx, reference, { userId: member.id, accessLevel: 30, expiresAt: "2031-01-01" });
+      const removedAt = new Date("2031-01-01T08:00:00Z");
+      expect(await removeExpiredMemberships(handle.db, removedAt)).toBeGreaterThanOrEqual(1);
+      await deliverAll();
+      expect(receiver.received.map((request) => request.body)).toEqual([
+        expect.objectContaining({ event_name: "user_add_to_project", user_id: member.id }),
+        expect.objectContaining({
+          event_name: "user_remove_from_project",
+          user_id: member.id,
+          user_username: member.username,
+          project_id: view.project.id,
+          access_level: "Developer",
+          expires_at: "2031-01-01T00:00:00Z",
+        }),
+      ]);
     } finally {
       await receiver.close();
     }
