@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { defineConfig, type PlaywrightTestConfig } from "@playwright/test";
+import { chromium, defineConfig, type PlaywrightTestConfig } from "@playwright/test";
 import { e2eDatabaseUrl, renderFloodServer, rootPassword, rootToken, serverDataDir, serverLogFile, tightThrottles } from "./e2e/support/constants";
 import { ensureMetadataDocumentCertificate, metadataDocumentTls } from "./e2e/support/metadata-tls";
 
@@ -7,13 +7,20 @@ import { ensureMetadataDocumentCertificate, metadataDocumentTls } from "./e2e/su
  * E2E runs against the production build (`next build` happens in `npm run test:e2e` first) on fresh databases:
  * an embedded PGlite always, and PostgreSQL too when TEST_DATABASE_URL is set. Each database gets its own server.
  */
-const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-if (!existsSync(chromiumPath)) {
+/**
+ * The browser: Debian's Chromium (or CHROMIUM_PATH) where there is one, else the Chromium Playwright downloads
+ * (`npx playwright install chromium`), for machines without Debian's package but with the internet.
+ */
+const debianChromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+function browserExecutable(): string | undefined {
+  if (existsSync(debianChromium)) return debianChromium;
+  if (!process.env.CHROMIUM_PATH && existsSync(chromium.executablePath())) return undefined;
   throw new Error(
-    `E2E tests need Debian's Chromium at ${chromiumPath} (Playwright cannot download browsers here). ` +
-      "Install it with `apt-get install -y chromium`, or point CHROMIUM_PATH at another Chromium binary.",
+    `E2E tests need Chromium: Debian's at ${debianChromium} (\`apt-get install -y chromium\`), another one named by ` +
+      "CHROMIUM_PATH, or Playwright's own (`npx playwright install chromium`, where downloads work).",
   );
 }
+const chromiumPath = browserExecutable();
 
 // Workers re-load this file; the run id set by the main process keeps their database names the same.
 process.env.E2E_RUN_ID ??= String(Date.now());
@@ -44,6 +51,8 @@ const roomyThrottles = {
   THROTTLE_PROTECTED_PATHS_PER_IP: "100000",
   THROTTLE_MAILS_PER_RECIPIENT: "1000",
   THROTTLE_DEVICE_CODE_ATTEMPTS: "1000",
+  THROTTLE_WEB_HOOK_TESTS: "1000",
+  THROTTLE_WEB_HOOK_RESENDS: "1000",
 };
 
 /** The throttle specs get a server of their own, with small limits (`tightThrottles`). */
@@ -68,6 +77,8 @@ interface Target {
   prepare?: string;
   /** Runs only these specs (default: all but those of `ownServerSpecs`, which no other server runs). */
   testMatch?: RegExp;
+  /** And not these. */
+  testIgnore?: RegExp[];
 }
 
 // Several checkouts on one machine can run their suites side by side on different port bases.
@@ -88,15 +99,20 @@ if (postgres) {
     // Its own data directory too: git repositories live there, named by project id, which a fresh database reuses.
     env: { ...roomyThrottles, DATABASE_URL: postgres.url, DATA_DIR: serverDataDir("postgres", runId) },
     prepare: postgres.prepare,
+    // Markup does not depend on the database (the screenshots hold both to one image), so axe checks it on one.
+    testIgnore: [/browser\/accessibility\.spec\.ts$/],
   });
 }
 // The production server answers the machine-facing routes through its direct lane (server.mjs). The suites of those
 // routes also run against a server that sends everything through the framework, so both lanes give the same answers.
+// The client libraries' suites (and the relying parties') call the same routes the protocol suites pin down, through
+// other processes; they run on the direct lane only.
 targets.push({
   name: "framework-lane",
   port: portBase + 3,
   env: { ...roomyThrottles, DIRECT_DISPATCH: "off", DATA_DIR: serverDataDir("framework-lane", runId) },
-  testMatch: /e2e\/(api|oauth|clients|alertmanager|alerts|mcp)\/.*\.spec\.ts$/,
+  testMatch: /e2e\/(api|oauth|alertmanager|alerts|mcp)\/.*\.spec\.ts$/,
+  testIgnore: [/oauth\/relying-parties\.spec\.ts$/],
 });
 // On PostgreSQL when there is one: there the counters live in the database, as replicas share them.
 const throttledPostgres = postgresDatabase("e2e_throttles");
@@ -131,7 +147,7 @@ targets.push({
 });
 
 const launchOptions = {
-  executablePath: chromiumPath,
+  ...(chromiumPath ? { executablePath: chromiumPath } : {}),
   args: [
     "--no-sandbox",
     "--disable-gpu",
@@ -159,7 +175,7 @@ const config: PlaywrightTestConfig = {
       name: target.name,
       use: { baseURL: `http://localhost:${target.port}`, launchOptions },
       ...(target.testMatch ? { testMatch: target.testMatch } : {}),
-      testIgnore: ownServerSpecs.filter((specs) => specs !== target.testMatch),
+      testIgnore: [...ownServerSpecs.filter((specs) => specs !== target.testMatch), ...(target.testIgnore ?? [])],
     })),
     {
       name: "application-settings-clients",

@@ -11,7 +11,7 @@
 //   npm run bench -- --scale      the scale matrix (every list, page 1 and deep, as each kind of viewer) over
 //                                 10 000 000 events on PostgreSQL and 1 000 000 on the embedded database, and the
 //                                 hostile mix (bench/scale/profile.mjs lists its options)
-//   options: --skip-build  --only=<part of a scenario's name,...>  --port=<n> (uses ports n to n+4)
+//   options: --skip-build  --only=<part of a scenario's name,...>  --port=<n> (uses ports n to n+5)
 //            --cpu-prof=<dir>  a CPU profile of the service per measured scenario (bench/cpu-profile.mjs)
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -43,7 +43,9 @@ import {
   startService as startServiceProcess,
   waitFor,
 } from "./harness.mjs";
+import { insertCountedEvents } from "../lib/testing/counted-events.mjs";
 import { runScaleProfile } from "./scale/profile.mjs";
+import { webhookScenarios } from "./webhooks.mjs";
 const benchStartedAt = performance.now();
 const require = createRequire(import.meta.url);
 const args = new Map(
@@ -59,7 +61,7 @@ const selected = (name) => !onlyParts || onlyParts.some((part) => name.includes(
 const port = Number(args.get("port") ?? 3900);
 const cpuProfileDir = typeof args.get("cpu-prof") === "string" ? path.resolve(args.get("cpu-prof")) : null;
 if (cpuProfileDir) mkdirSync(cpuProfileDir, { recursive: true });
-const ports = { postgres: port, oidcPeer: port + 1, alertmanager: port + 2, nodeHttp: port + 3, embedded: port + 4 };
+const ports = { postgres: port, oidcPeer: port + 1, alertmanager: port + 2, nodeHttp: port + 3, embedded: port + 4, hookReceiver: port + 5 };
 
 const profile = quick
   ? { duration: 2, warmUp: 1, connections: 8, events: 20_000, expiredEvents: 20_000, storm: { alerts: 2_000, fingerprints: 20 }, codes: 300 }
@@ -95,7 +97,7 @@ for (const taken of Object.values(ports)) {
     () => false,
   );
   if (busy) {
-    console.error(`Port ${taken} is in use; pass --port=<n> to run the benchmark on ports n to n+4.`);
+    console.error(`Port ${taken} is in use; pass --port=<n> to run the benchmark on ports n to n+5.`);
     await cleanUp();
     process.exit(2);
   }
@@ -166,9 +168,7 @@ async function seedThroughApi(base) {
 }
 
 // History for the event pages: bulk SQL, spread over the past two years, all in one project. The same statements seed
-// PostgreSQL and the embedded database. The database's trigger sets each event's audience, as for events the service
-// writes; the counts its other trigger keeps one row at a time (two upserts per event: minutes for a million) are
-// added once per group instead, in the same transaction, with that trigger off meanwhile.
+// PostgreSQL and the embedded database, with the counts added in bulk (lib/testing/counted-events.mjs).
 const historyInsert = `
   insert into events (project_id, author_id, action, target_type, target_id, target_iid, target_title, created_at)
   select $1, $2, (array['created','closed','reopened','commented','joined'])[1 + n % 5]::text,
@@ -182,29 +182,8 @@ const expiredHistoryInsert = `
   select $1, $2, 'updated', now() - interval '3 years' - make_interval(secs => n)
   from generate_series(1, $3) as n`;
 
-/** `insert` (an INSERT … SELECT into events) with the counts of what it inserted added to the maintained counts. */
-function countedEventsInsert(insert) {
-  return `
-    with inserted as (${insert} returning project_id, author_id, audience, action, coalesce(target_type, '') as target_type),
-    by_project as (
-      insert into project_event_counts (project_id, audience, action, target_type, event_count)
-      select project_id, audience, action, target_type, count(*) from inserted group by 1, 2, 3, 4
-      on conflict (project_id, audience, action, target_type)
-      do update set event_count = project_event_counts.event_count + excluded.event_count)
-    insert into author_event_counts (author_id, project_id, audience, action, target_type, event_count)
-    select author_id, project_id, audience, action, target_type, count(*) from inserted group by 1, 2, 3, 4, 5
-    on conflict (author_id, project_id, audience, action, target_type)
-    do update set event_count = author_event_counts.event_count + excluded.event_count`;
-}
-
 /** Runs `insert` with `params` through `transaction` (a client's own), the per-row count trigger off inside it. */
-async function seedEvents(transaction, insert, params) {
-  await transaction(async (run) => {
-    await run("alter table events disable trigger events_count_insert");
-    await run(countedEventsInsert(insert), params);
-    await run("alter table events enable trigger events_count_insert");
-  });
-}
+const seedEvents = (transaction, insert, params) => transaction((run) => insertCountedEvents(run, insert, params));
 
 /** A postgres.js client's transaction, as `seedEvents` takes it. */
 const postgresTransaction = (client) => (work) => client.begin((tx) => work((text, params) => tx.unsafe(text, params)));
@@ -495,6 +474,19 @@ const postgresScenarios = [
     measured: service,
     options: { url: `${service.base}/api/v4/events?scope=all`, headers: { "PRIVATE-TOKEN": rootToken } },
   },
+  ...(["hooks", "webhook"].some(selected)
+    ? await webhookScenarios({
+        service,
+        api,
+        db,
+        receiverPort: ports.hookReceiver,
+        rootToken,
+        alertPayload,
+        profile,
+        measured: service,
+        unique: () => uniqueCounter++,
+      })
+    : []),
 ];
 
 // The client bench/peers/oidc-provider.mjs registers.
@@ -590,6 +582,7 @@ async function runSection({ title, scenarios, adjacentLiveness: alwaysAdjacent =
       adjacent = await measure(livenessScenario);
       process.stdout.write(` ${Math.round(adjacent.rps)} req/s\n`);
     }
+    await scenario.before?.();
     process.stdout.write(`  ${scenario.name}…`);
     const row = await measure(scenario);
     process.stdout.write(` ${Math.round(row.rps)} req/s${microseconds(row.cpuPerRequest)}\n`);
@@ -732,9 +725,12 @@ function sectionReport(section) {
           ? `${format(throughputRatio, 2)}× req/s, ${format(latencyRatio, 1)}× p50${adjacent}`
           : `${format(throughputRatio, 2)}×${adjacent}`;
     const vsNodeHttp = scenario.reference === "node:http" ? "reference" : nodeHttpRow ? `${format(row.rps / nodeHttpRow.rps, 3)}×` : "–";
+    const baseline = scenario.goals?.baseline && section.rows.find((candidate) => candidate.name === scenario.goals.baseline.name);
     const vsPeer = row.peer
       ? `${format(row.rps / row.peer.rps, 2)}× ${row.peer.name} (${Math.round(row.peer.rps)} req/s, ${format(row.peer.cpuPerRequest)} µs/req)`
-      : "–";
+      : baseline
+        ? `${format(row.rps / baseline.rps, 2)}× ${baseline.name}`
+        : "–";
     const databaseCpu = databaseColumn ? ` ${scenario.reference ? "–" : format(row.databaseCpuPerRequest)} |` : "";
     lines.push(
       `| ${row.name}${row.check ? ` (${row.check})` : ""} | ${format(row.rps)} | ${format(row.p50, 1)} | ${format(row.p99, 1)} | ${row.non2xx} | ` +
@@ -745,6 +741,10 @@ function sectionReport(section) {
     if (goals.ratio) verdicts.push([`${name} ≥ ${goals.ratio}× liveness req/s`, throughputRatio >= goals.ratio, `${format(throughputRatio, 2)}×`]);
     if (goals.p99) verdicts.push([`${name} p99 ≤ ${goals.p99} ms`, row.p99 <= goals.p99, `${format(row.p99, 1)} ms`]);
     if (goals.p50Ratio) verdicts.push([`${name} p50 within ${goals.p50Ratio}× liveness`, latencyRatio <= goals.p50Ratio, `${format(latencyRatio, 1)}×`]);
+    if (goals.baseline) {
+      const ratio = baseline ? row.rps / baseline.rps : NaN;
+      verdicts.push([`${name} ≥ ${goals.baseline.ratio}× ${goals.baseline.name}`, ratio >= goals.baseline.ratio, `${format(ratio, 2)}×`]);
+    }
     if (goals.peerRatio && row.peer) {
       const peerRatio = row.rps / row.peer.rps;
       verdicts.push([`${name} ≥ ${goals.peerRatio}× ${row.peer.name}`, peerRatio >= goals.peerRatio, `${format(peerRatio, 2)}×`]);

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { expect, test, type APIResponse } from "@playwright/test";
-import { asToken, createUser } from "../support/api";
+import { asToken, createProject, createUser } from "../support/api";
 import { submitSignIn } from "../support/browser";
 import { tightThrottles } from "../support/constants";
 import { requestFrom } from "../support/http";
@@ -245,4 +245,28 @@ test("the forms that mail links (password reset, confirmation, sign-up) are limi
   await expect(page).toHaveURL(/\/users\/sign_up$/);
   expect(await (await page.request.get(`/api/v4/users?username=${username}`, { headers: { "X-Forwarded-For": newAddress() } })).json()).toEqual([]);
   await context.close();
+});
+
+test("tests of one hook by one person are limited to five a minute, as GitLab's web_hook_test", async ({ request }) => {
+  const owner = await createUser(request);
+  const project = await createProject(request, owner.token);
+  const hookOf = async () => {
+    const created = await request.post(`/api/v4/projects/${project.id}/hooks`, { headers: asToken(owner.token), data: { url: "https://example.com/hook" } });
+    expect(created.status()).toBe(201);
+    return ((await created.json()) as { id: number }).id;
+  };
+  const hook = await hookOf();
+  const testOf = (hookId: number) => request.post(`/api/v4/projects/${project.id}/hooks/${hookId}/test/milestone_events`, { headers: asToken(owner.token) });
+  for (let test = 0; test < 5; test++) {
+    // The project has no milestones: each test is refused as GitLab does, and counted all the same.
+    const refused = await testOf(hook);
+    expect(refused.status()).toBe(422);
+    expect(await refused.json()).toEqual({ message: "Ensure the project has milestones." });
+  }
+  const limited = await testOf(hook);
+  expect(limited.status()).toBe(429);
+  expect(Number(limited.headers()["retry-after"])).toBeGreaterThanOrEqual(1);
+  expect(await limited.json()).toEqual({ message: { error: "This endpoint has been requested too many times. Try again later." } });
+  // Another hook of the same project has a count of its own.
+  expect((await testOf(await hookOf())).status()).toBe(422);
 });
