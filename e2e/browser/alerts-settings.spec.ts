@@ -275,7 +275,7 @@ test("deleting an integration asks first; the alert settings are saved", async (
   await expect(page.getByText("Your changes have been saved.")).toBeVisible();
   await withFreshApi(playwright, baseURL, async (api) => {
     const settings = await api.get(`/api/v4/projects/${project.id}/alert_management/settings`, { headers: asToken(owner.token) });
-    expect(await settings.json()).toEqual({ create_incident: true, auto_close_incident: false });
+    expect(await settings.json()).toEqual({ create_incident: true, auto_close_incident: false, send_email: false });
   });
   await page.reload();
   await page.getByRole("tab", { name: "Alert settings" }).click();
