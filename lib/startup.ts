@@ -1,4 +1,5 @@
 import "server-only";
+import { alertEmailFanOut, alertEmailRecipientTopic, alertEmailSender, alertEmailTopic } from "@/lib/alerts/email";
 import { getDatabaseHandle } from "@/lib/db";
 import { env } from "@/lib/env";
 import { scheduleHousekeeping } from "@/lib/housekeeping";
@@ -38,13 +39,13 @@ async function prepare(): Promise<void> {
 const globalForOutbox = globalThis as unknown as { outboxWorker?: OutboxWorker };
 
 /**
- * This process's sender of the outbox (webhook deliveries). A lease outlasts a hook's time limit several times over,
- * so only a process that died loses one; the poll picks up retries that come due and leases that ran out.
+ * This process's sender of the outbox (webhook deliveries, alert emails). A lease outlasts a hook's time limit, and a
+ * mail server's, so only a process that died loses one; the poll picks up retries that come due and leases that ran out.
  */
 async function startOutboxWorker(): Promise<void> {
   if (globalForOutbox.outboxWorker) return;
   const worker = new OutboxWorker(await getDatabaseHandle(), {
-    handlers: { [webHookTopic]: webHookSender() },
+    handlers: { [webHookTopic]: webHookSender(), [alertEmailTopic]: alertEmailFanOut(), [alertEmailRecipientTopic]: alertEmailSender() },
     leaseMs: 6 * hookTimeoutMs,
     concurrency: 8,
     pollMs: 5_000,

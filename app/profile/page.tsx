@@ -54,6 +54,9 @@ export default async function ProfilePage() {
             <Link href="/profile/two_factor_auth">Two-factor authentication</Link>
           </li>
           <li>
+            <Link href="/profile/notifications">Notifications</Link>
+          </li>
+          <li>
             <Link href="/profile/personal_access_tokens">Personal access tokens</Link>
           </li>
           <li>

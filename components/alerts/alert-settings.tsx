@@ -187,6 +187,10 @@ function AlertSettingsTab({ settings, save }: { settings: AlertSettingsForm; sav
             <span>Create an incident. Incidents are created for each alert triggered.</span>
           </label>
           <label className="checkbox">
+            <input type="checkbox" {...register("sendEmail")} />
+            <span>Send a single email notification to Owners and Maintainers for new alerts.</span>
+          </label>
+          <label className="checkbox">
             <input type="checkbox" {...register("autoCloseIncident")} />
             <span>Automatically close associated incident when a recovery alert notification resolves an alert</span>
           </label>

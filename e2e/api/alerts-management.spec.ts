@@ -404,12 +404,13 @@ test.describe("alert management API", () => {
     const team = await createTeam(request);
     const settingsPath = `/api/v4/projects/${team.project.id}/alert_management/settings`;
     const maintainer = asToken(team.maintainer.token);
-    await expectJson(await request.get(settingsPath, { headers: maintainer }), 200, { create_incident: false, auto_close_incident: true });
+    await expectJson(await request.get(settingsPath, { headers: maintainer }), 200, { create_incident: false, auto_close_incident: true, send_email: false });
     await expectJson(await request.put(settingsPath, { headers: maintainer, data: { create_incident: true } }), 200, {
       create_incident: true,
       auto_close_incident: true,
+      send_email: false,
     });
-    await expectJson(await request.get(settingsPath, { headers: maintainer }), 200, { create_incident: true, auto_close_incident: true });
+    await expectJson(await request.get(settingsPath, { headers: maintainer }), 200, { create_incident: true, auto_close_incident: true, send_email: false });
     await expectJson(await request.put(settingsPath, { headers: maintainer, data: { create_incident: "maybe" } }), 400, {
       error: "create_incident is invalid",
     });

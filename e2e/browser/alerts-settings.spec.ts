@@ -1,7 +1,8 @@
-import { expect, test, type Page } from "@playwright/test";
-import { addMember, asToken, createProject, createUser } from "../support/api";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { addMember, asToken, createProject, createUser, uniqueName } from "../support/api";
 import { bearer, createIntegration, integrationsPath, postAlert, receiverPath, type Integration } from "../support/alerts";
 import { signIn, withFreshApi } from "../support/browser";
+import { mailedSubjects } from "../support/mail";
 
 const sample = { alert: { name: "Disk full", level: "high" }, targets: [{ host: "db-1" }], when: "2026-01-01T10:00:00Z" };
 
@@ -26,13 +27,36 @@ async function mapField(page: Page, alertField: string, search: string, option: 
   await expect(combobox).toHaveValue(option);
 }
 
-test("a Maintainer maps a nested payload, sends a test alert, finds the mapped alert and acknowledges it", async ({ page, request, baseURL, playwright }) => {
+/** Saves the "Alert settings" tab, checks what the API then answers, and opens the tab again on a reloaded page. */
+async function saveAlertSettings(
+  page: Page,
+  { playwright, baseURL }: { playwright: Parameters<typeof withFreshApi>[0]; baseURL: string | undefined },
+  projectId: number,
+  token: string,
+  stored: Record<string, boolean>,
+) {
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.getByText("Your changes have been saved.")).toBeVisible();
+  await withFreshApi(playwright, baseURL, async (api) => {
+    const settings = await api.get(`/api/v4/projects/${projectId}/alert_management/settings`, { headers: asToken(token) });
+    expect(await settings.json()).toEqual(stored);
+  });
+  await page.reload();
+  await page.getByRole("tab", { name: "Alert settings" }).click();
+}
+
+/** A project of a new Owner, with a new Maintainer who signs in in `page`. */
+async function signInAsMaintainer(page: Page, request: APIRequestContext) {
   const owner = await createUser(request);
   const maintainer = await createUser(request);
   const project = await createProject(request, owner.token);
   await addMember(request, owner.token, project.id, maintainer.id, 40);
-
   await signIn(page, maintainer.username, maintainer.password);
+  return { owner, maintainer, project };
+}
+
+test("a Maintainer maps a nested payload, sends a test alert, finds the mapped alert and acknowledges it", async ({ page, request, baseURL, playwright }) => {
+  const { maintainer, project } = await signInAsMaintainer(page, request);
   await page.goto(`/${project.path_with_namespace}`);
   await page.getByRole("link", { name: "Alert integrations and settings" }).click();
   await expect(page).toHaveURL(new RegExp(`/${project.path_with_namespace}/-/settings/operations$`));
@@ -271,16 +295,47 @@ test("deleting an integration asks first; the alert settings are saved", async (
   await expect(autoClose).toBeChecked();
   await create.check();
   await autoClose.uncheck();
-  await page.getByRole("button", { name: "Save changes" }).click();
-  await expect(page.getByText("Your changes have been saved.")).toBeVisible();
-  await withFreshApi(playwright, baseURL, async (api) => {
-    const settings = await api.get(`/api/v4/projects/${project.id}/alert_management/settings`, { headers: asToken(owner.token) });
-    expect(await settings.json()).toEqual({ create_incident: true, auto_close_incident: false });
-  });
-  await page.reload();
-  await page.getByRole("tab", { name: "Alert settings" }).click();
+  await saveAlertSettings(page, { playwright, baseURL }, project.id, owner.token, { create_incident: true, auto_close_incident: false, send_email: false });
   await expect(create).toBeChecked();
   await expect(autoClose).not.toBeChecked();
+});
+
+test("a Maintainer turns on alert emails on the alert settings page", async ({ page, request, baseURL, playwright }) => {
+  const { owner, project } = await signInAsMaintainer(page, request);
+  await page.goto(`/${project.path_with_namespace}/-/settings/operations`);
+  await page.getByRole("tab", { name: "Alert settings" }).click();
+  const sendEmail = page.getByRole("checkbox", { name: "Send a single email notification to Owners and Maintainers for new alerts." });
+  await expect(sendEmail).not.toBeChecked();
+  await sendEmail.check();
+  await saveAlertSettings(page, { playwright, baseURL }, project.id, owner.token, { create_incident: false, auto_close_incident: true, send_email: true });
+  await expect(sendEmail).toBeChecked();
+});
+
+test("a Maintainer turns alert emails off on their profile's Notifications page, and gets none", async ({ page, request }, testInfo) => {
+  const owner = await createUser(request);
+  const maintainer = await createUser(request);
+  const name = uniqueName("Mailed");
+  const project = await createProject(request, owner.token, { name });
+  await addMember(request, owner.token, project.id, maintainer.id, 40);
+  await request.put(`/api/v4/projects/${project.id}/alert_management/settings`, { headers: asToken(owner.token), data: { send_email: true } });
+  const integration = await createIntegration(request, owner.token, project.id);
+
+  await signIn(page, maintainer.username, maintainer.password);
+  await page.goto("/profile");
+  await page.getByRole("link", { name: "Notifications" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Notifications");
+  const alertEmails = page.getByRole("group", { name: "Alerts" }).getByRole("checkbox", { name: "Email me about alerts of projects I maintain" });
+  await expect(alertEmails).toBeChecked();
+  await alertEmails.uncheck();
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.getByText("Notification settings saved.")).toBeVisible();
+  await page.reload();
+  await expect(alertEmails).not.toBeChecked();
+
+  const fired = await postAlert(request, receiverPath(integration), { title: "Cache misses" }, bearer(integration.token));
+  expect(fired.status()).toBe(200);
+  await expect.poll(() => mailedSubjects(testInfo.project.name, owner.email)).toEqual([`${name} | Alert: Cache misses`]);
+  expect(mailedSubjects(testInfo.project.name, maintainer.email)).toEqual([]);
 });
 
 test("Developers cannot open the alert settings (404) but triage alerts; Reporters only read them", async ({ page, request }) => {

@@ -69,6 +69,7 @@ export const sitePages: SitePage[] = [
   { route: "/admin/applications", visitor: "owner", url: () => "/admin/applications" },
   { route: "/profile", visitor: "owner", url: () => "/profile" },
   { route: "/profile/applications", visitor: "owner", url: () => "/profile/applications" },
+  { route: "/profile/notifications", visitor: "owner", url: () => "/profile/notifications" },
   { route: "/profile/password/edit", visitor: "owner", url: () => "/profile/password/edit" },
   { route: "/profile/personal_access_tokens", visitor: "owner", url: () => "/profile/personal_access_tokens" },
   { route: "/profile/two_factor_auth", visitor: "owner", url: () => "/profile/two_factor_auth" },

@@ -27,6 +27,7 @@ export type IntegrationSave = z.infer<typeof integrationSaveSchema>;
 
 export const alertSettingsFormSchema = z.object({
   createIncident: z.boolean(),
+  sendEmail: z.boolean(),
   autoCloseIncident: z.boolean(),
 });
 export type AlertSettingsForm = z.infer<typeof alertSettingsFormSchema>;

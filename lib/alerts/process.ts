@@ -4,6 +4,7 @@ import { placeholder, preparedStatement, type Database, type Executor } from "@/
 import { takeInternalIdSql } from "@/lib/db/internal-ids";
 import { alertNotes, alerts, namespaces, projects, type AlertIntegrationRow, type AlertRow } from "@/lib/db/schema";
 import { getAlertBot } from "./bot";
+import { enqueueAlertEmail } from "./email";
 import { fingerprintOf } from "./fingerprint";
 import { closeIncident, incidentIid, openIncident } from "./incidents";
 import { readAlertSettings, type AlertSettings } from "./settings";
@@ -57,10 +58,11 @@ export async function processAlert(db: Database, incoming: IncomingAlert): Promi
   if (incoming.normalized.action === "acknowledge") return fingerprint ? acknowledgeMatching(db, incoming, fingerprint) : null;
   const settings = incoming.settings ?? (await readAlertSettings(db, incoming.projectId));
   const bot = await getAlertBot(db);
-  if (!settings.createIncident) return (await recordFiring(db, incoming, fingerprint, bot.id)).alert;
+  if (!settings.createIncident && !settings.sendEmail) return (await recordFiring(db, incoming, fingerprint, bot.id)).alert;
   return db.transaction(async (tx) => {
     const { alert, opened } = await recordFiring(tx, incoming, fingerprint, bot.id);
-    if (!opened) return alert;
+    await enqueueAlertEmail(tx, settings, alert, "fired", incoming.now);
+    if (!opened || !settings.createIncident) return alert;
     const [row] = await tx.select().from(alerts).where(eq(alerts.id, alert.id));
     if (!row) throw new Error(`alert ${alert.id} vanished inside its own transaction`);
     const project = await projectWithNamespace(tx, incoming.projectId);
@@ -148,6 +150,7 @@ async function resolveMatching(db: Database, incoming: IncomingAlert, fingerprin
     await addSystemNote(tx, resolved.id, `logged a recovery alert from **${sourceOf(incoming)}**`, incoming.now, bot.id);
     await addSystemNote(tx, resolved.id, "changed the status to **Resolved**", incoming.now, bot.id);
     const settings = incoming.settings ?? (await readAlertSettings(tx, incoming.projectId));
+    await enqueueAlertEmail(tx, settings, resolved, "resolved", incoming.now);
     if (resolved.issueId !== null && settings.autoCloseIncident) {
       const project = await projectWithNamespace(tx, incoming.projectId);
       await closeIncident(tx, project.project, resolved, bot, incoming.now);

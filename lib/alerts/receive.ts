@@ -132,6 +132,7 @@ function selectReceivingIntegration(db: Database, which: SQL | undefined) {
       },
       createIncident: projectAlertSettings.createIncident,
       autoCloseIncident: projectAlertSettings.autoCloseIncident,
+      sendEmail: projectAlertSettings.sendEmail,
     })
     .from(alertIntegrations)
     .innerJoin(projects, eq(projects.id, alertIntegrations.projectId))
@@ -169,6 +170,7 @@ async function findIntegration(
   const settings = { ...defaultAlertSettings };
   if (row.createIncident !== null) settings.createIncident = row.createIncident;
   if (row.autoCloseIncident !== null) settings.autoCloseIncident = row.autoCloseIncident;
+  if (row.sendEmail !== null) settings.sendEmail = row.sendEmail;
   return { integration: row.integration, settings };
 }
 

@@ -23,18 +23,18 @@ describe.each(testDatabases())("alert settings page on $name", ({ open }) => {
     const { ctx, reference } = await projectWithOwner();
     const empty = await getAlertSettingsPage(ctx, reference);
     expect(empty.integrations).toEqual([]);
-    expect(empty.settings).toEqual({ createIncident: false, autoCloseIncident: true });
+    expect(empty.settings).toEqual({ createIncident: false, autoCloseIncident: true, sendEmail: false });
 
     await createIntegration(ctx, reference, { name: "First", type: "http", active: true });
     await createIntegration(ctx, reference, { name: "Second", type: "prometheus" });
-    await updateAlertSettings(ctx, reference, { createIncident: true });
+    await updateAlertSettings(ctx, reference, { createIncident: true, sendEmail: true });
     const page = await getAlertSettingsPage(ctx, reference);
     expect(page.integrations.map((integration) => [integration.name, integration.type, integration.active])).toEqual([
       ["First", "http", true],
       ["Second", "prometheus", false],
     ]);
     expect(page.integrations[0]!.token).toMatch(/^[0-9a-f]{32}$/);
-    expect(page.settings).toEqual({ createIncident: true, autoCloseIncident: true });
+    expect(page.settings).toEqual({ createIncident: true, autoCloseIncident: true, sendEmail: true });
   });
 
   it("shows integration keys only to full-rights callers: sessions and `api` tokens, never `read_api` ones", async () => {

@@ -8,14 +8,16 @@ import { getProjectWithAbility } from "@/lib/projects/projects";
 export interface AlertSettings {
   createIncident: boolean;
   autoCloseIncident: boolean;
+  /** Email Owners and Maintainers about new, recurring and resolved alerts (GitLab's `send_email`). */
+  sendEmail: boolean;
 }
 
-/** CONTRACT §5: no incidents unless asked for; incidents close with their alert. */
-export const defaultAlertSettings: AlertSettings = { createIncident: false, autoCloseIncident: true };
+/** CONTRACT §5: no incidents unless asked for; incidents close with their alert. No emails unless asked for, as GitLab. */
+export const defaultAlertSettings: AlertSettings = { createIncident: false, autoCloseIncident: true, sendEmail: false };
 
 export async function readAlertSettings(db: Executor, projectId: number): Promise<AlertSettings> {
   const [row] = await db.select().from(projectAlertSettings).where(eq(projectAlertSettings.projectId, projectId));
-  return row ? { createIncident: row.createIncident, autoCloseIncident: row.autoCloseIncident } : defaultAlertSettings;
+  return row ? { createIncident: row.createIncident, autoCloseIncident: row.autoCloseIncident, sendEmail: row.sendEmail } : defaultAlertSettings;
 }
 
 /** `GET …/alert_management/settings` (Maintainer+). */
@@ -36,5 +38,5 @@ export async function updateAlertSettings(ctx: Ctx, projectReference: string, ch
 }
 
 export function serializeAlertSettings(settings: AlertSettings) {
-  return { create_incident: settings.createIncident, auto_close_incident: settings.autoCloseIncident };
+  return { create_incident: settings.createIncident, auto_close_incident: settings.autoCloseIncident, send_email: settings.sendEmail };
 }

@@ -67,19 +67,18 @@ export function parseActionInput<S extends z.ZodType>(
   return { ok: false, failure: invalidInput(fieldErrors) };
 }
 
-const recordIdSchema = z.number().int().positive();
-
 /**
- * A server action on one record by its id (the admin area's buttons): the signed-in person's context (sign-in first,
- * back to `returnTo`), the id checked, then `verb`, its typed errors as the form's failure.
+ * A server action that saves one form: the signed-in person's context (sign-in first, back to `returnTo`), the input
+ * checked with `schema`, then `verb`, its typed errors as the form's failure.
  */
-export async function runActionOnRecord(
+export async function runFormAction<S extends z.ZodType>(
   returnTo: string,
-  id: unknown,
-  verb: (ctx: Ctx, id: number) => Promise<unknown>,
+  schema: S,
+  input: unknown,
+  verb: (ctx: Ctx, data: z.output<S>) => Promise<unknown>,
 ): Promise<ActionResult> {
   const ctx = await requireSessionContext(returnTo);
-  const parsed = parseActionInput(recordIdSchema, id);
+  const parsed = parseActionInput(schema, input);
   if (!parsed.ok) return parsed.failure;
   try {
     await verb(ctx, parsed.data);
@@ -87,4 +86,15 @@ export async function runActionOnRecord(
   } catch (error) {
     return toActionFailure(error);
   }
+}
+
+const recordIdSchema = z.number().int().positive();
+
+/** A server action on one record by its id (the admin area's buttons): `runFormAction` with the id as its input. */
+export async function runActionOnRecord(
+  returnTo: string,
+  id: unknown,
+  verb: (ctx: Ctx, id: number) => Promise<unknown>,
+): Promise<ActionResult> {
+  return runFormAction(returnTo, recordIdSchema, id, verb);
 }

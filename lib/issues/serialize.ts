@@ -11,7 +11,7 @@ import { taskCompletion, taskStatus } from "./task-list";
 import type { MilestoneView } from "./milestones";
 import type { NoteView } from "./notes";
 
-export function issueWebUrl({ view, issue }: Pick<IssueView, "view" | "issue">): string {
+export function issueWebUrl({ view, issue }: { view: Pick<IssueView["view"], "project" | "namespace">; issue: Pick<IssueView["issue"], "iid"> }): string {
   return `${projectWebUrl(view)}/-/issues/${issue.iid}`;
 }
 

@@ -5,12 +5,17 @@ import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { getRateLimits, RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
 
-/** A message about one link (a confirmation, a password reset): the link is what the recipient needs. */
+/**
+ * A plain-text message. One about a link (a confirmation, a password reset) names it in `link`: the link is what the
+ * recipient needs, and what the log shows when no mail server is configured. A notification (an alert) carries its
+ * headers (`X-GitLab-…`) for mail filters.
+ */
 export interface MailMessage {
   to: string;
   subject: string;
   text: string;
-  link: string;
+  link?: string;
+  headers?: Record<string, string>;
 }
 
 /** Someone asks for a link by email address (`/users/password/new`, `/users/confirmation/new`), from somewhere. */
@@ -36,24 +41,27 @@ export function smtpMailer(smtpUrl: string, from: string): Mailer {
   });
   return {
     async send(message) {
-      await transport.sendMail({ to: message.to, subject: message.subject, text: message.text });
+      await transport.sendMail({ to: message.to, subject: message.subject, text: message.text, headers: message.headers });
     },
   };
 }
 
 /**
  * Without a mail server the message goes to the log, one structured line with the recipient, the subject and the
- * link, so an instance that has no SMTP_URL still lets its operator hand out confirmation and reset links.
+ * link if it has one, so an instance that has no SMTP_URL still lets its operator hand out confirmation and reset
+ * links, and see which notifications would have gone out.
  */
 export const logMailer: Mailer = {
   async send(message) {
-    logger.warn({ mail: { to: message.to, subject: message.subject, link: message.link } }, "mail is not configured (SMTP_URL): message written here instead of sent");
+    const mail = message.link === undefined ? { to: message.to, subject: message.subject } : { to: message.to, subject: message.subject, link: message.link };
+    logger.warn({ mail }, "mail is not configured (SMTP_URL): message written here instead of sent");
   },
 };
 
 const globalForMail = globalThis as unknown as { mailer?: Mailer };
 
-function configuredMailer(): Mailer {
+/** The instance's mailer: SMTP_URL's server, or the log without one. */
+export function configuredMailer(): Mailer {
   globalForMail.mailer ??= env.SMTP_URL ? smtpMailer(env.SMTP_URL, env.MAIL_FROM) : logMailer;
   return globalForMail.mailer;
 }

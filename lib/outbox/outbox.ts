@@ -24,6 +24,8 @@ export interface NewOutboxMessage {
   topic: string;
   orderingKey: string;
   payload: Record<string, unknown>;
+  /** When it is due; at once (the database's now) without. */
+  availableAt?: Date;
 }
 
 export interface LeasedMessage {

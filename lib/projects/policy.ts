@@ -38,6 +38,8 @@ export const abilityMinimumLevels = {
   manageWebhooks: roleLevels.maintainer,
   /** Alert integrations and alert settings. */
   manageIntegrations: roleLevels.maintainer,
+  /** Alert emails, when the project sends them (GitLab mails its Owners and Maintainers). */
+  receiveAlertEmails: roleLevels.maintainer,
   /** Grant, change or take away the Owner role. */
   manageOwners: roleLevels.owner,
   /** Delete issues, with their comments and events (GitLab's `destroy_issue`). */

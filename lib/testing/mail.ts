@@ -15,7 +15,7 @@ export function captureMail(): MailMessage[] {
 
 /** The secret a mailed link carries in its query parameter `name`; fails the test when there is none. */
 export function linkSecret(message: MailMessage | undefined, name: "confirmation_token" | "reset_password_token"): string {
-  const secret = message && new URL(message.link).searchParams.get(name);
+  const secret = message?.link && new URL(message.link).searchParams.get(name);
   if (!secret) throw new Error(`no ${name} in ${JSON.stringify(message)}`);
   return secret;
 }

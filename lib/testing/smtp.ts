@@ -16,6 +16,8 @@ export interface TestSmtpServer {
   /** A nodemailer URL for this server with the given credentials. */
   url(user: string, password: string): string;
   received: ReceivedMail[];
+  /** Addresses the server refuses (a permanent 550) until they are taken out of the set. */
+  refusedRecipients: Set<string>;
   /** Resolves with the next message the server accepts (or the one already waiting). */
   nextMail(): Promise<ReceivedMail>;
   close(): Promise<void>;
@@ -28,6 +30,7 @@ export interface TestSmtpServer {
 export async function startTestSmtpServer(credentials: { user: string; password: string }): Promise<TestSmtpServer> {
   const received: ReceivedMail[] = [];
   const waiting: ((mail: ReceivedMail) => void)[] = [];
+  const refusedRecipients = new Set<string>();
   let delivered = 0;
   const server = new SMTPServer({
     secure: false,
@@ -37,6 +40,10 @@ export async function startTestSmtpServer(credentials: { user: string; password:
     onAuth(auth, _session, callback) {
       if (auth.username === credentials.user && auth.password === credentials.password) callback(null, { user: auth.username });
       else callback(new Error("Invalid username or password"));
+    },
+    onRcptTo(address, _session, callback) {
+      if (refusedRecipients.has(address.address.toLowerCase())) callback(Object.assign(new Error("Mailbox unavailable"), { responseCode: 550 }));
+      else callback();
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
@@ -55,6 +62,7 @@ export async function startTestSmtpServer(credentials: { user: string; password:
     port,
     url: (user, password) => `smtp://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}`,
     received,
+    refusedRecipients,
     nextMail() {
       const ready = received[delivered];
       delivered += 1;

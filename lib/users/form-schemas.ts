@@ -21,3 +21,9 @@ export const personalAccessTokenFormSchema = z.object({
     .optional(),
 });
 export type PersonalAccessTokenForm = z.infer<typeof personalAccessTokenFormSchema>;
+
+/** Profile → Notifications. */
+export const notificationSettingsFormSchema = z.object({
+  alertEmails: z.boolean(),
+});
+export type NotificationSettingsForm = z.infer<typeof notificationSettingsFormSchema>;

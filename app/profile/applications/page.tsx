@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import Link from "next/link";
+import { ProfilePageHeader } from "@/components/profile/profile-page-header";
 import { ApplicationForm } from "@/components/oauth/application-form";
 import { ApplicationList, type ApplicationListItem } from "@/components/oauth/application-list";
 import { AuthorizedApplicationList, type AuthorizedApplicationItem } from "@/components/oauth/authorized-application-list";
@@ -33,18 +33,10 @@ export default async function ApplicationsPage() {
   }));
   return (
     <>
-      <div className="breadcrumbs">
-        <Link href="/profile">Profile</Link> / Applications
-      </div>
-      <div className="page-header">
-        <div>
-          <h1>Applications</h1>
-          <p className="muted">
-            Register applications that sign people in with this service (OAuth 2.0 / OpenID Connect), and manage the
-            applications you gave access to your account.
-          </p>
-        </div>
-      </div>
+      <ProfilePageHeader title="Applications">
+        Register applications that sign people in with this service (OAuth 2.0 / OpenID Connect), and manage the
+        applications you gave access to your account.
+      </ProfilePageHeader>
       <ApplicationForm create={createApplicationAction} />
       <section className="section" aria-labelledby="own-applications-heading">
         <h2 id="own-applications-heading">Your applications ({applications.length})</h2>

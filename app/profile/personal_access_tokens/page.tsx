@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import Link from "next/link";
+import { ProfilePageHeader } from "@/components/profile/profile-page-header";
 import { PersonalAccessTokenForm } from "@/components/profile/personal-access-token-form";
 import { PersonalAccessTokenTable, type TokenListItem } from "@/components/profile/personal-access-token-table";
 import { requireSessionContext } from "@/lib/auth/session";
@@ -21,18 +21,10 @@ export default async function PersonalAccessTokensPage() {
   }));
   return (
     <>
-      <div className="breadcrumbs">
-        <Link href="/profile">Profile</Link> / Personal access tokens
-      </div>
-      <div className="page-header">
-        <div>
-          <h1>Personal access tokens</h1>
-          <p className="muted">
-            Tokens let tools use the API and Git over HTTP as you. Give each tool its own token with only the scopes it
-            needs.
-          </p>
-        </div>
-      </div>
+      <ProfilePageHeader title="Personal access tokens">
+        Tokens let tools use the API and Git over HTTP as you. Give each tool its own token with only the scopes it
+        needs.
+      </ProfilePageHeader>
       <PersonalAccessTokenForm create={createPersonalAccessTokenAction} today={ctx.now.toISOString().slice(0, 10)} />
       <section aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">Your tokens ({tokens.length})</h2>

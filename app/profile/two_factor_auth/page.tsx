@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import Link from "next/link";
+import { ProfilePageHeader } from "@/components/profile/profile-page-header";
 import { TwoFactorEnrollment } from "@/components/profile/two-factor-enrollment";
 import { TwoFactorSettings } from "@/components/profile/two-factor-settings";
 import { DateText } from "@/components/ui/date-text";
@@ -23,15 +23,9 @@ export default async function TwoFactorPage({ searchParams }: TwoFactorPageProps
   const justDisabled = enrollment !== null && (await searchParams).notice === "disabled";
   return (
     <>
-      <div className="breadcrumbs">
-        <Link href="/profile">Profile</Link> / Two-factor authentication
-      </div>
-      <div className="page-header">
-        <div>
-          <h1>Two-factor authentication</h1>
-          <p className="muted">Require a code from an authenticator app, as well as your password, to sign in.</p>
-        </div>
-      </div>
+      <ProfilePageHeader title="Two-factor authentication">
+        Require a code from an authenticator app, as well as your password, to sign in.
+      </ProfilePageHeader>
       {justDisabled ? <Notice tone="success">Two-factor authentication has been disabled.</Notice> : null}
       {enrollment === null ? (
         <>

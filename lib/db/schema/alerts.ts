@@ -94,14 +94,31 @@ export const alertNotes = pgTable(
   (table) => [index("alert_notes_alert_idx").on(table.alertId, table.id)],
 );
 
-/** A project's alert settings (CONTRACT §5): incident creation and auto-close. */
+/** A project's alert settings (CONTRACT §5): incident creation and auto-close, and alert emails. */
 export const projectAlertSettings = pgTable("project_alert_settings", {
   projectId: integer("project_id")
     .primaryKey()
     .references(() => projects.id, { onDelete: "cascade" }),
   createIncident: boolean("create_incident").notNull().default(false),
   autoCloseIncident: boolean("auto_close_incident").notNull().default(true),
+  /** Email the project's Owners and Maintainers about new, recurring and resolved alerts (GitLab's `send_email`). */
+  sendEmail: boolean("send_email").notNull().default(false),
   updatedAt: updatedAt(),
+});
+
+/**
+ * The pace of an alert's emails: recurrences are not mailed one by one but counted here, and one email a minute at
+ * most tells how many there were. A row exists once the alert has been mailed about or has recurred while its project
+ * sends alert emails.
+ */
+export const alertEmailDigests = pgTable("alert_email_digests", {
+  alertId: integer("alert_id")
+    .primaryKey()
+    .references(() => alerts.id, { onDelete: "cascade" }),
+  /** Recurrences not yet told in an email. While above zero, one digest message waits in the outbox. */
+  unmailedEvents: integer("unmailed_events").notNull().default(0),
+  /** The earliest time the next digest may go out: a minute after the last email about the alert. */
+  nextMailAt: instant("next_mail_at").notNull(),
 });
 
 export type AlertIntegrationRow = typeof alertIntegrations.$inferSelect;

@@ -52,6 +52,8 @@ export const users = pgTable(
      */
     feedTokenDigest: text("feed_token_digest"),
     feedTokenCreatedAt: timestamp("feed_token_created_at", { withTimezone: true, precision: 3 }),
+    /** Notification setting: email me about alerts of the projects I maintain (when a project sends alert emails). */
+    alertEmails: boolean("alert_emails").notNull().default(true),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

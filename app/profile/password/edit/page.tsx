@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { ProfilePageHeader } from "@/components/profile/profile-page-header";
 import { NewPasswordForm } from "@/components/auth/new-password-form";
 import { requireSessionContext } from "@/lib/auth/session";
 import { changePasswordAction } from "./actions";
@@ -11,15 +12,9 @@ export default async function PasswordPage() {
   await requireSessionContext("/profile/password/edit");
   return (
     <>
-      <div className="breadcrumbs">
-        <Link href="/profile">Profile</Link> / Password
-      </div>
-      <div className="page-header">
-        <div>
-          <h1>Password</h1>
-          <p className="muted">After a successful password update you will be signed out everywhere and asked to sign in again.</p>
-        </div>
-      </div>
+      <ProfilePageHeader title="Password">
+        After a successful password update you will be signed out everywhere and asked to sign in again.
+      </ProfilePageHeader>
       <div className="card narrow">
         <NewPasswordForm
           submit={changePasswordAction}

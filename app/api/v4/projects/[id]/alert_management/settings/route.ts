@@ -13,11 +13,12 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/aler
   PUT: endpoint({
     scopes: writeApiScopes,
     path: projectPath,
-    params: { create_incident: booleanParam.optional(), auto_close_incident: booleanParam.optional() },
+    params: { create_incident: booleanParam.optional(), auto_close_incident: booleanParam.optional(), send_email: booleanParam.optional() },
     handle: async ({ ctx, path, params }) => {
       const settings = await updateAlertSettings(ctx, path.id, {
         ...(params.create_incident !== undefined ? { createIncident: params.create_incident } : {}),
         ...(params.auto_close_incident !== undefined ? { autoCloseIncident: params.auto_close_incident } : {}),
+        ...(params.send_email !== undefined ? { sendEmail: params.send_email } : {}),
       });
       return json(serializeAlertSettings(settings));
     },
