@@ -47,8 +47,10 @@ async function startOutboxWorker(): Promise<void> {
   const worker = new OutboxWorker(await getDatabaseHandle(), {
     handlers: { [webHookTopic]: webHookSender(), [alertEmailTopic]: alertEmailFanOut(), [alertEmailRecipientTopic]: alertEmailSender() },
     leaseMs: 6 * hookTimeoutMs,
-    concurrency: 8,
+    // Sends mostly wait on receivers: enough of them that a few slow or dead receivers do not hold up the rest.
+    concurrency: 32,
     pollMs: 5_000,
+    yieldWhenBusy: { utilization: 0.8, stepMs: 20, maxWaitMs: 1_000 },
   });
   globalForOutbox.outboxWorker = worker;
   await worker.start();

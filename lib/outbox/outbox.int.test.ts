@@ -142,6 +142,40 @@ describe.each(testDatabases())("the outbox on $name", ({ open }) => {
     for (const key of ["a", "b", "c"]) expect(seen.filter((label) => label.startsWith(key))).toEqual([`${key}1`, `${key}2`, `${key}3`]);
     expect(failures).toBe(2);
   });
+
+  it("a worker waits while the process is saturated, and sends once it has room", async () => {
+    const t = topic();
+    await enqueueMessages(handle.db, [{ topic: t, orderingKey: `${t}:k`, payload: { n: 1 } }]);
+    let sentAt = 0;
+    // The event loop busy for 600 ms, in slices of 30 ms with a moment for I/O between them, as under heavy load.
+    const saturatedUntil = performance.now() + 600;
+    const saturated = new Promise<void>((resolve) => {
+      const slice = () => {
+        const sliceEnd = performance.now() + 30;
+        while (performance.now() < sliceEnd);
+        if (performance.now() < saturatedUntil) setImmediate(slice);
+        else resolve();
+      };
+      slice();
+    });
+    const worker = new OutboxWorker(handle, {
+      handlers: {
+        [t]: async ({ db }, message: LeasedMessage) => {
+          sentAt = performance.now();
+          await completeMessage(db, message);
+        },
+      },
+      leaseMs,
+      concurrency: 1,
+      pollMs: 60_000,
+      yieldWhenBusy: { utilization: 0.5, stepMs: 10, maxWaitMs: 10_000 },
+    });
+    await worker.start();
+    await saturated;
+    await worker.idle();
+    await worker.stop();
+    expect(sentAt).toBeGreaterThanOrEqual(saturatedUntil);
+  });
 });
 
 describe.runIf(process.env.TEST_DATABASE_URL)("the outbox with two processes on one PostgreSQL database", () => {

@@ -1,4 +1,5 @@
 import "server-only";
+import { performance } from "node:perf_hooks";
 import type { DatabaseHandle } from "@/lib/db/drivers";
 import { logger } from "@/lib/log";
 import { leaseMessages, outboxChannel, type LeasedMessage } from "./outbox";
@@ -20,6 +21,12 @@ export interface OutboxWorkerOptions {
   pollMs: number;
   /** A clock for tests; by default the database's. */
   now?: () => Date;
+  /**
+   * Requests come first: while this process's event loop has been busier than `utilization` (0–1) since the worker
+   * last looked, it waits before leasing more, in steps of `stepMs`, for at most `maxWaitMs`, so a saturated server
+   * spends its time answering and sends the backlog once it has room, and a merely busy one still sends.
+   */
+  yieldWhenBusy?: { utilization: number; stepMs: number; maxWaitMs: number };
 }
 
 /**
@@ -33,6 +40,7 @@ export class OutboxWorker {
   private stopped = true;
   private pumping = false;
   private pumpAgain = false;
+  private lastUtilization = performance.eventLoopUtilization();
 
   constructor(
     private readonly handle: DatabaseHandle,
@@ -110,9 +118,23 @@ export class OutboxWorker {
         await Promise.race(this.running);
         continue;
       }
+      await this.yieldToRequests();
       const leased = await leaseMessages(this.handle.db, { topics, limit: room, leaseMs: this.options.leaseMs, now: this.options.now?.() });
       if (leased.length === 0) return;
       for (const message of leased) this.track(this.send(message));
+    }
+  }
+
+  /** Waits while the event loop is saturated (see `yieldWhenBusy`). */
+  private async yieldToRequests(): Promise<void> {
+    const busy = this.options.yieldWhenBusy;
+    if (!busy) return;
+    const deadline = performance.now() + busy.maxWaitMs;
+    for (;;) {
+      const since = performance.eventLoopUtilization(this.lastUtilization);
+      this.lastUtilization = performance.eventLoopUtilization();
+      if (since.utilization < busy.utilization || performance.now() >= deadline || this.stopped) return;
+      await delay(busy.stepMs);
     }
   }
 
