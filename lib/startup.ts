@@ -2,6 +2,8 @@ import "server-only";
 import { getDatabaseHandle } from "@/lib/db";
 import { env } from "@/lib/env";
 import { scheduleHousekeeping } from "@/lib/housekeeping";
+import { chatNotificationSender } from "@/lib/integrations/delivery";
+import { chatNotificationTopic } from "@/lib/integrations/topic";
 import { logger } from "@/lib/log";
 import { markdownRenderPool } from "@/lib/markdown/render";
 import { OutboxWorker } from "@/lib/outbox/worker";
@@ -38,13 +40,14 @@ async function prepare(): Promise<void> {
 const globalForOutbox = globalThis as unknown as { outboxWorker?: OutboxWorker };
 
 /**
- * This process's sender of the outbox (webhook deliveries). A lease outlasts a hook's time limit several times over,
- * so only a process that died loses one; the poll picks up retries that come due and leases that ran out.
+ * This process's sender of the outbox (webhook deliveries, chat notifications). A lease outlasts a request's time
+ * limit several times over, so only a process that died loses one; the poll picks up retries that come due and leases
+ * that ran out.
  */
 async function startOutboxWorker(): Promise<void> {
   if (globalForOutbox.outboxWorker) return;
   const worker = new OutboxWorker(await getDatabaseHandle(), {
-    handlers: { [webHookTopic]: webHookSender() },
+    handlers: { [webHookTopic]: webHookSender(), [chatNotificationTopic]: chatNotificationSender() },
     leaseMs: 6 * hookTimeoutMs,
     concurrency: 8,
     pollMs: 5_000,

@@ -3,6 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { placeholder, preparedStatement, type Database, type Executor } from "@/lib/db";
 import { takeInternalIdSql } from "@/lib/db/internal-ids";
 import { alertNotes, alerts, namespaces, projects, type AlertIntegrationRow, type AlertRow } from "@/lib/db/schema";
+import { alertChatNotifications } from "@/lib/integrations/alert-notifications";
 import { getAlertBot } from "./bot";
 import { fingerprintOf } from "./fingerprint";
 import { closeIncident, incidentIid, openIncident } from "./incidents";
@@ -133,6 +134,7 @@ async function recordFiring(
   });
   if (!row) throw new Error("recording a firing alert returned no row");
   const { opened, ...alert } = row;
+  if (opened) await alertChatNotifications(db, { projectId: incoming.projectId, alertId: alert.id, now: incoming.now });
   return { alert, opened };
 }
 
