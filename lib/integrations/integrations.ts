@@ -145,36 +145,44 @@ export function attributesFor(type: ChatIntegrationType, attributes: ChatIntegra
 
 /**
  * The settings an integration would have with `given` over what it has (a new one: GitLab's defaults), checked:
- * refused with GitLab's validation messages. No webhook given keeps the one saved (forms never show it).
+ * refused with GitLab's validation messages. No webhook given keeps the one saved (forms never show it); an inactive
+ * integration may have none, as GitLab's.
  */
 export async function settingsWith(
   db: Database,
   type: ChatIntegrationType,
   current: ProjectIntegrationRow | null,
   given: ChatIntegrationAttributes,
-): Promise<{ attributes: ChatIntegrationAttributes; properties: ChatProperties; webhook: string }> {
+  { active }: { active: boolean },
+): Promise<{ attributes: ChatIntegrationAttributes; properties: ChatProperties; webhook: string | null }> {
   const attributes = attributesFor(type, given);
   const properties: ChatProperties = { ...(current && Object.keys(current.properties).length > 0 ? current.properties : initialProperties) };
   for (const name of chatIntegrations[type].settableProperties) if (attributes[name] !== undefined) properties[name] = attributes[name];
   const errors = propertyProblems(type, properties);
   const webhook = given.webhook ?? (current ? await webhookOf(db, current) : null) ?? "";
-  const problem = await webhookProblem(db, webhook);
+  const problem = active || webhook !== "" ? await webhookProblem(db, webhook) : null;
   if (problem) errors.webhook = [problem];
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-  return { attributes, properties, webhook };
+  return { attributes, properties, webhook: webhook === "" ? null : webhook };
 }
 
 /**
- * `PUT /projects/:id/integrations/:slug`: sets the integration up (or changes it) and turns it on. Settings left out
- * keep their values; a new integration starts from GitLab's defaults.
+ * `PUT /projects/:id/integrations/:slug`: sets the integration up (or changes it) and turns it on (the settings page
+ * may save it off). Settings left out keep their values; a new integration starts from GitLab's defaults.
  */
-export async function saveIntegration(ctx: Ctx, projectReference: string, type: ChatIntegrationType, given: ChatIntegrationAttributes): Promise<IntegrationView> {
+export async function saveIntegration(
+  ctx: Ctx,
+  projectReference: string,
+  type: ChatIntegrationType,
+  given: ChatIntegrationAttributes,
+  { active = true }: { active?: boolean } = {},
+): Promise<IntegrationView> {
   const view = await projectForIntegrations(ctx, projectReference);
   const current = await findIntegration(ctx.db, view.project.id, type);
-  const { attributes, properties, webhook } = await settingsWith(ctx.db, type, current, given);
+  const { attributes, properties, webhook } = await settingsWith(ctx.db, type, current, given, { active });
   const values = {
-    active: true,
-    webhookCiphertext: encryptSecret(webhook, await getEncryptionKey(ctx.db)),
+    active,
+    webhookCiphertext: webhook === null ? null : encryptSecret(webhook, await getEncryptionKey(ctx.db)),
     properties,
     ...togglesOf(type, attributes, current),
     updatedAt: ctx.now,

@@ -19,13 +19,14 @@ export async function testIntegrationSettings(ctx: Ctx, projectReference: string
   const actor = actingUser(ctx);
   if (!actor) throw new UnauthorizedError();
   const view = await projectForIntegrations(ctx, projectReference);
-  const { properties, webhook } = await settingsWith(ctx.db, type, await findIntegration(ctx.db, view.project.id, type), given);
+  const { properties, webhook } = await settingsWith(ctx.db, type, await findIntegration(ctx.db, view.project.id, type), given, { active: true });
   const data = await pushSample(view, actor);
   if (!data) throw new UnprocessableError("Ensure the project has at least one commit.");
   const requests = requestsFor({ type, properties }, view, { event: "push", data }, ctx.now);
   if (requests.length === 0) throw new UnprocessableError("These settings send no message for pushes to the default branch.");
   for (const request of requests) {
-    const result = await sendChatRequest(ctx.db, webhook, request);
+    // Checked as an active integration's, the settings have a webhook.
+    const result = await sendChatRequest(ctx.db, webhook!, request);
     if (!result.ok) throw new UnprocessableError(`Connection failed. Check your integration settings. ${result.summary}`);
   }
   return testSucceeded;
