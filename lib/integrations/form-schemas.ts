@@ -41,15 +41,18 @@ const toggles = {
   incidentEvents: z.boolean(),
   alertEvents: z.boolean(),
 };
+/** A text the database can keep: PostgreSQL refuses NUL characters. */
+const text = z.string().refine((value) => !value.includes("\u0000"), "must not contain NUL characters");
+
 const channels = {
-  pushChannel: z.string(),
-  issueChannel: z.string(),
-  confidentialIssueChannel: z.string(),
-  noteChannel: z.string(),
-  confidentialNoteChannel: z.string(),
-  tagPushChannel: z.string(),
-  incidentChannel: z.string(),
-  alertChannel: z.string(),
+  pushChannel: text,
+  issueChannel: text,
+  confidentialIssueChannel: text,
+  noteChannel: text,
+  confidentialNoteChannel: text,
+  tagPushChannel: text,
+  incidentChannel: text,
+  alertChannel: text,
 };
 export type TriggerToggle = keyof typeof toggles;
 export type TriggerChannel = keyof typeof channels;
@@ -57,12 +60,12 @@ export type TriggerChannel = keyof typeof channels;
 export const integrationFormSchema = z.object({
   active: z.boolean(),
   /** Blank keeps the webhook saved (it is never shown). */
-  webhook: z.string().trim(),
-  username: z.string(),
-  channel: z.string(),
+  webhook: text.trim(),
+  username: text,
+  channel: text,
   notifyOnlyBrokenPipelines: z.boolean(),
   branchesToBeNotified: z.enum(branchChoices),
-  labelsToBeNotified: z.string(),
+  labelsToBeNotified: text,
   labelsToBeNotifiedBehavior: z.enum(labelBehaviors),
   ...toggles,
   ...channels,
@@ -70,19 +73,19 @@ export const integrationFormSchema = z.object({
 
 export type IntegrationForm = z.infer<typeof integrationFormSchema>;
 
-const text = (value: unknown) => (typeof value === "string" ? value : "");
+const shown = (value: unknown) => (typeof value === "string" ? value : "");
 
 /** The form as an integration's page starts from it: its settings, or GitLab's defaults for one not set up yet. */
 export function integrationFormOf(type: ChatIntegrationType, integration: ProjectIntegrationRow | null): IntegrationForm {
   const properties = integration?.properties ?? {};
-  const channel = (name: keyof typeof properties) => text(properties[name]);
+  const channel = (name: keyof typeof properties) => shown(properties[name]);
   return {
     active: integration?.active ?? true,
     webhook: "",
     username: channel("username"),
     channel: channel("channel"),
     notifyOnlyBrokenPipelines: properties.notify_only_broken_pipelines !== false,
-    branchesToBeNotified: (branchChoices as readonly string[]).includes(text(properties.branches_to_be_notified))
+    branchesToBeNotified: (branchChoices as readonly string[]).includes(shown(properties.branches_to_be_notified))
       ? (properties.branches_to_be_notified as IntegrationForm["branchesToBeNotified"])
       : "default",
     labelsToBeNotified: channel("labels_to_be_notified"),

@@ -80,6 +80,9 @@ describe.each(testDatabases())("chat integrations on $name", ({ open }) => {
     // Settings left out keep their values; what the integration does not take is dropped.
     const changed = await saveIntegration(ctx, reference, "slack", { webhook: "https://hooks.slack.com/services/T0/B0/other", push_events: false, issue_channel: "#issues", job_events: true } as never);
     expect(serializeIntegration(changed.integration)).toMatchObject({ push_events: false, properties: { username: "GitLab", push_channel: "#pushes", issue_channel: "#issues", confidential_issue_channel: "#issues" } });
+    // JSON lets a client send half a surrogate pair, which the database's JSON cannot hold: it is kept as text keeps it.
+    const broken = await saveIntegration(ctx, reference, "slack", { webhook: "https://hooks.slack.com/services/T0/B0/other", username: "Bot \ud800" });
+    expect(broken.integration.properties.username).toBe("Bot \ufffd");
     const teams = await saveIntegration(ctx, reference, "microsoft_teams", { webhook: "https://outlook.office.com/webhook/x", username: "ignored", branches_to_be_notified: "all" });
     expect(serializeIntegration(teams.integration).properties).toEqual({ notify_only_broken_pipelines: true, branches_to_be_notified: "all" });
     expect((await listActiveIntegrations(ctx, reference)).map(({ integration }) => integration.type)).toEqual(["slack", "microsoft_teams"]);

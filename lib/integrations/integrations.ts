@@ -140,7 +140,21 @@ function togglesOf(type: ChatIntegrationType, attributes: ChatIntegrationAttribu
  */
 export function attributesFor(type: ChatIntegrationType, attributes: ChatIntegrationAttributes): ChatIntegrationAttributes {
   const taken: string[] = ["webhook", ...chatIntegrations[type].settableProperties, ...eventTogglesOf(type)];
-  return Object.fromEntries(Object.entries(attributes).filter(([name, value]) => value !== undefined && taken.includes(name))) as ChatIntegrationAttributes;
+  return Object.fromEntries(
+    Object.entries(attributes)
+      .filter(([name, value]) => value !== undefined && taken.includes(name))
+      .map(([name, value]) => [name, typeof value === "string" ? wellFormed(value) : value]),
+  ) as ChatIntegrationAttributes;
+}
+
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A text as UTF-8 can hold it, each half of a broken surrogate pair replaced (as text columns store it): the settings
+ * are JSON, which PostgreSQL refuses with such a character, and JSON lets a client send one.
+ */
+function wellFormed(text: string): string {
+  return text.replace(loneSurrogate, "\uFFFD");
 }
 
 /**

@@ -6,7 +6,7 @@ import { getIntegrationsPage } from "@/lib/integrations/settings-page";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { orNotFound, projectPageMetadata } from "../../../project-page";
 
-export const generateMetadata = projectPageMetadata("Integration settings");
+export const generateMetadata = projectPageMetadata("Integrations");
 
 /** Settings › Integrations: the chat integrations and whether each is on. Maintainers and above; others get 404. */
 export default async function IntegrationsPage({ params }: { params: Promise<{ namespace: string; project: string }> }) {

@@ -10,7 +10,11 @@ import { projectFullPath } from "@/lib/projects/serialize";
 import { saveIntegrationAction, testIntegrationAction } from "../../actions";
 import { orNotFound, projectPageMetadata } from "../../../../../project-page";
 
-export const generateMetadata = projectPageMetadata("Integration settings");
+/** "Slack notifications · Integrations · <project>". */
+export async function generateMetadata(props: { params: Promise<{ namespace: string; project: string; slug: string }> }) {
+  const type = integrationTypeOfSlug((await props.params).slug);
+  return projectPageMetadata(type ? `${chatIntegrations[type].title} · Integrations` : "Integrations")(props);
+}
 
 /** One integration's settings, with "Test settings". Maintainers and above; others, and unknown integrations, get 404. */
 export default async function IntegrationEditPage({ params }: { params: Promise<{ namespace: string; project: string; slug: string }> }) {
@@ -33,7 +37,12 @@ export default async function IntegrationEditPage({ params }: { params: Promise<
       </div>
       <IntegrationFormFields
         form={page.form}
-        shows={{ username: definition.username, channels: definition.channels, labels: definition.labels, notifyOnlyBrokenPipelines: definition.properties.includes("notify_only_broken_pipelines") }}
+        shows={{
+          username: definition.username,
+          channels: definition.channels,
+          labels: definition.labels,
+          notifyOnlyBrokenPipelines: definition.settableProperties.includes("notify_only_broken_pipelines"),
+        }}
         triggers={triggersOf(type)}
         webhookExample={definition.webhookExample}
         hasWebhook={page.hasWebhook}
