@@ -3,6 +3,8 @@ import { alertEmailFanOut, alertEmailRecipientTopic, alertEmailSender, alertEmai
 import { getDatabaseHandle } from "@/lib/db";
 import { env } from "@/lib/env";
 import { scheduleHousekeeping } from "@/lib/housekeeping";
+import { chatNotificationSender } from "@/lib/integrations/delivery";
+import { chatNotificationTopic } from "@/lib/integrations/topic";
 import { logger } from "@/lib/log";
 import { markdownRenderPool } from "@/lib/markdown/render";
 import { OutboxWorker } from "@/lib/outbox/worker";
@@ -39,13 +41,19 @@ async function prepare(): Promise<void> {
 const globalForOutbox = globalThis as unknown as { outboxWorker?: OutboxWorker };
 
 /**
- * This process's sender of the outbox (webhook deliveries, alert emails). A lease outlasts a hook's time limit, and a
- * mail server's, so only a process that died loses one; the poll picks up retries that come due and leases that ran out.
+ * This process's sender of the outbox (webhook deliveries, chat notifications, alert emails). A lease outlasts a
+ * request's time limit several times over, so only a process that died loses one; the poll picks up retries that come
+ * due and leases that ran out.
  */
 async function startOutboxWorker(): Promise<void> {
   if (globalForOutbox.outboxWorker) return;
   const worker = new OutboxWorker(await getDatabaseHandle(), {
-    handlers: { [webHookTopic]: webHookSender(), [alertEmailTopic]: alertEmailFanOut(), [alertEmailRecipientTopic]: alertEmailSender() },
+    handlers: {
+      [webHookTopic]: webHookSender(),
+      [chatNotificationTopic]: chatNotificationSender(),
+      [alertEmailTopic]: alertEmailFanOut(),
+      [alertEmailRecipientTopic]: alertEmailSender(),
+    },
     leaseMs: 6 * hookTimeoutMs,
     // Sends mostly wait on receivers: enough of them that a few slow or dead receivers do not hold up the rest.
     concurrency: 32,

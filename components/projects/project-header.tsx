@@ -2,13 +2,16 @@ import Link from "next/link";
 import { can } from "@/lib/projects/policy";
 import type { ProjectView } from "@/lib/projects/projects";
 
-/** The project's title, path, visibility and tabs; the Alerts and Webhooks tabs only for roles that may open them. */
+/**
+ * The project's title, path, visibility and tabs; the Alerts, settings, Webhooks and Integrations tabs only for roles
+ * that may open them.
+ */
 export function ProjectHeader({
   view,
   current,
 }: {
   view: Pick<ProjectView, "project" | "namespace" | "accessLevel">;
-  current: "overview" | "members" | "activity" | "issues" | "alerts" | "monitor-settings" | "webhooks";
+  current: "overview" | "members" | "activity" | "issues" | "alerts" | "monitor-settings" | "webhooks" | "integrations";
 }) {
   const { project, namespace } = view;
   const namespacePath = namespace.path;
@@ -54,6 +57,11 @@ export function ProjectHeader({
         {can(view, "manageWebhooks") ? (
           <Link href={`/${fullPath}/-/hooks`} aria-current={current === "webhooks" ? "page" : undefined}>
             Webhooks
+          </Link>
+        ) : null}
+        {can(view, "manageIntegrations") ? (
+          <Link href={`/${fullPath}/-/settings/integrations`} aria-current={current === "integrations" ? "page" : undefined}>
+            Integrations
           </Link>
         ) : null}
       </nav>

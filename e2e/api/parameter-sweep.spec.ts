@@ -287,6 +287,15 @@ async function sweptCalls(request: APIRequestContext, fx: Fixture): Promise<Swep
       token: owner.token,
       status: 204,
     },
+    // GitLab's integrations, at their path and at the older one.
+    ...[
+      { route: "/projects/:id/integrations/:slug", slug: "integrations/slack", gitlabBoolean: ["push_events", "False"] as [string, string] },
+      { route: "/projects/:id/services/:slug", slug: "services/mattermost", gitlabBoolean: ["notify_only_broken_pipelines", "True"] as [string, string] },
+    ].map(({ route, slug, gitlabBoolean }) => ({ method: "PUT" as const, route, path: `${project}/${slug}`, data: { webhook: "https://chat.example.com/hooks/swept" }, gitlabBoolean, token: owner.token, status: 200 })),
+    { method: "GET", route: "/projects/:id/integrations", path: `${project}/integrations`, token: owner.token, status: 200 },
+    { method: "GET", route: "/projects/:id/services", path: `${project}/services`, token: owner.token, status: 200 },
+    { method: "GET", route: "/projects/:id/integrations/:slug", path: `${project}/integrations/slack`, token: owner.token, status: 200 },
+    { method: "GET", route: "/projects/:id/services/:slug", path: `${project}/services/mattermost`, token: owner.token, status: 200 },
     { method: "GET", route: "/applications", path: "/applications", token: rootToken, status: 200 },
     {
       method: "POST",
@@ -323,6 +332,8 @@ async function sweptCalls(request: APIRequestContext, fx: Fixture): Promise<Swep
     { method: "DELETE", route: "/projects/:id/members/:user_id", path: `${project}/members/${fx.other.id}`, token: owner.token, status: 204 },
     { method: "DELETE", route: "/projects/:id/hooks/:hook_id/custom_headers/:key", path: `${hook}/custom_headers/X-Swept`, token: owner.token, status: 204 },
     { method: "DELETE", route: "/projects/:id/hooks/:hook_id", path: `${project}/hooks/${removableHook.id as number}`, token: owner.token, status: 204 },
+    { method: "DELETE", route: "/projects/:id/integrations/:slug", path: `${project}/integrations/slack`, token: owner.token, status: 204 },
+    { method: "DELETE", route: "/projects/:id/services/:slug", path: `${project}/services/mattermost`, token: owner.token, status: 204 },
   ];
 }
 
@@ -379,6 +390,8 @@ function expectedForMissing(call: SweptCall, position: number): { status: number
   // Not ids: a trigger must be one of GitLab's, and any header name can be set (the sweep's PUT sets those its DELETE removes).
   if (segments[position] === ":trigger") return { status: 400, body: { error: "trigger does not have a valid value" } };
   if (segments[position] === ":key") return { status: 204, body: "" };
+  // An integration's name is one of GitLab's; a `PUT` to another is a path GitLab does not serve.
+  if (segments[position] === ":slug") return call.method === "PUT" ? { status: 404, body: { error: "404 Not Found" } } : { status: 400, body: { error: "slug does not have a valid value" } };
   const thing = notFoundThings[`/${segments[position - 1]}/${segments[position]}`] ?? notFoundThings[segments[position]!];
   return { status: 404, body: { message: `404 ${thing} Not Found` } };
 }

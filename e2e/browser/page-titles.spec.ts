@@ -22,6 +22,8 @@ test("every page of a project names the project in its title", async ({ page, re
     [`${base}/-/alert_management`, `Alerts · ${name} · GitLab-compatible service`],
     [`${base}/-/alert_management/1/details`, `Alert details · ${name} · GitLab-compatible service`],
     [`${base}/-/settings/operations`, `Alerts · Monitor settings · ${name} · GitLab-compatible service`],
+    [`${base}/-/settings/integrations`, `Integrations · ${name} · GitLab-compatible service`],
+    [`${base}/-/settings/integrations/microsoft-teams/edit`, `Microsoft Teams notifications · Integrations · ${name} · GitLab-compatible service`],
   ];
   for (const [path, title] of expected) {
     await page.goto(path);

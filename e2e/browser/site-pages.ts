@@ -57,6 +57,12 @@ export const sitePages: SitePage[] = [
     visitor: "owner",
     url: (site) => `/${site.projectPath}/-/hooks/${site.hookId}/hook_logs/${site.hookLogId}`,
   },
+  { route: "/[namespace]/[project]/-/settings/integrations", visitor: "owner", url: (site) => `/${site.projectPath}/-/settings/integrations` },
+  {
+    route: "/[namespace]/[project]/-/settings/integrations/[slug]/edit",
+    visitor: "owner",
+    url: (site) => `/${site.projectPath}/-/settings/integrations/slack/edit`,
+  },
   { route: "/[namespace]/[project]/-/alert_management", visitor: "owner", url: (site) => `/${site.projectPath}/-/alert_management` },
   {
     route: "/[namespace]/[project]/-/alert_management/[iid]/details",
@@ -81,7 +87,7 @@ async function created<T>(request: APIRequestContext, url: string, token: string
   return (await response.json()) as T;
 }
 
-/** An administrator owning a project with an issue, a comment, an alert and an integration: every page has content. */
+/** An administrator owning a project with an issue, a comment, an alert, its integrations and a webhook: every page has content. */
 export async function siteFixture(request: APIRequestContext): Promise<SiteFixture> {
   const owner = await createUser(request, { admin: true });
   const project = await createProject(request, owner.token, { description: "Where the checkout service lives." });
@@ -101,6 +107,11 @@ export async function siteFixture(request: APIRequestContext): Promise<SiteFixtu
   await request.post(`/api/v4/projects/${project.id}/hooks/${hook.id}/test/issues_events`, { headers: asToken(owner.token) });
   const hookLogs = (await (await request.get(`/api/v4/projects/${project.id}/hooks/${hook.id}/events`, { headers: asToken(owner.token) })).json()) as { id: number }[];
   if (!hookLogs[0]) throw new Error("the hook's test was not logged");
+  const slack = await request.put(`/api/v4/projects/${project.id}/integrations/slack`, {
+    headers: asToken(owner.token),
+    data: { webhook: "http://127.0.0.1:9/slack", channel: "#checkout", labels_to_be_notified: "~bug" },
+  });
+  if (slack.status() !== 200) throw new Error(`setting Slack up answered ${slack.status()}: ${await slack.text()}`);
   const application = await createApplication(request, { scopes: "read_user openid" });
   const authorize = new URLSearchParams({ client_id: application.application_id, redirect_uri: callbackUrl, response_type: "code", scope: "read_user openid", state: "page-check" });
   return { owner, projectPath: project.path_with_namespace, issueIid: issue.iid, alertIid: 1, authorizeUrl: `/oauth/authorize?${authorize.toString()}`, hookId: hook.id, hookLogId: hookLogs[0].id };

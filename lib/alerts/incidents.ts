@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import type { Executor } from "@/lib/db";
 import { alerts, issueColumns, issues, type AlertRow, type ProjectRow, type UserRow } from "@/lib/db/schema";
 import { insertIssue, recordIssueStateChange } from "@/lib/issues/issues";
-import { incidentHooks, issueStateOf, projectWantsIssueHooks } from "@/lib/webhooks/events";
+import { incidentHooks, issueStateOf, projectTakesIssueEvents } from "@/lib/webhooks/events";
 import { defaultAlertTitle } from "./normalize";
 
 function incidentDescription(alert: AlertRow, detailsUrl: string): string {
@@ -21,8 +21,8 @@ function incidentDescription(alert: AlertRow, detailsUrl: string): string {
 
 /**
  * Opens the incident for a new alert (project setting `create_incident`): an issue of type incident by the alert bot,
- * recorded as an `opened` Issue event, linked from the alert, and sent to the project's issue hooks. "New: Alert"
- * becomes "New: Incident <iid>", as in GitLab.
+ * recorded as an `opened` Issue event, linked from the alert, and sent to the project's issue hooks and chat
+ * integrations. "New: Alert" becomes "New: Incident <iid>", as in GitLab.
  */
 export async function openIncident(
   tx: Executor,
@@ -48,12 +48,15 @@ export async function openIncident(
   return linked ?? alert;
 }
 
-/** Closes the alert's incident when the alert resolves (project setting `auto_close_incident`), and tells issue hooks. */
+/**
+ * Closes the alert's incident when the alert resolves (project setting `auto_close_incident`), and tells issue hooks
+ * and chat integrations.
+ */
 export async function closeIncident(tx: Executor, project: ProjectRow, alert: AlertRow, bot: UserRow, now: Date): Promise<void> {
   if (alert.issueId === null) return;
-  // The incident as it was, for the hooks' `changes`: read only when a hook takes issue events.
-  const hooked = await projectWantsIssueHooks(tx, project.id, now);
-  const [open] = hooked ? await tx.select(issueColumns).from(issues).where(and(eq(issues.id, alert.issueId), eq(issues.state, "opened"))) : [];
+  // The incident as it was, for the hooks' `changes`: read only when a hook or an integration takes issue events.
+  const told = await projectTakesIssueEvents(tx, project.id, now);
+  const [open] = told ? await tx.select(issueColumns).from(issues).where(and(eq(issues.id, alert.issueId), eq(issues.state, "opened"))) : [];
   const before = open ? await issueStateOf(tx, open) : null;
   const [closed] = await tx
     .update(issues)

@@ -3,6 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { placeholder, preparedStatement, type Database, type Executor } from "@/lib/db";
 import { takeInternalIdSql } from "@/lib/db/internal-ids";
 import { alertNotes, alerts, namespaces, projects, type AlertIntegrationRow, type AlertRow } from "@/lib/db/schema";
+import { alertChatNotifications, projectTakesAlertChat } from "@/lib/integrations/alert-notifications";
 import { getAlertBot } from "./bot";
 import { enqueueAlertEmail } from "./email";
 import { fingerprintOf } from "./fingerprint";
@@ -22,6 +23,8 @@ export interface IncomingAlert {
   now: Date;
   /** The project's alert settings when the caller already read them; read here otherwise. */
   settings?: AlertSettings;
+  /** Whether a chat integration of the project takes alert events, when the caller already read it; read here otherwise. */
+  notifiesChat?: boolean;
 }
 
 /** Who the system notes say sent the alert: its monitoring tool, else the integration's name. */
@@ -58,9 +61,12 @@ export async function processAlert(db: Database, incoming: IncomingAlert): Promi
   if (incoming.normalized.action === "acknowledge") return fingerprint ? acknowledgeMatching(db, incoming, fingerprint) : null;
   const settings = incoming.settings ?? (await readAlertSettings(db, incoming.projectId));
   const bot = await getAlertBot(db);
-  if (!settings.createIncident && !settings.sendEmail) return (await recordFiring(db, incoming, fingerprint, bot.id)).alert;
+  const notifiesChat = incoming.notifiesChat ?? (await projectTakesAlertChat(db, incoming.projectId));
+  // What a firing sends or opens is written in its transaction; without any, one autocommitted statement does.
+  if (!settings.createIncident && !settings.sendEmail && !notifiesChat) return (await recordFiring(db, incoming, fingerprint, bot.id)).alert;
   return db.transaction(async (tx) => {
     const { alert, opened } = await recordFiring(tx, incoming, fingerprint, bot.id);
+    if (opened && notifiesChat) await alertChatNotifications(tx, { projectId: incoming.projectId, alertId: alert.id, now: incoming.now });
     await enqueueAlertEmail(tx, settings, alert, "fired", incoming.now);
     if (!opened || !settings.createIncident) return alert;
     const [row] = await tx.select().from(alerts).where(eq(alerts.id, alert.id));

@@ -5,6 +5,7 @@ import { constantTimeEqual, sha256Hex } from "@/lib/crypto";
 import { readBodyText } from "@/lib/http/body";
 import { alertIntegrations, alertRateWindows, namespaces, projectAlertSettings, projects, type AlertIntegrationRow } from "@/lib/db/schema";
 import { parseProjectReference, projectNamed } from "@/lib/projects/projects";
+import { integrationsTake } from "@/lib/integrations/enqueue";
 import { logger } from "@/lib/log";
 import { deepSizeProblem } from "./deep-size";
 import { isPlainObject } from "./json-values";
@@ -133,6 +134,7 @@ function selectReceivingIntegration(db: Database, which: SQL | undefined) {
       createIncident: projectAlertSettings.createIncident,
       autoCloseIncident: projectAlertSettings.autoCloseIncident,
       sendEmail: projectAlertSettings.sendEmail,
+      notifiesChat: sql<boolean>`${integrationsTake(projects.id, ["alert"])}`,
     })
     .from(alertIntegrations)
     .innerJoin(projects, eq(projects.id, alertIntegrations.projectId))
@@ -157,7 +159,7 @@ const oldestActivePrometheusIntegration = preparedQuery((db) =>
 async function findIntegration(
   db: Database,
   target: ReceiverTarget,
-): Promise<{ integration: ReceivingIntegration; settings: AlertSettings } | undefined> {
+): Promise<{ integration: ReceivingIntegration; settings: AlertSettings; notifiesChat: boolean } | undefined> {
   const project = parseProjectReference(target.projectPath);
   if (project?.by !== "path") return undefined;
   const inProject = { namespacePath: project.namespacePath, projectPath: project.projectPath };
@@ -171,7 +173,7 @@ async function findIntegration(
   if (row.createIncident !== null) settings.createIncident = row.createIncident;
   if (row.autoCloseIncident !== null) settings.autoCloseIncident = row.autoCloseIncident;
   if (row.sendEmail !== null) settings.sendEmail = row.sendEmail;
-  return { integration: row.integration, settings };
+  return { integration: row.integration, settings, notifiesChat: row.notifiesChat === true };
 }
 
 /** Counts this request in the integration's current minute; the answer when it is over the limit. */
@@ -218,14 +220,14 @@ export async function receiveAlert(db: Database, target: ReceiverTarget, request
 
   const found = await findIntegration(db, target);
   if (!found || !found.integration.active) return alertmanager ? unauthorized : forbidden;
-  const { integration, settings } = found;
+  const { integration, ...known } = found;
   // PagerDuty clients send no header: the integration's key is the event's routing key.
   const key = presentedKey(request.authorization) ?? (pagerDutyEvents && typeof body.routing_key === "string" ? body.routing_key : null);
   if (!key || !constantTimeEqual(sha256Hex(key), integration.tokenDigest)) return unauthorized;
   const limited = await checkRateLimit(db, integration, now);
   if (limited) return limited;
 
-  return applyPayload(db, integration, body, now, settings, pagerDutyEvents ? "pagerduty" : null);
+  return applyPayload(db, integration, body, now, known, pagerDutyEvents ? "pagerduty" : null);
 }
 
 /**
@@ -243,7 +245,8 @@ export async function applyPayload(
   integration: ReceivingIntegration,
   body: Record<string, unknown>,
   now: Date,
-  settings?: AlertSettings,
+  /** What the receiver's lookup already read about the project; read per alert otherwise. */
+  known?: { settings: AlertSettings; notifiesChat: boolean },
   impliedFormat: PayloadFormat | null = null,
 ): Promise<ReceiverAnswer> {
   const format = choosePayloadFormat(body, integration, impliedFormat);
@@ -264,7 +267,7 @@ export async function applyPayload(
   }
   const recorded: (RecordedAlert | null)[] = [];
   for (const { alert: normalized, payload } of events) {
-    const alert = await processAlert(db, { projectId: integration.projectId, integration, normalized, payload, format, now, settings });
+    const alert = await processAlert(db, { projectId: integration.projectId, integration, normalized, payload, format, now, ...known });
     recorded.push(alert ? { iid: alert.iid, title: alert.title } : null);
   }
   // A topic that delivers notifications has been confirmed: the request to confirm it is done with.

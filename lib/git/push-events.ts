@@ -100,7 +100,7 @@ export async function recordPushEvents(
         createdAt: push.now,
       });
     }
-    await enqueuePushHooks(tx, push.projectId, hookDeliveries, push.now);
+    await enqueuePushHooks(tx, hookDeliveries, push.now);
   });
   return payloads;
 }

@@ -2,8 +2,10 @@ import "server-only";
 import { eq } from "drizzle-orm";
 import type { Database, Executor } from "@/lib/db";
 import { namespaces, projects, users } from "@/lib/db/schema";
+import { enqueueChatNotifications } from "@/lib/integrations/enqueue";
 import type { ProjectView } from "@/lib/projects/projects";
-import { enqueueHookDeliveries, projectHasHooksFor } from "@/lib/webhooks/enqueue";
+import { enqueueHookDeliveries } from "@/lib/webhooks/enqueue";
+import { listenersOf, type Listeners } from "@/lib/webhooks/events";
 import { maxPushPayloadCommits, pushHookData, type PushedCommit } from "@/lib/webhooks/payloads";
 import { git } from "./repositories";
 import { commitTitleOf, describeRef, isZeroSha, pushActionOf, type PushAction, type RefType, type RefUpdate } from "./ref-updates";
@@ -86,27 +88,35 @@ async function tagTarget(repository: string, update: RefUpdate): Promise<{ commi
 export interface PushHookDelivery {
   trigger: "push_hooks" | "tag_push_hooks";
   branch?: string;
-  data: unknown;
+  data: ReturnType<typeof pushHookData>;
+}
+
+/** A push's hook payloads, with the project they were built for and who takes them. */
+export interface PushHookDeliveries {
+  view: Pick<ProjectView, "project" | "namespace">;
+  listeners: Listeners;
+  deliveries: PushHookDelivery[];
 }
 
 /**
  * The push and tag push hook payloads of a push (`Gitlab::DataBuilder::Push`), read from the repository after the
- * push and before its events are written; none when the project has no hook that takes them.
+ * push and before its events are written; none when the project has no hook or chat integration that takes them.
  */
 export async function pushHookDeliveries(
   db: Database,
   push: { projectId: number; authorId: number; repository: string; updates: RefUpdate[]; refsBefore: Map<string, string>; now: Date },
-): Promise<PushHookDelivery[]> {
+): Promise<PushHookDeliveries | null> {
   const updates = updatesForHooks(push.updates);
-  if (updates.length === 0) return [];
-  if (!(await projectHasHooksFor(db, push.projectId, ["push_hooks", "tag_push_hooks"], push.now))) return [];
+  if (updates.length === 0) return null;
+  const listeners = await listenersOf(db, push.projectId, { hooks: ["push_hooks", "tag_push_hooks"], integrations: ["push", "tag_push"] }, push.now);
+  if (!listeners.hooks && !listeners.integrations) return null;
   const [row] = await db
     .select({ project: projects, namespace: namespaces })
     .from(projects)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .where(eq(projects.id, push.projectId));
   const [user] = await db.select({ id: users.id, name: users.name, username: users.username }).from(users).where(eq(users.id, push.authorId));
-  if (!row || !user) return [];
+  if (!row || !user) return null;
   const view: Pick<ProjectView, "project" | "namespace"> = row;
   const deliveries: PushHookDelivery[] = [];
   for (const update of updates) {
@@ -138,12 +148,18 @@ export async function pushHookDeliveries(
       deliveries.push({ trigger: "tag_push_hooks", data });
     }
   }
-  return deliveries;
+  return { view, listeners, deliveries };
 }
 
-/** Writes a push's hook deliveries in the transaction that records its events. */
-export async function enqueuePushHooks(tx: Executor, projectId: number, deliveries: PushHookDelivery[], now: Date): Promise<void> {
-  for (const delivery of deliveries) {
-    await enqueueHookDeliveries(tx, { projectId, trigger: delivery.trigger, data: delivery.data, branch: delivery.branch, now });
+/** Writes a push's hook deliveries and chat messages in the transaction that records its events. */
+export async function enqueuePushHooks(tx: Executor, pushed: PushHookDeliveries | null, now: Date): Promise<void> {
+  if (!pushed) return;
+  const projectId = pushed.view.project.id;
+  for (const delivery of pushed.deliveries) {
+    if (pushed.listeners.hooks) await enqueueHookDeliveries(tx, { projectId, trigger: delivery.trigger, data: delivery.data, branch: delivery.branch, now });
+    if (pushed.listeners.integrations) {
+      const event = delivery.trigger === "push_hooks" ? "push" : "tag_push";
+      await enqueueChatNotifications(tx, { view: pushed.view, notification: { event, data: delivery.data }, now });
+    }
   }
 }

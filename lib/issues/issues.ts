@@ -14,7 +14,7 @@ import { findOrCreateLabels, labelsOfIssues, labelsTitled, setIssueLabels } from
 import { renderForSave, type RenderedText } from "./rendered-text";
 import { descriptionProblem } from "./text-limits";
 import { issueReadableBy } from "./visibility";
-import { issueHooks, issueStateOf, projectWantsIssueHooks } from "@/lib/webhooks/events";
+import { issueHooks, issueStateOf, projectTakesIssueEvents } from "@/lib/webhooks/events";
 
 export { issueReadableBy } from "./visibility";
 
@@ -189,7 +189,7 @@ export async function updateIssue(ctx: Ctx, projectReference: string, iid: numbe
   const issue = await ctx.db.transaction(async (tx) => {
     const closing = changes.stateEvent === "close" && current.issue.state === "opened";
     const reopening = changes.stateEvent === "reopen" && current.issue.state === "closed";
-    const before = (await projectWantsIssueHooks(tx, view.project.id, ctx.now)) ? await issueStateOf(tx, current.issue) : null;
+    const before = (await projectTakesIssueEvents(tx, view.project.id, ctx.now)) ? await issueStateOf(tx, current.issue) : null;
     const [updated] = await tx
       .update(issues)
       .set({

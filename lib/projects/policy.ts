@@ -36,7 +36,7 @@ export const abilityMinimumLevels = {
   updateProject: roleLevels.maintainer,
   /** The project's webhooks and their deliveries (GitLab's `admin_project`, which its hooks API asks for). */
   manageWebhooks: roleLevels.maintainer,
-  /** Alert integrations and alert settings. */
+  /** Integrations (alert endpoints, chat notifications) and alert settings. */
   manageIntegrations: roleLevels.maintainer,
   /** Alert emails, when the project sends them (GitLab mails its Owners and Maintainers). */
   receiveAlertEmails: roleLevels.maintainer,

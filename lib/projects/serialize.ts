@@ -12,6 +12,11 @@ export function projectFullPath({ project, namespace }: Pick<ProjectView, "proje
   return `${namespace.path}/${project.path}`;
 }
 
+/** GitLab's `name_with_namespace` (`Project#full_name`): `Namespace / Project`. */
+export function projectNameWithNamespace({ project, namespace }: Pick<ProjectView, "project" | "namespace">): string {
+  return `${namespace.name} / ${project.name}`;
+}
+
 export function projectWebUrl(view: Pick<ProjectView, "project" | "namespace">): string {
   return `${env.EXTERNAL_URL}/${projectFullPath(view)}`;
 }
@@ -33,7 +38,7 @@ export function serializeBasicProject(view: ProjectView) {
     id: project.id,
     description: project.description,
     name: project.name,
-    name_with_namespace: `${namespace.name} / ${project.name}`,
+    name_with_namespace: projectNameWithNamespace(view),
     path: project.path,
     path_with_namespace: projectFullPath(view),
     created_at: project.createdAt.toISOString(),

@@ -39,19 +39,17 @@ function branchFilterAllows(branch: string): SQL {
     or (${projectHooks.branchFilterStrategy} = 'regex' and ${branch} ~ ${filter}))`;
 }
 
-/** Whether the project has a hook that would take `trigger` now: lets callers skip building a payload nobody gets. */
-export async function projectHasHooksFor(tx: Executor, projectId: number, triggers: HookTrigger[], now: Date): Promise<boolean> {
-  if (triggers.length === 0) return false;
+/**
+ * Whether the project has a hook that would take one of `triggers` now, as a condition: asked together with the chat
+ * integrations' question in one statement (`listenersOf`), so callers skip building a payload nobody gets.
+ */
+export function hooksTake(projectId: number, triggers: HookTrigger[], now: Date): SQL {
+  if (triggers.length === 0) return sql`false`;
   const wanted = sql.join(
     triggers.map((trigger) => sql`${hookTriggers[trigger].column}`),
     sql` or `,
   );
-  const [row] = await tx
-    .select({ id: projectHooks.id })
-    .from(projectHooks)
-    .where(and(eq(projectHooks.projectId, projectId), sql`(${wanted})`, executableHooksAt(now)))
-    .limit(1);
-  return row !== undefined;
+  return sql`exists (select 1 from ${projectHooks} where ${and(eq(projectHooks.projectId, projectId), sql`(${wanted})`, executableHooksAt(now))})`;
 }
 
 /**

@@ -1,11 +1,13 @@
 import "server-only";
 import type { Executor } from "@/lib/db";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { namespaces, projects, users, type IssueRow, type MilestoneRow, type NoteRow, type ProjectMemberRow, type ProjectRow, type UserRow } from "@/lib/db/schema";
+import type { FiredChatEvent } from "@/lib/integrations/catalog";
+import { enqueueChatNotifications, integrationsTake } from "@/lib/integrations/enqueue";
 import { assigneesOfIssues } from "@/lib/issues/assignees";
 import { labelsOfIssues } from "@/lib/issues/labels";
 import type { ProjectView } from "@/lib/projects/projects";
-import { enqueueHookDeliveries, projectHasHooksFor } from "./enqueue";
+import { enqueueHookDeliveries, hooksTake } from "./enqueue";
 import {
   issueChanges,
   issueHookData,
@@ -20,9 +22,10 @@ import {
 } from "./payloads";
 
 /**
- * The webhook side of the project's changes: each function is called in the transaction of the change, next to its
- * `recordEvent`, and writes the deliveries (one insert for all the project's hooks that take the event) only when a
- * hook would take it, so a project without hooks pays one indexed lookup.
+ * What the project's changes send outside: each function is called in the transaction of the change, next to its
+ * `recordEvent`, and writes the webhook deliveries (one insert for all the project's hooks that take the event) and
+ * the chat integrations' messages only when a hook or an integration would take it, so a project with neither pays
+ * one lookup.
  */
 
 type Actor = Pick<UserRow, "id" | "name" | "username">;
@@ -38,9 +41,38 @@ export async function issueStateOf(tx: Executor, issue: IssueRow): Promise<Issue
   };
 }
 
-/** Whether any hook of the project takes issue events (either kind); read before a change to keep its prior state. */
-export function projectWantsIssueHooks(tx: Executor, projectId: number, now: Date): Promise<boolean> {
-  return projectHasHooksFor(tx, projectId, ["issue_hooks", "confidential_issue_hooks"], now);
+export interface Listeners {
+  hooks: boolean;
+  integrations: boolean;
+}
+
+/** Whether hooks of the project take any of `hooks` now, and its chat integrations any of `integrations`: one statement. */
+export async function listenersOf(
+  tx: Executor,
+  projectId: number,
+  wanted: { hooks: Parameters<typeof hooksTake>[1]; integrations: readonly FiredChatEvent[] },
+  now: Date,
+): Promise<Listeners> {
+  const [row] = await tx
+    .select({ hooks: sql<boolean>`${hooksTake(projectId, wanted.hooks, now)}`, integrations: sql<boolean>`${integrationsTake(projectId, wanted.integrations)}` })
+    .from(projects)
+    .where(eq(projects.id, projectId));
+  return { hooks: row?.hooks === true, integrations: row?.integrations === true };
+}
+
+/**
+ * Whether any hook or chat integration of the project takes issue events (any kind); read before a change to keep
+ * its prior state.
+ */
+export async function projectTakesIssueEvents(tx: Executor, projectId: number, now: Date): Promise<boolean> {
+  const listeners = await listenersOf(tx, projectId, { hooks: ["issue_hooks", "confidential_issue_hooks"], integrations: ["issue", "confidential_issue", "incident"] }, now);
+  return listeners.hooks || listeners.integrations;
+}
+
+/** The chat events of an issue's change: none for an edit (GitLab sends none), and an incident's own besides. */
+function issueChatEvents(issue: IssueRow, action: IssueHookAction): ("issue" | "confidential_issue" | "incident")[] {
+  if (action === "update") return [];
+  return [issue.confidential ? "confidential_issue" : "issue", ...(issue.issueType === "incident" ? (["incident"] as const) : [])];
 }
 
 /**
@@ -52,27 +84,31 @@ export async function issueHooks(
   change: { view: ProjectRef; actor: Actor; before: IssueState | null; issue: IssueRow; action: IssueHookAction; now: Date },
 ): Promise<void> {
   const trigger = change.issue.confidential ? "confidential_issue_hooks" : "issue_hooks";
-  if (!(await projectHasHooksFor(tx, change.view.project.id, [trigger], change.now))) return;
+  const chatEvents = issueChatEvents(change.issue, change.action);
+  const listeners = await listenersOf(tx, change.view.project.id, { hooks: [trigger], integrations: chatEvents }, change.now);
+  if (!listeners.hooks && !listeners.integrations) return;
   const after = await issueStateOf(tx, change.issue);
   const changes = issueChanges(change.before, after);
   if (change.action === "update" && Object.keys(changes).length === 0) return;
-  await enqueueHookDeliveries(tx, {
-    projectId: change.view.project.id,
-    trigger,
-    data: issueHookData(change.view, change.actor, after, change.action, changes),
-    now: change.now,
-  });
+  const data = issueHookData(change.view, change.actor, after, change.action, changes);
+  if (listeners.hooks) await enqueueHookDeliveries(tx, { projectId: change.view.project.id, trigger, data, now: change.now });
+  if (!listeners.integrations) return;
+  for (const event of chatEvents) {
+    // GitLab's incident hooks carry the issue's data as an incident's.
+    const eventData = event === "incident" ? { ...data, object_kind: "incident", event_type: "incident" } : data;
+    await enqueueChatNotifications(tx, { view: change.view, notification: { event, data: eventData }, now: change.now });
+  }
 }
 
 /**
- * An incident opened or closed by an alert (the alert bot acts): the same issue hooks, for callers that hold the
- * project's row without its namespace, which is read only when a hook takes the event.
+ * An incident opened or closed by an alert (the alert bot acts): the same issue hooks and messages, for callers that
+ * hold the project's row without its namespace, which is read only when a hook or an integration takes the event.
  */
 export async function incidentHooks(
   tx: Executor,
   change: { project: ProjectRow; actor: Actor; before: IssueState | null; issue: IssueRow; action: IssueHookAction; now: Date },
 ): Promise<void> {
-  if (!(await projectWantsIssueHooks(tx, change.project.id, change.now))) return;
+  if (!(await projectTakesIssueEvents(tx, change.project.id, change.now))) return;
   const [namespace] = await tx.select().from(namespaces).where(eq(namespaces.id, change.project.namespaceId));
   if (!namespace) return;
   await issueHooks(tx, { ...change, view: { project: change.project, namespace } });
@@ -84,14 +120,14 @@ export async function noteHooks(
   change: { view: ProjectRef; actor: Actor; note: NoteRow; issue: IssueRow; action: "create" | "update"; now: Date },
 ): Promise<void> {
   if (change.note.system) return;
-  const trigger = noteIsConfidential(change.note, change.issue) ? "confidential_note_hooks" : "note_hooks";
-  if (!(await projectHasHooksFor(tx, change.view.project.id, [trigger], change.now))) return;
-  await enqueueHookDeliveries(tx, {
-    projectId: change.view.project.id,
-    trigger,
-    data: noteHookData(change.view, change.actor, change.note, await issueStateOf(tx, change.issue), change.action),
-    now: change.now,
-  });
+  const confidential = noteIsConfidential(change.note, change.issue);
+  const trigger = confidential ? "confidential_note_hooks" : "note_hooks";
+  const event = confidential ? "confidential_note" : "note";
+  const listeners = await listenersOf(tx, change.view.project.id, { hooks: [trigger], integrations: [event] }, change.now);
+  if (!listeners.hooks && !listeners.integrations) return;
+  const data = noteHookData(change.view, change.actor, change.note, await issueStateOf(tx, change.issue), change.action);
+  if (listeners.hooks) await enqueueHookDeliveries(tx, { projectId: change.view.project.id, trigger, data, now: change.now });
+  if (listeners.integrations) await enqueueChatNotifications(tx, { view: change.view, notification: { event, data }, now: change.now });
 }
 
 export async function milestoneHooks(
@@ -115,7 +151,7 @@ export async function expiredMemberHooks(
   tx: Executor,
   change: { projectId: number; member: Pick<ProjectMemberRow, "userId" | "accessLevel" | "expiresAt" | "createdAt">; now: Date },
 ): Promise<void> {
-  if (!(await projectHasHooksFor(tx, change.projectId, ["member_hooks"], change.now))) return;
+  if (!(await listenersOf(tx, change.projectId, { hooks: ["member_hooks"], integrations: [] }, change.now)).hooks) return;
   const [row] = await tx
     .select({ project: projects, namespace: namespaces, user: users })
     .from(projects)

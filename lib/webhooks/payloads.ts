@@ -1,6 +1,6 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import type { IssueRow, LabelRow, MilestoneRow, NoteRow, ProjectMemberRow, UserRow } from "@/lib/db/schema";
+import type { AlertRow, IssueRow, LabelRow, MilestoneRow, NoteRow, ProjectMemberRow, UserRow } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { accessLevelNames } from "@/lib/projects/roles";
 import { projectDefaultBranch, projectFullPath, projectWebUrl } from "@/lib/projects/serialize";
@@ -376,6 +376,21 @@ export function pushHookData(
     total_commits_count: push.totalCommitsCount,
     push_options: {},
     repository: repositoryAttrs(view, { withGitUrls: true }),
+  };
+}
+
+/** `Gitlab::DataBuilder::Alert.build`: what GitLab's alert integrations are given; `url` is the alert's details page. */
+export function alertHookData(alert: Pick<AlertRow, "title" | "severity" | "eventCount" | "status" | "startedAt">, detailsUrl: string) {
+  return {
+    object_kind: "alert",
+    object_attributes: {
+      title: alert.title,
+      url: detailsUrl,
+      severity: alert.severity,
+      events: alert.eventCount,
+      status: alert.status,
+      started_at: alert.startedAt.toISOString(),
+    },
   };
 }
 

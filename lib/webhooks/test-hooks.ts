@@ -116,8 +116,8 @@ async function sampleData(ctx: Ctx, view: ProjectView, actor: Actor, trigger: Te
   }
 }
 
-/** GitLab's push sample: the newest three commits of the default branch, newest first. */
-async function pushSample(view: ProjectView, actor: Actor): Promise<unknown | null> {
+/** GitLab's push sample (`build_sample`): the newest three commits of the default branch, newest first. */
+export async function pushSample(view: ProjectView, actor: Actor): Promise<ReturnType<typeof pushHookData> | null> {
   const repository = repositoryPath(view.project.id);
   const branch = projectDefaultBranch(view);
   const output = await git(["log", "-3", `--format=%H%x00%an%x00%ae%x00%cI%x00%B%x01`, `refs/heads/${branch}`, "--"], { cwd: repository }).catch(() => "");

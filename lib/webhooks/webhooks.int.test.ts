@@ -1,8 +1,6 @@
-import { rmSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { eq } from "drizzle-orm";
 import { outboxMessages, projectHooks, webHookLogs } from "@/lib/db/schema";
-import { createContext } from "@/lib/context";
 import { env } from "@/lib/env";
 import { ForbiddenError, NotFoundError, TooManyRequestsError, UnprocessableError, ValidationError } from "@/lib/errors";
 import { recordPushEvents } from "@/lib/git/push-events";
@@ -15,14 +13,12 @@ import { createMilestone, deleteMilestone, updateMilestone } from "@/lib/issues/
 import { createNote } from "@/lib/issues/notes";
 import { removeExpiredMemberships } from "@/lib/projects/expired-members";
 import { addMember, removeMember, updateMember } from "@/lib/projects/members";
-import { updateInstanceSettings } from "@/lib/instance/settings";
-import { createProject } from "@/lib/projects/projects";
-import { OutboxWorker } from "@/lib/outbox/worker";
 import { forgetRateLimits } from "@/lib/rate-limits/rate-limits";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
-import { apiFailure, createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
+import { apiFailure, createTestUser, userContext } from "@/lib/testing/fixtures";
 import { pushBranches } from "@/lib/testing/git";
 import { startHookReceiver } from "@/lib/testing/hook-receiver";
+import { senderSuite } from "@/lib/testing/outbox-senders";
 import { webHookSender } from "./delivery";
 import { webHookTopic } from "./enqueue";
 import { createHook, deleteHook, getHook, listHooks, serializeHook, updateHook } from "./hooks";
@@ -41,37 +37,9 @@ const hookTime = expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
 
 describe.each(testDatabases())("project webhooks on $name", ({ open }) => {
   const handle = databaseForSuite(open);
+  const { allowLocalNetwork, projectWithOwner, deliverAll } = senderSuite(handle, { [webHookTopic]: webHookSender() }, { repositoriesRoot, projectName: "Hooked" });
   // Hook and user ids repeat from one database to the next; the limits on tests and resends count by them.
   beforeEach(() => forgetRateLimits());
-  let worker: OutboxWorker;
-  /** The instance setting "Allow requests to the local network from webhooks and integrations": the receiver is local. */
-  async function allowLocalNetwork(allowed: boolean) {
-    await updateInstanceSettings(createContext(handle.db, { kind: "system", job: "test" }), { allowLocalRequestsFromWebHooksAndServices: allowed });
-  }
-
-  beforeAll(async () => {
-    await allowLocalNetwork(true);
-    worker = new OutboxWorker(handle, { handlers: { [webHookTopic]: webHookSender() }, leaseMs: 60_000, concurrency: 4, pollMs: 60_000 });
-  });
-  afterEach(async () => {
-    await worker.stop();
-  });
-  afterAll(() => {
-    rmSync(repositoriesRoot, { recursive: true, force: true });
-  });
-
-  async function projectWithOwner() {
-    const owner = await createTestUser(handle.db);
-    const ctx = userContext(handle.db, owner);
-    const view = await createProject(ctx, { name: `Hooked ${uniqueSuffix()}` });
-    return { owner, ctx, view, reference: String(view.project.id) };
-  }
-
-  async function deliverAll() {
-    await worker.start();
-    await worker.idle();
-    await worker.stop();
-  }
 
   it("manages hooks as GitLab's API does: Maintainers only, the token write-only, custom headers by name", async () => {
     const { owner, ctx, view, reference } = await projectWithOwner();

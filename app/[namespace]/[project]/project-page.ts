@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { cache } from "react";
 import { sessionContext } from "@/lib/auth/session";
-import { NotFoundError } from "@/lib/errors";
+import { ForbiddenError, NotFoundError } from "@/lib/errors";
 import { getVisibleProject, type ProjectView } from "@/lib/projects/projects";
 import { projectFullPath } from "@/lib/projects/serialize";
 
@@ -27,6 +27,19 @@ const findVisibleProject = cache(async (namespace: string, project: string): Pro
 export async function loadProjectPage(params: ProjectPageProps["params"]): Promise<ProjectView> {
   const { namespace, project } = await params;
   return (await findVisibleProject(namespace, project)) ?? notFound();
+}
+
+/**
+ * What a page for some roles shows, or the 404 page for a visitor the verb refuses (one who may not see the project,
+ * or whose role may not open the page), so such pages look exactly like missing ones.
+ */
+export async function orNotFound<T>(loading: Promise<T>): Promise<T> {
+  try {
+    return await loading;
+  } catch (error) {
+    if (error instanceof NotFoundError || error instanceof ForbiddenError) notFound();
+    throw error;
+  }
 }
 
 /**
