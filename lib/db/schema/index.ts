@@ -10,3 +10,4 @@ export * from "./issues";
 export * from "./rate-limits";
 export * from "./outbox";
 export * from "./webhooks";
+export * from "./redirect-routes";
