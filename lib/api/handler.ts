@@ -3,7 +3,8 @@ import { randomUUID } from "node:crypto";
 import { getSessionUser } from "@/lib/auth/session";
 import { createContext, type Actor, type Ctx } from "@/lib/context";
 import { getDatabase, type Database } from "@/lib/db";
-import { ApiError, InsufficientScopeError, RouteNotFoundError, UnauthorizedError } from "@/lib/errors";
+import { env } from "@/lib/env";
+import { ApiError, InsufficientScopeError, ProjectMovedError, RouteNotFoundError, UnauthorizedError } from "@/lib/errors";
 import { logger } from "@/lib/log";
 import { clientAddress } from "@/lib/http/client-address";
 import { SenderHungUp } from "@/lib/http/body";
@@ -68,7 +69,7 @@ export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Pr
       const params = flattenParams(await routeContext.params);
       answer = await handle({ ctx: { ...createContext(db, actor), now }, request, url, params });
     } catch (error) {
-      answer = renderError(error, requestId, options.route);
+      answer = error instanceof ProjectMovedError ? movedProjectAnswer(request, url, options.route, error) : renderError(error, requestId, options.route);
     }
     answer.headers["X-Request-Id"] = requestId;
     observeRequest(request.method, options.route, answer.status, startedAt);
@@ -138,6 +139,27 @@ export function renderError(error: unknown, requestId: string, route: string): A
   // Internal detail goes to the log with the request id; the client gets only the id to quote.
   logger.error({ err: error, requestId, route }, "unhandled error in API route");
   return json({ message: "500 Internal Server Error", request_id: requestId }, 500);
+}
+
+/**
+ * A project named in the path (`/projects/:id/…`) by a path it had before a rename: GitLab answers a GET with a
+ * permanent redirect to the same URL with the project's id in place of the old path (query included), and any other
+ * method with 405, so a client never changes a project it did not name by its current path. A moved project met
+ * anywhere else is the 404 it is.
+ */
+function movedProjectAnswer(request: Request, url: URL, route: string, moved: ProjectMovedError): Answer {
+  // The URL path is `/api/v4/projects/<old path, encoded>/…`, the route `/projects/:id/…`.
+  const pathSegments = url.pathname.split("/");
+  const namesProject = route.startsWith("/projects/:id") && pathSegments.slice(1, 4).join("/") === "api/v4/projects";
+  if (!namesProject) return json(moved.body(), moved.status);
+  if (request.method !== "GET") return json({ message: "Non GET methods are not allowed for moved projects" }, 405);
+  pathSegments[4] = String(moved.projectId);
+  const location = `${env.EXTERNAL_URL}${pathSegments.join("/")}${url.search}`;
+  return {
+    status: 301,
+    headers: { Location: location, "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
+    body: `This resource has been moved permanently to ${location}`,
+  };
 }
 
 /**
