@@ -7,6 +7,7 @@ import { markdownRenderPool } from "@/lib/markdown/render";
 import { OutboxWorker } from "@/lib/outbox/worker";
 import { startTokenCheckCache } from "@/lib/token-checks/checks";
 import { bootstrapRoot } from "@/lib/users/bootstrap";
+import { userDeletionHandler, userDeletionTopic } from "@/lib/users/deletion";
 import { hookTimeoutMs, webHookSender } from "@/lib/webhooks/delivery";
 import { webHookTopic } from "@/lib/webhooks/enqueue";
 
@@ -38,13 +39,14 @@ async function prepare(): Promise<void> {
 const globalForOutbox = globalThis as unknown as { outboxWorker?: OutboxWorker };
 
 /**
- * This process's sender of the outbox (webhook deliveries). A lease outlasts a hook's time limit several times over,
- * so only a process that died loses one; the poll picks up retries that come due and leases that ran out.
+ * This process's worker of the outbox: webhook deliveries, and the deletions of users (`DELETE /users/:id`). A lease
+ * outlasts a hook's time limit several times over, and a deletion hands its message back well within one, so only a
+ * process that died loses one; the poll picks up retries that come due and leases that ran out.
  */
 async function startOutboxWorker(): Promise<void> {
   if (globalForOutbox.outboxWorker) return;
   const worker = new OutboxWorker(await getDatabaseHandle(), {
-    handlers: { [webHookTopic]: webHookSender() },
+    handlers: { [webHookTopic]: webHookSender(), [userDeletionTopic]: userDeletionHandler() },
     leaseMs: 6 * hookTimeoutMs,
     concurrency: 8,
     pollMs: 5_000,

@@ -17,6 +17,7 @@ export const sweptRoutes = [
   "DELETE /projects/:id/labels/:name",
   "DELETE /projects/:id/members/:user_id",
   "DELETE /projects/:id/milestones/:milestone_id",
+  "DELETE /users/:id",
   "GET /application/settings",
   "GET /applications",
   "GET /events",
