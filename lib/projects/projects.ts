@@ -17,12 +17,14 @@ import {
 } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, ProjectMovedError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/record";
+import { logger } from "@/lib/log";
 import { getUserByIdOrUsername, getUserByUsername } from "@/lib/users/users";
 import type { PageRequest } from "@/lib/api/pagination";
 import { noSuchId, numericReference } from "@/lib/api/param-types";
 import { accessLevelIn, hasRoleIn, isMemberOf, membershipActive, projectVisibleTo, utcDay, viewerOf, visibilityParts, type Viewer } from "./access";
 import { can, type RoleAbility } from "./policy";
 import { pathFromName, projectNameProblem, projectPathProblem } from "./path-rules";
+import { initializeWithReadme } from "./readme";
 import { claimProjectPath } from "./redirect-routes";
 import { readProjectStatistics, type ProjectStatistics } from "./statistics";
 
@@ -41,12 +43,30 @@ export interface NewProject {
   description?: string;
   visibility?: ProjectVisibility;
   issuesEnabled?: boolean;
+  /** Start the repository with a README on the default branch (GitLab's `initialize_with_readme`). */
+  initializeWithReadme?: boolean;
 }
 
-/** `POST /projects`: creates a project in the caller's namespace, makes them Owner and records `created`. */
+/**
+ * `POST /projects`: creates a project in the caller's namespace, makes them Owner and records `created`; with
+ * `initializeWithReadme`, then writes its first commit (`initializeWithReadme` in ./readme). As GitLab's
+ * `after_create_actions`, a README that cannot be written leaves the project created, with an empty repository.
+ */
 export async function createProject(ctx: Ctx, input: NewProject): Promise<ProjectView> {
   const user = actingUser(ctx);
   if (!user) throw new UnauthorizedError();
+  const view = await insertProject(ctx, user, input);
+  if (!input.initializeWithReadme) return view;
+  try {
+    return { ...view, project: await initializeWithReadme(ctx.db, view, user, new Date()) };
+  } catch (error) {
+    logger.error({ err: error, projectId: view.project.id }, "could not write a new project's README");
+    return view;
+  }
+}
+
+/** The project's row, its Owner membership and its `created` event, in one transaction. */
+async function insertProject(ctx: Ctx, user: UserRow, input: NewProject): Promise<ProjectView> {
   const name = (input.name ?? input.path ?? "").trim();
   const path = input.path ?? pathFromName(name);
   const errors: Record<string, string[]> = {};
