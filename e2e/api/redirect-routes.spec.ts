@@ -13,14 +13,6 @@ async function renameProject(request: APIRequestContext, token: string, projectI
 const encoded = (fullPath: string) => encodeURIComponent(fullPath);
 
 test.describe("redirect routes after a rename", () => {
-  let git: GitSandbox;
-  test.beforeEach(() => {
-    git = new GitSandbox();
-  });
-  test.afterEach(() => {
-    git.dispose();
-  });
-
   test("the API answers a GET by the old path with GitLab's redirect to the project's id, and refuses other methods", async ({ request, baseURL }) => {
     const owner = await createUser(request);
     const project = await createProject(request, owner.token);
@@ -71,17 +63,23 @@ test.describe("redirect routes after a rename", () => {
   test("git clones, fetches and pushes by the old URL", async ({ request, baseURL }) => {
     const owner = await createUser(request);
     const project = await createProject(request, owner.token);
-    await pushMain(git, remoteUrl(baseURL!, project.path_with_namespace, { password: owner.token }), 1);
-    await renameProject(request, owner.token, project.id, `${project.path}-renamed`);
+    const git = new GitSandbox();
+    let pushed: string;
+    try {
+      await pushMain(git, remoteUrl(baseURL!, project.path_with_namespace, { password: owner.token }), 1);
+      await renameProject(request, owner.token, project.id, `${project.path}-renamed`);
 
-    const oldRemote = remoteUrl(baseURL!, project.path_with_namespace, { password: owner.token });
-    const clone = git.dir("clone");
-    await git.ok(["clone", "--quiet", oldRemote, clone]);
-    expect(await git.ok(["log", "--format=%s"], clone)).toBe("Commit 1");
-    const pushed = await git.commit(clone, "file.txt", "2\n", "Commit 2");
-    await git.ok(["push", "--quiet", "origin", "main"], clone);
-    await git.ok(["fetch", "--quiet", "origin"], clone);
-    expect(await git.ok(["rev-parse", "origin/main"], clone)).toBe(pushed);
+      const oldRemote = remoteUrl(baseURL!, project.path_with_namespace, { password: owner.token });
+      const clone = git.dir("clone");
+      await git.ok(["clone", "--quiet", oldRemote, clone]);
+      expect(await git.ok(["log", "--format=%s"], clone)).toBe("Commit 1");
+      pushed = await git.commit(clone, "file.txt", "2\n", "Commit 2");
+      await git.ok(["push", "--quiet", "origin", "main"], clone);
+      await git.ok(["fetch", "--quiet", "origin"], clone);
+      expect(await git.ok(["rev-parse", "origin/main"], clone)).toBe(pushed);
+    } finally {
+      git.dispose();
+    }
 
     const events = await request.get(`/api/v4/projects/${project.id}/events?action=pushed&sort=asc`, { headers: asToken(owner.token) });
     expect(((await events.json()) as { push_data: { commit_to: string } }[]).map((event) => event.push_data.commit_to).at(-1)).toBe(pushed);
