@@ -151,8 +151,9 @@ function routeFor(route: string, method: ApiMethod, declared: Endpoint): RouteHa
 }
 
 /**
- * GitLab's `sudo` parameter may come in the body too; the query string and the `Sudo` header, read with the token,
- * come first. The body is read only once the caller's own checks have passed, so it is asked of no one earlier.
+ * GitLab's `sudo` parameter may come in the body too. The query string and the `Sudo` header, read with the token,
+ * come first; a body's `sudo` is decided by the same `actAsSudoUser`, and the endpoint's scopes and guard then apply to
+ * the user it names.
  */
 async function actingAsBodySudo(ctx: Ctx, request: Request, url: URL, body: Record<string, unknown>): Promise<Ctx> {
   const identifier = body.sudo;
