@@ -7,7 +7,10 @@ export type Actor =
   | {
       kind: "user";
       user: UserRow;
-      /** Scopes of the token the request came with; null for a browser session, which has the user's full rights. */
+      /**
+       * Scopes of the token the request came with; null for a browser session, which has the user's full rights, and
+       * for a request an administrator's `sudo` token makes as this user (GitLab checks no endpoint scope under sudo).
+       */
       scopes: ReadonlySet<string> | null;
       /** The personal access token the request came with, if it came with one (not an OAuth token or a session). */
       personalAccessTokenId?: number;

@@ -78,6 +78,21 @@ export class NotFoundError extends ApiError {
   }
 }
 
+/**
+ * A project named by a path it no longer has, which a rename left leading to it (a redirect route), and which the
+ * caller may see. It is the 404 it extends wherever a move is not followed; the API answers GitLab's redirect (or its
+ * 405 for other methods), git serves the project, and our pages redirect to its new path.
+ */
+export class ProjectMovedError extends NotFoundError {
+  constructor(
+    readonly projectId: number,
+    /** Where the project is now: `namespace/project`. */
+    readonly fullPath: string,
+  ) {
+    super("Project");
+  }
+}
+
 /** 404 `{"error":"404 Not Found"}` for a path no endpoint serves. */
 export class RouteNotFoundError extends ApiError {
   readonly status = 404;

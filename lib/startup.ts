@@ -10,6 +10,7 @@ import { markdownRenderPool } from "@/lib/markdown/render";
 import { OutboxWorker } from "@/lib/outbox/worker";
 import { startTokenCheckCache } from "@/lib/token-checks/checks";
 import { bootstrapRoot } from "@/lib/users/bootstrap";
+import { userDeletionHandler, userDeletionTopic } from "@/lib/users/deletion";
 import { hookTimeoutMs, webHookSender } from "@/lib/webhooks/delivery";
 import { webHookTopic } from "@/lib/webhooks/enqueue";
 
@@ -41,9 +42,10 @@ async function prepare(): Promise<void> {
 const globalForOutbox = globalThis as unknown as { outboxWorker?: OutboxWorker };
 
 /**
- * This process's sender of the outbox (webhook deliveries, chat notifications, alert emails). A lease outlasts a
- * request's time limit several times over, so only a process that died loses one; the poll picks up retries that come
- * due and leases that ran out.
+ * This process's worker of the outbox: webhook deliveries, chat notifications, alert emails, and the deletions of
+ * users (`DELETE /users/:id`). A lease outlasts a request's time limit several times over, and a deletion hands its
+ * message back well within one, so only a process that died loses one; the poll picks up retries that come due and
+ * leases that ran out.
  */
 async function startOutboxWorker(): Promise<void> {
   if (globalForOutbox.outboxWorker) return;
@@ -53,6 +55,7 @@ async function startOutboxWorker(): Promise<void> {
       [chatNotificationTopic]: chatNotificationSender(),
       [alertEmailTopic]: alertEmailFanOut(),
       [alertEmailRecipientTopic]: alertEmailSender(),
+      [userDeletionTopic]: userDeletionHandler(),
     },
     leaseMs: 6 * hookTimeoutMs,
     // Sends mostly wait on receivers: enough of them that a few slow or dead receivers do not hold up the rest.

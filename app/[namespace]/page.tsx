@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
+import { notFound, permanentRedirect } from "next/navigation";
 import { cache } from "react";
 import { ActivityFeed } from "@/components/events/activity-feed";
 import { ProjectTable } from "@/components/projects/project-table";
@@ -11,6 +11,7 @@ import { sessionContext } from "@/lib/auth/session";
 import { NotFoundError } from "@/lib/errors";
 import { absoluteUrl, feedPaths } from "@/lib/events/feeds";
 import { listUserProjects } from "@/lib/projects/projects";
+import { renamedUsername } from "@/lib/users/users";
 
 interface UserPageProps {
   params: Promise<{ namespace: string }>;
@@ -19,11 +20,15 @@ interface UserPageProps {
 
 const loadUserPage = cache(async (username: string, pageParam: string | string[] | undefined) => {
   const page = pageFromQuery(pageParam, 20);
+  const ctx = await sessionContext();
   try {
-    return { page, ...(await listUserProjects(await sessionContext(), username, page)) };
+    return { page, ...(await listUserProjects(ctx, username, page)) };
   } catch (error) {
-    if (error instanceof NotFoundError) notFound();
-    throw error;
+    if (!(error instanceof NotFoundError)) throw error;
+    // A username given up in a rename leads to the user's page under the new one, until someone else takes it.
+    const renamed = await renamedUsername(ctx, username);
+    if (renamed) permanentRedirect(`/${renamed}${page.page === 1 ? "" : `?page=${page.page}`}`);
+    notFound();
   }
 });
 

@@ -12,6 +12,7 @@ import { TextField } from "@/components/ui/text-field";
 import { Notice } from "@/components/ui/notice";
 import type { ActionResult } from "@/lib/forms/action-result";
 import {
+  adminPersonalAccessTokenScopes,
   personalAccessTokenFormSchema,
   selectablePersonalAccessTokenScopes,
   type PersonalAccessTokenForm as TokenValues,
@@ -21,9 +22,11 @@ interface PersonalAccessTokenFormProps {
   create: (values: TokenValues) => Promise<ActionResult<{ name: string; token: string }>>;
   /** Today (UTC) as YYYY-MM-DD, from the server: the earliest expiry is tomorrow. */
   today: string;
+  /** Administrators may also give their tokens the `sudo` scope. */
+  admin: boolean;
 }
 
-export function PersonalAccessTokenForm({ create, today }: PersonalAccessTokenFormProps) {
+export function PersonalAccessTokenForm({ create, today, admin }: PersonalAccessTokenFormProps) {
   const router = useRouter();
   const { register, handleSubmit, formState, setError, setFocus, reset } = useForm<TokenValues>({
     resolver: zodResolver(personalAccessTokenFormSchema),
@@ -68,7 +71,11 @@ export function PersonalAccessTokenForm({ create, today }: PersonalAccessTokenFo
             error={errors.expiresAt?.message}
             hint={`Optional. The token stops working at the start of that day (UTC). Today is ${today}.`}
           />
-          <ScopeCheckboxes options={selectablePersonalAccessTokenScopes} registration={register("scopes")} error={errors.scopes?.message} />
+          <ScopeCheckboxes
+            options={admin ? [...selectablePersonalAccessTokenScopes, ...adminPersonalAccessTokenScopes] : selectablePersonalAccessTokenScopes}
+            registration={register("scopes")}
+            error={errors.scopes?.message}
+          />
           <div className="form-actions">
             <button type="submit" className="button" disabled={formState.isSubmitting}>
               Create personal access token

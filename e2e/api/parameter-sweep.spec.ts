@@ -81,6 +81,7 @@ async function sweptCalls(request: APIRequestContext, fx: Fixture): Promise<Swep
   const removableNote = await post(request, owner.token, `/api/v4${project}/issues/${fx.issueIid}/notes`, { body: "To delete" });
   const removableMilestone = await post(request, owner.token, `/api/v4${project}/milestones`, { title: uniqueName("gone") });
   const blockable = await createUser(request);
+  const deletable = await createUser(request);
   const deletableApplication = await createApplication(request);
   // A hook on an address nobody listens on: its test is refused (422) and logged, which gives a delivery to resend. The
   // address is local, which the instance allows for the suites' receivers.
@@ -334,6 +335,7 @@ async function sweptCalls(request: APIRequestContext, fx: Fixture): Promise<Swep
     { method: "DELETE", route: "/projects/:id/hooks/:hook_id", path: `${project}/hooks/${removableHook.id as number}`, token: owner.token, status: 204 },
     { method: "DELETE", route: "/projects/:id/integrations/:slug", path: `${project}/integrations/slack`, token: owner.token, status: 204 },
     { method: "DELETE", route: "/projects/:id/services/:slug", path: `${project}/services/mattermost`, token: owner.token, status: 204 },
+    { method: "DELETE", route: "/users/:id", path: `/users/${deletable.id}`, gitlabBoolean: ["hard_delete", "False"], token: rootToken, status: 204 },
   ];
 }
 

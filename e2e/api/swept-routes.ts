@@ -19,6 +19,7 @@ export const sweptRoutes = [
   "DELETE /projects/:id/members/:user_id",
   "DELETE /projects/:id/milestones/:milestone_id",
   "DELETE /projects/:id/services/:slug",
+  "DELETE /users/:id",
   "GET /application/settings",
   "GET /applications",
   "GET /events",

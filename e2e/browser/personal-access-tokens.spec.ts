@@ -52,3 +52,28 @@ test("a token needs a name and a scope", async ({ page, request }) => {
   await expect(page.getByText("Select at least one scope.")).toBeVisible();
   await expect(page.getByLabel("Your new personal access token")).toHaveCount(0);
 });
+
+test("administrators may give their tokens the sudo scope, which then acts as another user; others are not offered it", async ({ page, request, playwright, baseURL }) => {
+  const person = await createUser(request);
+  await signIn(page, person.username, person.password);
+  await page.goto("/profile/personal_access_tokens");
+  await expect(page.getByRole("checkbox", { name: /^read_api/ })).toBeVisible();
+  await expect(page.getByRole("checkbox", { name: /^sudo/ })).toHaveCount(0);
+
+  const admin = await createUser(request, { admin: true });
+  await page.context().clearCookies();
+  await signIn(page, admin.username, admin.password);
+  await page.goto("/profile/personal_access_tokens");
+  await page.getByLabel("Token name").fill(uniqueName("sudo"));
+  await page.getByRole("checkbox", { name: /^api/ }).check();
+  await page.getByRole("checkbox", { name: /^sudo/ }).check();
+  await page.getByRole("button", { name: "Create personal access token" }).click();
+  const tokenField = page.getByLabel("Your new personal access token");
+  await expect(tokenField).toHaveValue(/^glpat-/);
+  const token = await tokenField.inputValue();
+
+  await withFreshApi(playwright, baseURL, async (api) => {
+    const me = await api.get(`/api/v4/user?sudo=${person.username}`, { headers: { "PRIVATE-TOKEN": token } });
+    expect([me.status(), (await me.json()).username]).toEqual([200, person.username]);
+  });
+});

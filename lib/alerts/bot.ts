@@ -4,24 +4,15 @@ import type { Executor } from "@/lib/db";
 import { users, type UserRow } from "@/lib/db/schema";
 import { eq } from "drizzle-orm";
 import { hashPassword } from "@/lib/auth/password";
+import { oncePerDatabase } from "@/lib/db/once-per-database";
 
 export const alertBotUsername = "alert-bot";
-
-const knownBots = new WeakMap<object, Promise<UserRow>>();
 
 /**
  * The user that authors what alerts do by themselves (system notes, incidents); created on first need and then
  * remembered per database handle, as it never changes.
  */
-export function getAlertBot(db: Executor): Promise<UserRow> {
-  let bot = knownBots.get(db);
-  if (!bot) {
-    bot = findOrCreateAlertBot(db);
-    bot.catch(() => knownBots.delete(db));
-    knownBots.set(db, bot);
-  }
-  return bot;
-}
+export const getAlertBot = oncePerDatabase(findOrCreateAlertBot);
 
 async function findOrCreateAlertBot(db: Executor): Promise<UserRow> {
   const [existing] = await db.select().from(users).where(eq(users.username, alertBotUsername));

@@ -1,11 +1,13 @@
 import "server-only";
 import type { z } from "zod";
 import type { Ctx } from "@/lib/context";
+import { ParameterError } from "@/lib/errors";
 import type { Answer } from "@/lib/http/answer";
 import { apiRoute, routeNotFound, type NextRouteContext } from "./handler";
 import { pageRequest, type PageRequest } from "./pagination";
 import { keysetPaginationParams, paginationParams } from "./param-types";
 import { parseParams, readBody, readQuery } from "./request";
+import { actAsSudoUser, sudoIdentifier } from "./sudo";
 import type { Scope } from "./scopes";
 
 export const apiMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -136,10 +138,26 @@ export function prepareCall(declared: Endpoint, segments: Record<string, unknown
 function routeFor(route: string, method: ApiMethod, declared: Endpoint): RouteHandler {
   return apiRoute(
     { route, scopes: declared.scopes, allowAnonymous: declared.allowAnonymous },
-    async ({ ctx, request, url, params: segments }) => {
+    async ({ ctx, request, url, params: segments, checkScopes }) => {
       declared.guard?.(ctx);
-      const input = method === "GET" ? readQuery(url) : { ...readQuery(url), ...(await readBody(request, declared.maxBodyBytes)) };
-      return declared.handle({ ctx, request, url, ...prepareCall(declared, segments, input) });
+      if (method === "GET") return declared.handle({ ctx, request, url, ...prepareCall(declared, segments, readQuery(url)) });
+      const body = await readBody(request, declared.maxBodyBytes);
+      const caller = await actingAsBodySudo(ctx, request, url, body);
+      checkScopes(caller);
+      if (caller !== ctx) declared.guard?.(caller);
+      return declared.handle({ ctx: caller, request, url, ...prepareCall(declared, segments, { ...readQuery(url), ...body }) });
     },
   );
+}
+
+/**
+ * GitLab's `sudo` parameter may come in the body too. The query string and the `Sudo` header, read with the token,
+ * come first; a body's `sudo` is decided by the same `actAsSudoUser`, and the endpoint's scopes and guard then apply to
+ * the user it names.
+ */
+async function actingAsBodySudo(ctx: Ctx, request: Request, url: URL, body: Record<string, unknown>): Promise<Ctx> {
+  const identifier = body.sudo;
+  if (identifier === undefined || sudoIdentifier(request, url) !== null) return ctx;
+  if (typeof identifier !== "string" && typeof identifier !== "number") throw new ParameterError("sudo", "is invalid");
+  return { ...ctx, actor: await actAsSudoUser(ctx.db, ctx.actor, String(identifier)) };
 }

@@ -3,7 +3,8 @@ import { randomUUID } from "node:crypto";
 import { getSessionUser } from "@/lib/auth/session";
 import { createContext, type Actor, type Ctx } from "@/lib/context";
 import { getDatabase, type Database } from "@/lib/db";
-import { ApiError, InsufficientScopeError, RouteNotFoundError, UnauthorizedError } from "@/lib/errors";
+import { env } from "@/lib/env";
+import { ApiError, InsufficientScopeError, ProjectMovedError, RouteNotFoundError, UnauthorizedError } from "@/lib/errors";
 import { logger } from "@/lib/log";
 import { clientAddress } from "@/lib/http/client-address";
 import { SenderHungUp } from "@/lib/http/body";
@@ -13,6 +14,7 @@ import { observeRequest } from "@/lib/metrics";
 import { getRateLimits, RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
 import { json } from "./respond";
 import { authenticateToken, findPresentedToken } from "./authenticate";
+import { actAsSudoUser, sudoIdentifier } from "./sudo";
 import type { Scope } from "./scopes";
 
 export interface ApiRouteOptions {
@@ -29,6 +31,12 @@ export interface ApiCall {
   request: Request;
   url: URL;
   params: Record<string, string>;
+  /**
+   * The route's scope check, when it waits for the body: a token with the `sudo` scope may name its user in the body,
+   * and GitLab checks no endpoint scope under sudo. The handler calls it with its caller once the body is read; for
+   * every other request it has been made already and does nothing.
+   */
+  checkScopes(ctx: Ctx): void;
 }
 
 export type NextRouteContext = { params: Promise<Record<string, string | string[]>> };
@@ -56,19 +64,13 @@ export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Pr
       const now = new Date();
       const actor = await throttledActor(request, url, db, now);
       if (actor.kind === "anonymous" && !options.allowAnonymous) throw new UnauthorizedError();
-      // An empty list means the endpoint needs no particular scope (the catch-all 404).
-      if (
-        actor.kind === "user" &&
-        actor.scopes &&
-        options.scopes.length > 0 &&
-        !options.scopes.some((scope) => actor.scopes?.has(scope))
-      ) {
-        throw new InsufficientScopeError(options.scopes);
-      }
+      const checkScopes = (ctx: Ctx) => requireScopes(ctx.actor, options.scopes);
+      const bodyMayNameSudo = request.method !== "GET" && request.method !== "HEAD" && actor.kind === "user" && actor.scopes?.has("sudo") === true;
+      if (!bodyMayNameSudo) requireScopes(actor, options.scopes);
       const params = flattenParams(await routeContext.params);
-      answer = await handle({ ctx: { ...createContext(db, actor), now }, request, url, params });
+      answer = await handle({ ctx: { ...createContext(db, actor), now }, request, url, params, checkScopes: bodyMayNameSudo ? checkScopes : () => {} });
     } catch (error) {
-      answer = renderError(error, requestId, options.route);
+      answer = error instanceof ProjectMovedError ? movedProjectAnswer(request, url, options.route, error) : renderError(error, requestId, options.route);
     }
     answer.headers["X-Request-Id"] = requestId;
     observeRequest(request.method, options.route, answer.status, startedAt);
@@ -86,10 +88,18 @@ export function apiRoute(options: ApiRouteOptions, handle: (call: ApiCall) => Pr
   });
 }
 
+/** A token must carry one of the endpoint's scopes (an empty list: any will do, as for the catch-all 404). */
+function requireScopes(actor: Actor, scopes: readonly Scope[]): void {
+  if (actor.kind === "user" && actor.scopes && scopes.length > 0 && !scopes.some((scope) => actor.scopes?.has(scope))) {
+    throw new InsufficientScopeError(scopes);
+  }
+}
+
 /**
  * Who is calling, counted against GitLab's API throttles: authenticated requests per user, the others (anonymous, or
  * with credentials that fail) per client address. Only the REST API's reads also take our pages' session cookie
- * (`sessions`); the MCP server takes tokens alone.
+ * (`sessions`); the MCP server takes tokens alone. An administrator's token with the `sudo` scope acts as the user
+ * its `sudo` parameter or `Sudo` header names (`actAsSudoUser`).
  */
 export async function throttledActor(request: Request, url: URL, db: Database, now: Date, { sessions = true } = {}): Promise<Actor> {
   const limits = await getRateLimits();
@@ -103,7 +113,9 @@ export async function throttledActor(request: Request, url: URL, db: Database, n
   }
   if (actor.kind === "user") await limits.consume("authenticatedApiPerUser", String(actor.user.id));
   else await limits.consume("unauthenticatedApiPerAddress", clientAddress(request.headers));
-  return actor;
+  // Counted against the credential's own user above, as GitLab's throttles count the token's owner.
+  const sudo = sudoIdentifier(request, url);
+  return sudo === null ? actor : actAsSudoUser(db, actor, sudo);
 }
 
 /** next-auth's session cookie (`__Secure-` prefixed on https). */
@@ -138,6 +150,27 @@ export function renderError(error: unknown, requestId: string, route: string): A
   // Internal detail goes to the log with the request id; the client gets only the id to quote.
   logger.error({ err: error, requestId, route }, "unhandled error in API route");
   return json({ message: "500 Internal Server Error", request_id: requestId }, 500);
+}
+
+/**
+ * A project named in the path (`/projects/:id/…`) by a path it had before a rename: GitLab answers a GET with a
+ * permanent redirect to the same URL with the project's id in place of the old path (query included), and any other
+ * method with 405, so a client never changes a project it did not name by its current path. A moved project met
+ * anywhere else is the 404 it is.
+ */
+function movedProjectAnswer(request: Request, url: URL, route: string, moved: ProjectMovedError): Answer {
+  // The URL path is `/api/v4/projects/<old path, encoded>/…`, the route `/projects/:id/…`.
+  const pathSegments = url.pathname.split("/");
+  const namesProject = route.startsWith("/projects/:id") && pathSegments.slice(1, 4).join("/") === "api/v4/projects";
+  if (!namesProject) return json(moved.body(), moved.status);
+  if (request.method !== "GET") return json({ message: "Non GET methods are not allowed for moved projects" }, 405);
+  pathSegments[4] = String(moved.projectId);
+  const location = `${env.EXTERNAL_URL}${pathSegments.join("/")}${url.search}`;
+  return {
+    status: 301,
+    headers: { Location: location, "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
+    body: `This resource has been moved permanently to ${location}`,
+  };
 }
 
 /**

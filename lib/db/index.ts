@@ -5,6 +5,7 @@ import { openDatabase, type Database, type DatabaseHandle } from "./drivers";
 export type { Database, Executor, Transaction } from "./drivers";
 export { cappedCount, cappedCountOfParts, countLimit, keyedListPage, keyedRowsFrom, listPage, rowsById, type KeyedList, type ListPage, type OrderKey } from "./pages";
 export { literal, placeholder, preparedQueries, preparedQuery, preparedStatement, preparedStatements } from "./prepared";
+export { statementRows } from "./statement-rows";
 
 // Instrumentation and route bundles can hold separate copies of this module; one handle per process lives on globalThis.
 const globalForDatabase = globalThis as unknown as { databaseHandle?: Promise<DatabaseHandle> };

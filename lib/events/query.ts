@@ -19,7 +19,7 @@ import { NotFoundError, OffsetLimitExceededError, UnauthorizedError } from "@/li
 import { maxPerPage, offsetLimit, type PageRequest } from "@/lib/api/pagination";
 import { accessLevelIn, membershipActive, projectVisibleTo, utcDay, viewerOf, type Viewer } from "@/lib/projects/access";
 import { abilityMinimumLevels } from "@/lib/projects/policy";
-import { parseProjectReference, projectNamed, type ProjectReference } from "@/lib/projects/projects";
+import { missingProject, parseProjectReference, projectNamed, type ProjectReference } from "@/lib/projects/projects";
 import { getUserByIdOrUsername } from "@/lib/users/users";
 import { eventJson } from "./serialize";
 
@@ -624,5 +624,11 @@ export async function listUserEvents(ctx: Ctx, userReference: string, filters: E
 export async function listProjectEvents(ctx: Ctx, projectReference: string, filters: EventFilters, page: EventPage): Promise<EventList> {
   const project = parseProjectReference(projectReference);
   if (!project) throw new NotFoundError("Project");
-  return queryEvents(ctx, { kind: "project", project }, filters, page);
+  try {
+    return await queryEvents(ctx, { kind: "project", project }, filters, page);
+  } catch (error) {
+    // A path the project had before a rename: the statement finds projects by the path they have now.
+    if (error instanceof NotFoundError && project.by === "path") throw await missingProject(ctx, project);
+    throw error;
+  }
 }

@@ -1,10 +1,10 @@
 import "server-only";
 import { authenticateToken } from "@/lib/api/authenticate";
 import type { Scope } from "@/lib/api/scopes";
-import { actingUser, createContext, type Actor } from "@/lib/context";
+import { actingUser, createContext, type Actor, type Ctx } from "@/lib/context";
 import type { Database } from "@/lib/db";
 import type { UserRow } from "@/lib/db/schema";
-import { ForbiddenError, NotFoundError, UnauthorizedError } from "@/lib/errors";
+import { ForbiddenError, NotFoundError, ProjectMovedError, UnauthorizedError } from "@/lib/errors";
 import { can } from "@/lib/projects/policy";
 import { getVisibleProject, type ProjectView } from "@/lib/projects/projects";
 
@@ -35,6 +35,19 @@ function grantedScopes(actor: Actor): ReadonlySet<string> | null {
 }
 
 /**
+ * The project a git URL names, by its path or by one it had before a rename: git clients keep cloning, fetching and
+ * pushing by an old URL, as GitLab's `RepoPath.find_project` follows redirect routes.
+ */
+async function projectOrMovedProject(ctx: Ctx, reference: string): Promise<ProjectView> {
+  try {
+    return await getVisibleProject(ctx, reference);
+  } catch (error) {
+    if (error instanceof ProjectMovedError) return getVisibleProject(ctx, String(error.projectId));
+    throw error;
+  }
+}
+
+/**
  * Decides whether a git client may pull from or push to a project, GitLab's way: anonymous clients get 401 (so git
  * asks for credentials) unless the project is public and they only pull; a token without any repository scope is
  * refused like a wrong password; a project the user cannot see is 404; too low a role is 403. Reporters and above
@@ -53,7 +66,7 @@ export async function authorizeGitAccess(
   const ctx = { ...createContext(db, actor), now: input.now };
   let view: ProjectView;
   try {
-    view = await getVisibleProject(ctx, input.projectReference);
+    view = await projectOrMovedProject(ctx, input.projectReference);
   } catch (error) {
     if (error instanceof NotFoundError && actor.kind === "anonymous") throw new UnauthorizedError();
     throw error;

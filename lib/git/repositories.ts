@@ -44,13 +44,13 @@ export function repositoryPath(projectId: number): string {
   return path.join(repositoriesRoot(), repositoryName(projectId));
 }
 
-/** Runs git and resolves with its stdout; rejects with git's stderr on failure. */
-export function git(args: string[], options: { cwd?: string; input?: string } = {}): Promise<string> {
+/** Runs git and resolves with its stdout; rejects with git's stderr on failure. `env` adds to git's environment. */
+export function git(args: string[], options: { cwd?: string; input?: string; env?: Record<string, string> } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       "git",
       args,
-      { cwd: options.cwd, env: gitEnv(), maxBuffer: 16 * 1024 * 1024, encoding: "utf8" },
+      { cwd: options.cwd, env: gitEnv(options.env), maxBuffer: 16 * 1024 * 1024, encoding: "utf8" },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`git ${args[0]} failed: ${stderr.trim() || error.message}`));
         else resolve(stdout);
@@ -182,4 +182,43 @@ export async function reattachRepository(projectId: number, detached: string): P
 /** Deletes a detached repository from disk. */
 export async function discardRepository(detached: string): Promise<void> {
   await rm(detached, { recursive: true, force: true });
+}
+
+/** A commit's author (and committer): who made it, and when. */
+export interface CommitAuthor {
+  name: string;
+  email: string;
+  time: Date;
+}
+
+/** The all-zero object name git uses for "no commit" in ref updates. */
+export const zeroSha = "0000000000000000000000000000000000000000";
+
+/**
+ * Writes a first commit holding `files` (paths at the repository's root) on a new `branch`, with git's plumbing, as a
+ * push would leave it: the branch must not exist yet (update-ref checks that with the old value), so a push that got
+ * there first is never overwritten. Answers the commit's object name.
+ */
+export async function commitToNewBranch(
+  repository: string,
+  commit: { branch: string; message: string; author: CommitAuthor; files: { path: string; content: string }[] },
+): Promise<string> {
+  const entries: string[] = [];
+  for (const file of commit.files) {
+    const blob = (await git(["hash-object", "-w", "--stdin"], { cwd: repository, input: file.content })).trim();
+    entries.push(`100644 blob ${blob}\t${file.path}`);
+  }
+  const tree = (await git(["mktree"], { cwd: repository, input: `${entries.join("\n")}\n` })).trim();
+  const date = `@${Math.floor(commit.author.time.getTime() / 1000)} +0000`;
+  const identity = {
+    GIT_AUTHOR_NAME: commit.author.name,
+    GIT_AUTHOR_EMAIL: commit.author.email,
+    GIT_AUTHOR_DATE: date,
+    GIT_COMMITTER_NAME: commit.author.name,
+    GIT_COMMITTER_EMAIL: commit.author.email,
+    GIT_COMMITTER_DATE: date,
+  };
+  const sha = (await git(["commit-tree", tree], { cwd: repository, input: commit.message, env: identity })).trim();
+  await git(["update-ref", `refs/heads/${commit.branch}`, sha, zeroSha], { cwd: repository });
+  return sha;
 }

@@ -2,6 +2,7 @@ import "server-only";
 import { asc } from "drizzle-orm";
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
 import type { Database } from "@/lib/db";
+import { oncePerDatabase } from "@/lib/db/once-per-database";
 import { oauthSigningKeys } from "@/lib/db/schema";
 
 export interface SigningKey {
@@ -10,21 +11,11 @@ export interface SigningKey {
   publicJwk: JWK;
 }
 
-const signingKeys = new WeakMap<Database, Promise<SigningKey>>();
-
 /**
  * The RS256 key that signs ID tokens. The first process to need it generates it; the oldest key in the database wins
  * (the kid breaks a tie), so concurrent first starts of several replicas still agree on one key.
  */
-export function getSigningKey(db: Database): Promise<SigningKey> {
-  let key = signingKeys.get(db);
-  if (!key) {
-    key = loadOrCreateSigningKey(db);
-    key.catch(() => signingKeys.delete(db));
-    signingKeys.set(db, key);
-  }
-  return key;
-}
+export const getSigningKey = oncePerDatabase(loadOrCreateSigningKey);
 
 async function loadOrCreateSigningKey(db: Database): Promise<SigningKey> {
   let [row] = await db.select().from(oauthSigningKeys).orderBy(asc(oauthSigningKeys.createdAt), asc(oauthSigningKeys.kid)).limit(1);

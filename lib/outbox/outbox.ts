@@ -2,6 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { sql, type SQL } from "drizzle-orm";
 import type { Database, Executor } from "@/lib/db";
+import { statementRows } from "@/lib/db/statement-rows";
 import { outboxMessages } from "@/lib/db/schema";
 
 /**
@@ -44,11 +45,6 @@ export function instantParam(time: Date): SQL {
   return sql`${time.toISOString()}::timestamptz`;
 }
 
-/** The rows of a hand-written statement: postgres-js answers with an array, a `{ rows }` result otherwise. */
-function rowsOf<Row>(result: unknown): Row[] {
-  return Array.isArray(result) ? (result as Row[]) : (result as { rows: Row[] }).rows;
-}
-
 async function notifyWorkers(tx: Executor): Promise<void> {
   // Delivered when the transaction commits, and not at all if it rolls back.
   await tx.execute(sql`select pg_notify(${outboxChannel}, '')`);
@@ -67,7 +63,7 @@ export async function enqueueMessages(tx: Executor, messages: NewOutboxMessage[]
  * of recipients. `select` must answer the columns `topic`, `ordering_key` and `payload` (jsonb), in that order.
  */
 export async function enqueueSelected(tx: Executor, select: SQL): Promise<number> {
-  const inserted = rowsOf<{ id: number }>(await tx.execute(sql`insert into ${outboxMessages} (topic, ordering_key, payload) ${select} returning id`));
+  const inserted = statementRows<{ id: number }>(await tx.execute(sql`insert into ${outboxMessages} (topic, ordering_key, payload) ${select} returning id`));
   if (inserted.length > 0) await notifyWorkers(tx);
   return inserted.length;
 }
@@ -138,7 +134,7 @@ export async function leaseMessages(
     topics.map((topic) => sql`${topic}`),
     sql`, `,
   );
-  const candidates = rowsOf<{ id: string | number }>(await db.execute(sql`
+  const candidates = statementRows<{ id: string | number }>(await db.execute(sql`
     with scanned as (
       select h.id, h.ordering_key, h.available_at from outbox_messages h
        where h.topic in (${topicList}) and ${dueAndFree(sql`h`, at)}
@@ -158,7 +154,7 @@ export async function leaseMessages(
     candidates.map((id) => sql`${id}`),
     sql`, `,
   );
-  const rows = rowsOf<LeasedRow>(await db.execute(sql`
+  const rows = statementRows<LeasedRow>(await db.execute(sql`
     with picked as (
       select h.id
         from outbox_messages h
@@ -188,7 +184,7 @@ export async function leaseMessages(
 
 /** Deletes a sent (or abandoned) message, if the lease is still the caller's. Answers whether it was. */
 export async function completeMessage(tx: Executor, message: Pick<LeasedMessage, "id" | "leaseToken">): Promise<boolean> {
-  const deleted = rowsOf<{ id: number }>(
+  const deleted = statementRows<{ id: number }>(
     await tx.execute(sql`delete from outbox_messages where id = ${message.id} and lease_token = ${message.leaseToken} returning id`),
   );
   return deleted.length > 0;
@@ -203,7 +199,7 @@ export async function rescheduleMessage(
   message: Pick<LeasedMessage, "id" | "leaseToken">,
   { availableAt, error, countAttempt = true }: { availableAt: Date; error: string | null; countAttempt?: boolean },
 ): Promise<boolean> {
-  const updated = rowsOf<{ id: number }>(await tx.execute(sql`
+  const updated = statementRows<{ id: number }>(await tx.execute(sql`
     update outbox_messages
        set leased_until = null, lease_token = null, available_at = ${instantParam(availableAt)}, last_error = ${error},
            attempts = attempts - ${countAttempt ? 0 : 1}
@@ -222,7 +218,7 @@ export async function discardMessagesOf(tx: Executor, orderingKey: string): Prom
  * this bounds the table if one never does), at most `batch` at a time. Answers how many went.
  */
 export async function pruneMessages(db: Database, { before, batch = 10_000 }: { before: Date; batch?: number }): Promise<number> {
-  const deleted = rowsOf<{ id: number }>(await db.execute(sql`
+  const deleted = statementRows<{ id: number }>(await db.execute(sql`
     delete from outbox_messages
      where id in (select id from outbox_messages where created_at < ${instantParam(before)} and (leased_until is null or leased_until < now()) limit ${batch})
     returning id`));

@@ -4,7 +4,7 @@ import type { Database } from "@/lib/db";
 import type { DatabaseHandle } from "@/lib/db/drivers";
 import { projectMembers } from "@/lib/db/schema";
 import { recordEvent } from "@/lib/events/record";
-import { expiredMemberHooks } from "@/lib/webhooks/events";
+import { removedMemberHooks } from "@/lib/webhooks/events";
 import { membershipExpired, utcDay } from "./access";
 
 /** The same number on every replica: only one of them removes expired memberships at a time. */
@@ -36,7 +36,7 @@ export async function removeExpiredMemberships(db: Database, now: Date, batchSiz
         .returning();
       for (const row of rows) {
         await recordEvent(tx, { projectId: row.projectId, authorId: row.userId, action: "expired", createdAt: now });
-        await expiredMemberHooks(tx, { projectId: row.projectId, member: row, now });
+        await removedMemberHooks(tx, { projectId: row.projectId, member: row, now });
       }
       return rows.length;
     });

@@ -9,19 +9,23 @@ import {
   namespaces,
   projectMembers,
   projects,
+  redirectRoutes,
   type NamespaceRow,
   type ProjectRow,
   type ProjectVisibility,
   type UserRow,
 } from "@/lib/db/schema";
-import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
+import { ForbiddenError, NotFoundError, ProjectMovedError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { recordEvent } from "@/lib/events/record";
+import { logger } from "@/lib/log";
 import { getUserByIdOrUsername, getUserByUsername } from "@/lib/users/users";
 import type { PageRequest } from "@/lib/api/pagination";
 import { noSuchId, numericReference } from "@/lib/api/param-types";
 import { accessLevelIn, hasRoleIn, isMemberOf, membershipActive, projectVisibleTo, utcDay, viewerOf, visibilityParts, type Viewer } from "./access";
 import { can, type RoleAbility } from "./policy";
 import { pathFromName, projectNameProblem, projectPathProblem } from "./path-rules";
+import { initializeWithReadme } from "./readme";
+import { claimProjectPath } from "./redirect-routes";
 import { readProjectStatistics, type ProjectStatistics } from "./statistics";
 
 export { projectVisibilities } from "@/lib/db/schema";
@@ -39,12 +43,30 @@ export interface NewProject {
   description?: string;
   visibility?: ProjectVisibility;
   issuesEnabled?: boolean;
+  /** Start the repository with a README on the default branch (GitLab's `initialize_with_readme`). */
+  initializeWithReadme?: boolean;
 }
 
-/** `POST /projects`: creates a project in the caller's namespace, makes them Owner and records `created`. */
+/**
+ * `POST /projects`: creates a project in the caller's namespace, makes them Owner and records `created`; with
+ * `initializeWithReadme`, then writes its first commit (`initializeWithReadme` in ./readme). As GitLab's
+ * `after_create_actions`, a README that cannot be written leaves the project created, with an empty repository.
+ */
 export async function createProject(ctx: Ctx, input: NewProject): Promise<ProjectView> {
   const user = actingUser(ctx);
   if (!user) throw new UnauthorizedError();
+  const view = await insertProject(ctx, user, input);
+  if (!input.initializeWithReadme) return view;
+  try {
+    return { ...view, project: await initializeWithReadme(ctx.db, view, user, new Date()) };
+  } catch (error) {
+    logger.error({ err: error, projectId: view.project.id }, "could not write a new project's README");
+    return view;
+  }
+}
+
+/** The project's row, its Owner membership and its `created` event, in one transaction. */
+async function insertProject(ctx: Ctx, user: UserRow, input: NewProject): Promise<ProjectView> {
   const name = (input.name ?? input.path ?? "").trim();
   const path = input.path ?? pathFromName(name);
   const errors: Record<string, string[]> = {};
@@ -73,6 +95,7 @@ export async function createProject(ctx: Ctx, input: NewProject): Promise<Projec
         })
         .returning();
       if (!project) throw new Error("insert into projects returned no row");
+      await claimProjectPath(tx, `${namespace.path}/${project.path}`);
       await tx.insert(projectMembers).values({
         projectId: project.id,
         userId: user.id,
@@ -127,12 +150,32 @@ function projectViews(ctx: Ctx, where: SQL | undefined) {
     .$dynamic();
 }
 
-/** The project if the caller may see it; otherwise 404, so private projects are indistinguishable from missing ones. */
+/**
+ * Why a reference names no project the caller may see: a path a visible project had before a rename (GitLab's
+ * `find_by_full_path(…, follow_redirects: true)`, looked up only when no project has the path now), or nothing at all.
+ */
+export async function missingProject(ctx: Ctx, named: ProjectReference | null): Promise<NotFoundError> {
+  if (named?.by === "path") {
+    const [moved] = await ctx.db
+      .select({ id: projects.id, namespacePath: namespaces.path, projectPath: projects.path })
+      .from(redirectRoutes)
+      .innerJoin(projects, eq(projects.id, redirectRoutes.projectId))
+      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+      .where(and(sql`lower(${redirectRoutes.path}) = lower(${`${named.namespacePath}/${named.projectPath}`})`, projectVisibleTo(viewerOf(ctx))));
+    if (moved) return new ProjectMovedError(moved.id, `${moved.namespacePath}/${moved.projectPath}`);
+  }
+  return new NotFoundError("Project");
+}
+
+/**
+ * The project if the caller may see it; otherwise 404, so private projects are indistinguishable from missing ones
+ * (`ProjectMovedError`, a 404, when the path is one the project had before a rename).
+ */
 export async function getVisibleProject(ctx: Ctx, reference: string): Promise<ProjectView> {
   const named = parseProjectReference(reference);
   if (!named) throw new NotFoundError("Project");
   const [row] = await projectViews(ctx, and(projectNamed(named), projectVisibleTo(viewerOf(ctx))));
-  if (!row) throw new NotFoundError("Project");
+  if (!row) throw await missingProject(ctx, named);
   return row;
 }
 
@@ -436,7 +479,7 @@ export async function getProjectDetails(ctx: Ctx, reference: string, options: { 
     actingUserId: user?.id,
     today: utcDay(ctx.now),
   });
-  if (!row) throw new NotFoundError("Project");
+  if (!row) throw await missingProject(ctx, named);
   const { project, namespace, accessLevel, membershipAccessLevel } = row;
   return describeProject({ project, namespace, accessLevel }, membershipAccessLevel, options);
 }

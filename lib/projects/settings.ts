@@ -8,6 +8,7 @@ import { branchExists, detachRepository, discardRepository, reattachRepository, 
 import { logger } from "@/lib/log";
 import { projectNameProblem, projectPathProblem } from "./path-rules";
 import { can } from "./policy";
+import { redirectRenamedProject } from "./redirect-routes";
 import { detailsOf, getProjectWithAbility, type ProjectDetails } from "./projects";
 
 /** What `PUT /projects/:id` changes; absent fields stay as they are. */
@@ -34,7 +35,8 @@ function validateChanges(changes: ProjectChanges): void {
 /**
  * `PUT /projects/:id` (Maintainers and above; the visibility is the Owner's to change, as on GitLab). A new default
  * branch must exist, and the repository's HEAD, which clones check out, moves with it before the change is committed.
- * GitLab records no event for settings changes, and neither does this.
+ * A new path leaves the old one leading to the project (a redirect route). GitLab records no event for settings
+ * changes, and neither does this.
  */
 export async function updateProject(ctx: Ctx, reference: string, changes: ProjectChanges): Promise<ProjectDetails> {
   const view = await getProjectWithAbility(ctx, reference, "updateProject");
@@ -60,6 +62,9 @@ export async function updateProject(ctx: Ctx, reference: string, changes: Projec
         .where(eq(projects.id, project.id))
         .returning();
       if (!row) throw new Error(`project ${project.id} vanished while being updated`);
+      if (row.path !== project.path) {
+        await redirectRenamedProject(tx, project.id, `${view.namespace.path}/${project.path}`, `${view.namespace.path}/${row.path}`);
+      }
       if (movesHead) await setHead(project.id, changes.defaultBranch!);
       return row;
     });

@@ -8,6 +8,7 @@ import { hashPassword } from "@/lib/auth/password";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { namespaces, users, type UserRow } from "@/lib/db/schema";
 import { ConflictError, ForbiddenError, NotFoundError, RefusedError, ValidationError } from "@/lib/errors";
+import { redirectRenamedNamespace } from "@/lib/projects/redirect-routes";
 import { forgetTokenChecks } from "@/lib/token-checks/checks";
 import { mailConfirmationInstructions, startConfirmation } from "./confirmation";
 import { emailProblem, passwordProblem, profileFieldProblems, usernameProblem, type ProfileFields } from "./username-rules";
@@ -101,11 +102,11 @@ function validateUserChanges(changes: UserChanges): void {
 }
 
 /**
- * `PUT /users/:id` (admin). The user's namespace follows a new username and name, as on GitLab (their projects' URLs
- * change with it). A new password ends the user's browser sessions, as a password change does; a new email address
- * is confirmed at once with `skip_reconfirmation`, otherwise the account waits for its owner to open the link mailed
- * to the new address (this service keeps one address per account, so the old one is not kept meanwhile). Either
- * voids a pending password reset link.
+ * `PUT /users/:id` (admin). The user's namespace follows a new username and name, as on GitLab: their projects' URLs
+ * change with it, and the old ones lead to the new (redirect routes). A new password ends the user's browser
+ * sessions, as a password change does; a new email address is confirmed at once with `skip_reconfirmation`, otherwise
+ * the account waits for its owner to open the link mailed to the new address (this service keeps one address per
+ * account, so the old one is not kept meanwhile). Either voids a pending password reset link.
  */
 export async function updateUserAsAdmin(ctx: Ctx, userId: number, changes: UserChanges): Promise<UserRow> {
   requireAdmin(ctx);
@@ -137,7 +138,12 @@ export async function updateUserAsAdmin(ctx: Ctx, userId: number, changes: UserC
       const [row] = await tx.update(users).set(values).where(eq(users.id, user.id)).returning();
       if (!row) throw new NotFoundError("User");
       if (changes.username !== undefined || changes.name !== undefined) {
-        await tx.update(namespaces).set({ path: row.username, name: row.name }).where(eq(namespaces.ownerId, row.id));
+        const [namespace] = await tx
+          .update(namespaces)
+          .set({ path: row.username, name: row.name })
+          .where(eq(namespaces.ownerId, row.id))
+          .returning({ id: namespaces.id });
+        if (namespace) await redirectRenamedNamespace(tx, namespace.id, user.username, row.username);
       }
       return row;
     });

@@ -9,8 +9,16 @@ export const selectablePersonalAccessTokenScopes = [
   { scope: "write_repository", description: "Pull from and push to repositories over Git-over-HTTP." },
 ] as const;
 
-type SelectableScope = (typeof selectablePersonalAccessTokenScopes)[number]["scope"];
-const selectableScopes = selectablePersonalAccessTokenScopes.map((entry) => entry.scope) as [SelectableScope, ...SelectableScope[]];
+/** Offered to administrators only, as GitLab offers its admin scopes. */
+export const adminPersonalAccessTokenScopes = [
+  { scope: "sudo", description: "Act through the API as any user, named by the sudo parameter or Sudo header." },
+] as const;
+
+type SelectableScope = (typeof selectablePersonalAccessTokenScopes)[number]["scope"] | (typeof adminPersonalAccessTokenScopes)[number]["scope"];
+const selectableScopes = [...selectablePersonalAccessTokenScopes, ...adminPersonalAccessTokenScopes].map((entry) => entry.scope) as [
+  SelectableScope,
+  ...SelectableScope[],
+];
 
 export const personalAccessTokenFormSchema = z.object({
   name: z.string().trim().min(1, "Enter a name for the token.").max(255),

@@ -7,6 +7,7 @@ import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, createTestUser, userContext } from "@/lib/testing/fixtures";
 import { createContext } from "@/lib/context";
 import {
+  createOwnPersonalAccessToken,
   createPersonalAccessTokenAsAdmin,
   findPersonalAccessTokenByValue,
   insertPersonalAccessToken,
@@ -64,6 +65,16 @@ describe.each(testDatabases())("personal access tokens on $name", ({ open }) => 
       insertPersonalAccessToken(handle.db, user.id, { name: "x", scopes: ["api"], expiresAt: "2030-06-15" }, now),
     ).rejects.toMatchObject({ errors: { expires_at: ["must be in the future"] } });
     await expect(insertPersonalAccessToken(handle.db, user.id, { name: " ", scopes: [] }, now)).rejects.toThrow(ValidationError);
+  });
+
+  it("people create their own tokens; the sudo scope is an administrator's", async () => {
+    const person = await createTestUser(handle.db);
+    const admin = await createTestUser(handle.db, { isAdmin: true });
+    const refusal = await createOwnPersonalAccessToken(userContext(handle.db, person), { name: "s", scopes: ["api", "sudo"] }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(ValidationError);
+    expect((refusal as ValidationError).body()).toEqual({ message: { scopes: ["can only contain available scopes"] } });
+    expect((await createOwnPersonalAccessToken(userContext(handle.db, person), { name: "a", scopes: ["api"] })).record.scopes).toEqual(["api"]);
+    expect((await createOwnPersonalAccessToken(userContext(handle.db, admin), { name: "s", scopes: ["api", "sudo"] })).record.scopes).toEqual(["api", "sudo"]);
   });
 
   it("admins create tokens for existing users only", async () => {

@@ -71,9 +71,13 @@ export async function createPersonalAccessTokenAsAdmin(
   return insertPersonalAccessToken(ctx.db, user.id, input, ctx.now);
 }
 
-/** A signed-in user creates a token for themselves (profile page). */
+/**
+ * A signed-in user creates a token for themselves (profile page). `sudo` is an administrator's scope: anyone else is
+ * refused it with GitLab's model error.
+ */
 export async function createOwnPersonalAccessToken(ctx: Ctx, input: NewPersonalAccessToken): Promise<IssuedPersonalAccessToken> {
   const user = requireSessionUser(ctx);
+  if (input.scopes.includes("sudo") && !user.isAdmin) throw new ValidationError({ scopes: ["can only contain available scopes"] });
   return insertPersonalAccessToken(ctx.db, user.id, input, ctx.now);
 }
 

@@ -64,7 +64,8 @@ export function serializeUser(user: UserRow, { includePrivate }: { includePrivat
     website_url: user.websiteUrl ?? "",
     organization: user.organization ?? "",
     job_title: user.jobTitle ?? "",
-    bot: user.userType !== "human",
+    // GitLab's bots are its automation users; the ghost user, which only holds deleted users' work, is not one.
+    bot: user.userType === "alert_bot",
     work_information: workInformation(user),
     followers: 0,
     following: 0,

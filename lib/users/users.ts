@@ -9,6 +9,7 @@ import { containsPattern } from "@/lib/db/like";
 import { namespaces, users, type UserRow } from "@/lib/db/schema";
 import { keyedListPage, keyedRowsFrom, type Executor, type KeyedList, type ListPage, type OrderKey } from "@/lib/db";
 import { ConflictError, ForbiddenError, NotFoundError, ParameterError, UnauthorizedError, ValidationError } from "@/lib/errors";
+import { claimNamespacePath, movedNamespacePath } from "@/lib/projects/redirect-routes";
 import { mailConfirmationInstructions, startConfirmation, type StartedConfirmation } from "./confirmation";
 import { emailProblem, passwordProblem, profileFieldProblems, usernameProblem, type ProfileFields } from "./username-rules";
 
@@ -68,6 +69,7 @@ export async function insertUser(db: Executor, input: NewUser, confirmation: Con
         .returning();
       if (!user) throw new Error("insert into users returned no row");
       await tx.insert(namespaces).values({ path: user.username, name: user.name, ownerId: user.id });
+      await claimNamespacePath(tx, user.username);
       return user;
     });
   } catch (error) {
@@ -290,6 +292,15 @@ export async function getUserByUsername(ctx: Ctx, username: string): Promise<Use
   const user = await findUserByUsername(ctx.db, username);
   if (!user) throw new NotFoundError("User");
   return user;
+}
+
+/**
+ * The username now of the user who had `oldUsername` before a rename (their namespace's redirect route), so their page
+ * at the old address leads to the new one; null when no rename left that name to anyone.
+ */
+export async function renamedUsername(ctx: Ctx, oldUsername: string): Promise<string | null> {
+  if (oldUsername.includes("\u0000")) return null;
+  return movedNamespacePath(ctx.db, oldUsername);
 }
 
 /**

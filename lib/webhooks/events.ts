@@ -143,11 +143,12 @@ export async function milestoneHooks(
 }
 
 /**
- * A membership the scheduled job removed because it expired: `user_remove_from_project` to the project's member
- * hooks, as when someone is removed by hand (GitLab's expiry goes through the same destroy service). The project and
- * the user are read only when a hook takes member events.
+ * A membership removed by the service itself (the scheduled job, because it expired; a user's deletion): GitLab's
+ * `user_remove_from_project` to the project's member hooks, as when someone is removed by hand (GitLab's expiry and
+ * user deletion go through the same destroy callbacks). The project and the user are read only when a hook takes
+ * member events.
  */
-export async function expiredMemberHooks(
+export async function removedMemberHooks(
   tx: Executor,
   change: { projectId: number; member: Pick<ProjectMemberRow, "userId" | "accessLevel" | "expiresAt" | "createdAt">; now: Date },
 ): Promise<void> {

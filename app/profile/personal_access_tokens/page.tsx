@@ -4,6 +4,7 @@ import { PersonalAccessTokenForm } from "@/components/profile/personal-access-to
 import { PersonalAccessTokenTable, type TokenListItem } from "@/components/profile/personal-access-token-table";
 import { requireSessionContext } from "@/lib/auth/session";
 import { isTokenExpired, listOwnPersonalAccessTokens } from "@/lib/users/personal-access-tokens";
+import { isAdmin } from "@/lib/users/users";
 import { createPersonalAccessTokenAction, revokePersonalAccessTokenAction } from "./actions";
 
 export const metadata: Metadata = { title: "Personal access tokens" };
@@ -25,7 +26,7 @@ export default async function PersonalAccessTokensPage() {
         Tokens let tools use the API and Git over HTTP as you. Give each tool its own token with only the scopes it
         needs.
       </ProfilePageHeader>
-      <PersonalAccessTokenForm create={createPersonalAccessTokenAction} today={ctx.now.toISOString().slice(0, 10)} />
+      <PersonalAccessTokenForm create={createPersonalAccessTokenAction} today={ctx.now.toISOString().slice(0, 10)} admin={isAdmin(ctx)} />
       <section aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">Your tokens ({tokens.length})</h2>
         <PersonalAccessTokenTable tokens={tokens} revoke={revokePersonalAccessTokenAction} />

@@ -91,7 +91,11 @@ export const alertNotes = pgTable(
     system: boolean("system").notNull().default(true),
     createdAt: createdAt(),
   },
-  (table) => [index("alert_notes_alert_idx").on(table.alertId, table.id)],
+  (table) => [
+    index("alert_notes_alert_idx").on(table.alertId, table.id),
+    // Deleting a user forgets the notes' author (set null), found through this.
+    index("alert_notes_author_idx").on(table.authorId).where(sql`${table.authorId} is not null`),
+  ],
 );
 
 /** A project's alert settings (CONTRACT §5): incident creation and auto-close, and alert emails. */

@@ -11,3 +11,4 @@ export * from "./rate-limits";
 export * from "./outbox";
 export * from "./webhooks";
 export * from "./integrations";
+export * from "./redirect-routes";

@@ -73,6 +73,8 @@ export const issues = pgTable(
     // A reader's own confidential issues, whose events they see in projects where their role shows no others.
     index("issues_confidential_author_idx").on(table.authorId, table.projectId, table.id).where(sql`${table.confidential}`),
     index("issues_milestone_idx").on(table.milestoneId, table.id, table.projectId, table.confidential, table.authorId),
+    // Deleting a user clears who closed their issues, a batch at a time.
+    index("issues_closed_by_idx").on(table.closedById).where(sql`${table.closedById} is not null`),
   ],
 );
 
@@ -102,6 +104,8 @@ export const notes = pgTable(
     // An issue's notes in either order; the visibility columns after the id keep deep pages to the index.
     index("notes_issue_created_idx").on(table.issueId, table.createdAt, table.id, table.internal, table.system),
     index("notes_issue_updated_idx").on(table.issueId, table.updatedAt, table.id, table.internal, table.system),
+    // A deleted user's notes, handed to the ghost user or deleted a batch at a time.
+    index("notes_author_idx").on(table.authorId, table.id),
   ],
 );
 

@@ -155,6 +155,8 @@ export const oauthDeviceAuthorizations = pgTable(
   (table) => [
     uniqueIndex("oauth_device_authorizations_digest_key").on(table.deviceCodeDigest),
     uniqueIndex("oauth_device_authorizations_user_code_key").on(table.userCode),
+    // Deleting a user deletes the device sign-ins they decided, found through this.
+    index("oauth_device_authorizations_decided_by_idx").on(table.decidedById).where(sql`${table.decidedById} is not null`),
   ],
 );
 

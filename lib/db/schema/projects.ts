@@ -65,6 +65,8 @@ export const projects = pgTable(
     index("projects_visibility_created_idx").on(table.visibility, table.createdAt, table.id),
     index("projects_visibility_updated_idx").on(table.visibility, table.updatedAt, table.id),
     index("projects_visibility_activity_idx").on(table.visibility, table.lastActivityAt, table.id),
+    // Deleting a user forgets that they created projects (the column is set null), found through this.
+    index("projects_creator_idx").on(table.creatorId).where(sql`${table.creatorId} is not null`),
   ],
 );
 
@@ -92,6 +94,8 @@ export const projectMembers = pgTable(
     index("project_members_project_created_idx").on(table.projectId, table.createdAt, table.userId),
     // The daily job that removes expired memberships finds them through this.
     index("project_members_expires_at_idx").on(table.expiresAt).where(sql`${table.expiresAt} is not null`),
+    // Deleting a user forgets the memberships they handed out (set null), found through this.
+    index("project_members_created_by_idx").on(table.createdById).where(sql`${table.createdById} is not null`),
   ],
 );
 

@@ -5,7 +5,11 @@ import { createdAt, updatedAt } from "./columns";
 export const userStates = ["active", "blocked"] as const;
 export type UserState = (typeof userStates)[number];
 
-export const userTypes = ["human", "alert_bot"] as const;
+/**
+ * Who an account is: a person, or one of the service's internal users: the alert bot, and the ghost user, who holds
+ * what deleted users wrote (GitLab's "Ghost User").
+ */
+export const userTypes = ["human", "alert_bot", "ghost"] as const;
 
 export const users = pgTable(
   "users",

@@ -9,7 +9,7 @@ export const generateMetadata = projectPageMetadata("Activity", (fullPath) => ({
 }));
 
 export default async function ProjectActivityPage({ params }: ProjectPageProps) {
-  const view = await loadProjectPage(params);
+  const view = await loadProjectPage(params, "activity");
   const fullPath = projectFullPath(view);
   return (
     <>

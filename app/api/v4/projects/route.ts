@@ -18,6 +18,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects", {
       description: z.string().max(2000).optional(),
       visibility: z.enum(projectVisibilities).optional(),
       issues_enabled: booleanParam.optional(),
+      initialize_with_readme: booleanParam.optional(),
     },
     handle: async ({ ctx, params }) => {
       if (params.name === undefined && params.path === undefined) {
@@ -29,6 +30,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects", {
         description: params.description,
         visibility: params.visibility,
         issuesEnabled: params.issues_enabled,
+        initializeWithReadme: params.initialize_with_readme,
       });
       return created(serializeCreatedProject(view));
     },

@@ -10,11 +10,11 @@ import { alertSorts, listAlertsWithStatusCounts } from "@/lib/alerts/alerts";
 import { alertListSortOptions, alertListTabs, alertSeverityLabels, alertStatusLabels } from "@/lib/alerts/form-schemas";
 import { countLimit, pageRequest } from "@/lib/api/pagination";
 import { requireSessionContext } from "@/lib/auth/session";
-import { ForbiddenError, NotFoundError } from "@/lib/errors";
+import { ForbiddenError } from "@/lib/errors";
 import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { updateAlertStatusAction } from "./actions";
-import { projectPageMetadata } from "../../project-page";
+import { projectPageFailure, projectPageMetadata, searchOf } from "../../project-page";
 
 export const generateMetadata = projectPageMetadata("Alerts");
 
@@ -66,8 +66,8 @@ export default async function AlertListPage({
       pageRequest({ page: query.page, per_page: perPage }),
     );
   } catch (error) {
-    if (error instanceof NotFoundError || error instanceof ForbiddenError) notFound();
-    throw error;
+    if (error instanceof ForbiddenError) notFound();
+    projectPageFailure(error, (fullPath) => `/${fullPath}/-/alert_management${searchOf(raw)}`);
   }
   const { view, items, total, hasNext, statusCounts } = result;
   const fullPath = projectFullPath(view);

@@ -3,12 +3,12 @@ import { ProjectHeader } from "@/components/projects/project-header";
 import { HookFormFields } from "@/components/webhooks/hook-form";
 import { HookList } from "@/components/webhooks/hook-list";
 import { requireSessionContext } from "@/lib/auth/session";
-import { ForbiddenError, NotFoundError } from "@/lib/errors";
+import { ForbiddenError } from "@/lib/errors";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { emptyHookForm } from "@/lib/webhooks/form-schemas";
 import { getWebhooksPage, type SerializedHook } from "@/lib/webhooks/settings-page";
 import { createHookAction, deleteHookAction, testHookAction } from "./actions";
-import { projectPageMetadata } from "../../project-page";
+import { projectPageFailure, projectPageMetadata } from "../../project-page";
 
 export const generateMetadata = projectPageMetadata("Webhook settings");
 
@@ -31,8 +31,8 @@ export default async function WebhooksPage({ params }: { params: Promise<{ names
   try {
     page = await getWebhooksPage(ctx, `${namespace}/${project}`);
   } catch (error) {
-    if (error instanceof NotFoundError || error instanceof ForbiddenError) notFound();
-    throw error;
+    if (error instanceof ForbiddenError) notFound();
+    projectPageFailure(error, (fullPath) => `/${fullPath}/-/hooks`);
   }
   const fullPath = projectFullPath(page.view);
   return (

@@ -1,5 +1,4 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { NewIssueForm } from "@/components/issues/issue-forms";
 import { ProjectHeader } from "@/components/projects/project-header";
 import { DateText } from "@/components/ui/date-text";
@@ -7,12 +6,11 @@ import { Pagination } from "@/components/ui/pagination";
 import { TableHead } from "@/components/ui/table-head";
 import { pageFromQuery } from "@/lib/api/pagination";
 import { sessionContext } from "@/lib/auth/session";
-import { NotFoundError } from "@/lib/errors";
 import { listIssues } from "@/lib/issues/issue-list";
 import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { createIssueAction } from "./actions";
-import { projectPageMetadata } from "../../project-page";
+import { projectPageFailure, projectPageMetadata, searchOf } from "../../project-page";
 
 export const generateMetadata = projectPageMetadata("Issues");
 
@@ -34,8 +32,7 @@ export default async function IssuesPage({ params, searchParams }: IssuesPagePro
   try {
     result = await listIssues(ctx, `${namespace}/${project}`, { state }, page);
   } catch (error) {
-    if (error instanceof NotFoundError) notFound();
-    throw error;
+    projectPageFailure(error, (fullPath) => `/${fullPath}/-/issues${searchOf(query)}`);
   }
   const { view: projectView, items, total, hasNext } = result;
   const fullPath = projectFullPath(projectView);

@@ -1,17 +1,15 @@
-import { notFound } from "next/navigation";
 import { AddMemberForm } from "@/components/projects/add-member-form";
 import { MemberTable } from "@/components/projects/member-table";
 import { ProjectHeader } from "@/components/projects/project-header";
 import { pageRequest } from "@/lib/api/pagination";
 import { sessionContext } from "@/lib/auth/session";
 import { actingUser } from "@/lib/context";
-import { NotFoundError } from "@/lib/errors";
 import { accessLevelNames, isMembershipActive } from "@/lib/projects/access";
 import { listMembers } from "@/lib/projects/members";
 import { can, grantableRoles } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { addMemberAction, removeMemberAction, suggestUsersAction, updateMemberAction } from "./actions";
-import { projectPageMetadata } from "../../project-page";
+import { projectPageFailure, projectPageMetadata } from "../../project-page";
 import { countLabel } from "@/components/ui/pagination";
 
 export const generateMetadata = projectPageMetadata("Members");
@@ -24,8 +22,7 @@ export default async function ProjectMembersPage({ params }: { params: Promise<{
   try {
     members = await listMembers(ctx, reference, pageRequest({ per_page: 100 }));
   } catch (error) {
-    if (error instanceof NotFoundError) notFound();
-    throw error;
+    projectPageFailure(error, (fullPath) => `/${fullPath}/-/project_members`);
   }
   const { view, items, total } = members;
   const fullPath = projectFullPath(view);

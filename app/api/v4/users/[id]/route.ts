@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { booleanParam, idSegment } from "@/lib/api/param-types";
-import { json } from "@/lib/api/respond";
+import { json, noContent } from "@/lib/api/respond";
 import { readUserScopes, writeApiScopes } from "@/lib/api/scopes";
 import { updateUserAsAdmin } from "@/lib/users/admin";
 import { profileOf, profileParams } from "@/lib/users/api";
+import { scheduleUserDeletion } from "@/lib/users/deletion";
 import { serializeUser } from "@/lib/users/serialize";
 import { canSeePrivateFields, getUser, requireAdmin } from "@/lib/users/users";
 
@@ -45,6 +46,16 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users/:id", {
         ...profileOf(params),
       });
       return json(serializeUser(user, { includePrivate: true }));
+    },
+  }),
+  DELETE: endpoint({
+    scopes: writeApiScopes,
+    guard: requireAdmin,
+    path,
+    params: { hard_delete: booleanParam.optional() },
+    handle: async ({ ctx, path, params }) => {
+      await scheduleUserDeletion(ctx, path.id, { hardDelete: params.hard_delete ?? false });
+      return noContent();
     },
   }),
 });

@@ -9,12 +9,12 @@ import { ProjectHeader } from "@/components/projects/project-header";
 import { DateText } from "@/components/ui/date-text";
 import { Pagination } from "@/components/ui/pagination";
 import { sessionContext } from "@/lib/auth/session";
-import { NotFoundError } from "@/lib/errors";
 import { pageFromQuery } from "@/lib/api/pagination";
 import { issuePageNotesPerPage, listIssueNotes } from "@/lib/issues/notes";
 import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { addCommentAction, setIssueStateAction } from "../actions";
+import { projectPageFailure } from "../../../project-page";
 
 interface IssuePageProps {
   params: Promise<{ namespace: string; project: string; iid: string }>;
@@ -27,8 +27,7 @@ const loadIssue = cache(async (namespace: string, project: string, iid: string, 
   try {
     return await listIssueNotes(ctx, `${namespace}/${project}`, Number(iid), notesPage);
   } catch (error) {
-    if (error instanceof NotFoundError) notFound();
-    throw error;
+    projectPageFailure(error, (fullPath) => `/${fullPath}/-/issues/${iid}${notesPage === 1 ? "" : `?page=${notesPage}`}`);
   }
 });
 

@@ -3,7 +3,7 @@ import { AlertSettings } from "@/components/alerts/alert-settings";
 import { ProjectHeader } from "@/components/projects/project-header";
 import { getAlertSettingsPage, type AlertSettingsPage } from "@/lib/alerts/settings-page";
 import { requireSessionContext } from "@/lib/auth/session";
-import { ForbiddenError, NotFoundError } from "@/lib/errors";
+import { ForbiddenError } from "@/lib/errors";
 import { projectFullPath } from "@/lib/projects/serialize";
 import {
   createIntegrationAction,
@@ -14,7 +14,7 @@ import {
   updateAlertSettingsAction,
   updateIntegrationAction,
 } from "./actions";
-import { projectPageMetadata } from "../../../project-page";
+import { projectPageFailure, projectPageMetadata } from "../../../project-page";
 
 export const generateMetadata = projectPageMetadata("Alerts · Monitor settings");
 
@@ -26,8 +26,8 @@ export default async function AlertSettingsPage({ params }: { params: Promise<{ 
   try {
     page = await getAlertSettingsPage(ctx, `${namespace}/${project}`);
   } catch (error) {
-    if (error instanceof NotFoundError || error instanceof ForbiddenError) notFound();
-    throw error;
+    if (error instanceof ForbiddenError) notFound();
+    projectPageFailure(error, (fullPath) => `/${fullPath}/-/settings/operations`);
   }
   const { view, integrations, settings } = page;
   const fullPath = projectFullPath(view);

@@ -10,11 +10,11 @@ import { getAlert, type AlertDetails } from "@/lib/alerts/alerts";
 import { alertSeverityLabels, alertStatusLabels } from "@/lib/alerts/form-schemas";
 import { payloadFormatLabels } from "@/lib/alerts/formats/types";
 import { requireSessionContext } from "@/lib/auth/session";
-import { ForbiddenError, NotFoundError } from "@/lib/errors";
+import { ForbiddenError } from "@/lib/errors";
 import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { createAlertIncidentAction, updateAlertStatusAction } from "../../actions";
-import { projectPageMetadata } from "../../../../project-page";
+import { projectPageFailure, projectPageMetadata } from "../../../../project-page";
 
 export const generateMetadata = projectPageMetadata("Alert details");
 
@@ -38,8 +38,8 @@ export default async function AlertDetailsPage({ params }: { params: Promise<{ n
   try {
     details = await getAlert(ctx, `${namespace}/${project}`, Number(iid));
   } catch (error) {
-    if (error instanceof NotFoundError || error instanceof ForbiddenError) notFound();
-    throw error;
+    if (error instanceof ForbiddenError) notFound();
+    projectPageFailure(error, (fullPath) => `/${fullPath}/-/alert_management/${iid}/details`);
   }
   const { view, alert, issueIid, notes, links, payloadText } = details;
   const fullPath = projectFullPath(view);

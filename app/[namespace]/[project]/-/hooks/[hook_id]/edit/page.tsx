@@ -8,11 +8,11 @@ import { HookFormFields } from "@/components/webhooks/hook-form";
 import { HookStatus } from "@/components/webhooks/hook-list";
 import { pageFromQuery } from "@/lib/api/pagination";
 import { requireSessionContext } from "@/lib/auth/session";
-import { ForbiddenError, NotFoundError } from "@/lib/errors";
+import { ForbiddenError } from "@/lib/errors";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { getHookEditPage, hookFormOf } from "@/lib/webhooks/settings-page";
 import { updateHookAction } from "../../actions";
-import { projectPageMetadata } from "../../../../project-page";
+import { projectPageFailure, projectPageMetadata, searchOf } from "../../../../project-page";
 
 export const generateMetadata = projectPageMetadata("Edit webhook");
 
@@ -28,13 +28,14 @@ export default async function EditWebhookPage({
   const ctx = await requireSessionContext(`/${namespace}/${project}/-/hooks/${hookIdText}/edit`);
   const hookId = Number(hookIdText);
   if (!/^\d{1,10}$/.test(hookIdText) || hookId > 2_147_483_647) notFound();
-  const page = pageFromQuery((await searchParams).page, 20);
+  const query = await searchParams;
+  const page = pageFromQuery(query.page, 20);
   let data: Awaited<ReturnType<typeof getHookEditPage>>;
   try {
     data = await getHookEditPage(ctx, `${namespace}/${project}`, hookId, page);
   } catch (error) {
-    if (error instanceof NotFoundError || error instanceof ForbiddenError) notFound();
-    throw error;
+    if (error instanceof ForbiddenError) notFound();
+    projectPageFailure(error, (fullPath) => `/${fullPath}/-/hooks/${hookIdText}/edit${searchOf(query)}`);
   }
   const fullPath = projectFullPath(data.view);
   const { hook, logs } = data;

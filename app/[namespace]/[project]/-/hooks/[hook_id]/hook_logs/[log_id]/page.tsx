@@ -4,11 +4,11 @@ import { ProjectHeader } from "@/components/projects/project-header";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { ResendButton } from "@/components/webhooks/hook-list";
 import { requireSessionContext } from "@/lib/auth/session";
-import { ForbiddenError, NotFoundError } from "@/lib/errors";
+import { ForbiddenError } from "@/lib/errors";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { getHookLogPage } from "@/lib/webhooks/settings-page";
 import { resendHookLogAction } from "../../../actions";
-import { projectPageMetadata } from "../../../../../project-page";
+import { projectPageFailure, projectPageMetadata } from "../../../../../project-page";
 
 export const generateMetadata = projectPageMetadata("Webhook request details");
 
@@ -48,8 +48,8 @@ export default async function HookLogPage({ params }: { params: Promise<{ namesp
   try {
     data = await getHookLogPage(ctx, `${namespace}/${project}`, Number(hookIdText), Number(logIdText));
   } catch (error) {
-    if (error instanceof NotFoundError || error instanceof ForbiddenError) notFound();
-    throw error;
+    if (error instanceof ForbiddenError) notFound();
+    projectPageFailure(error, (fullPath) => `/${fullPath}/-/hooks/${hookIdText}/hook_logs/${logIdText}`);
   }
   const fullPath = projectFullPath(data.view);
   const { hook, log } = data;
