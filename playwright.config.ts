@@ -53,6 +53,7 @@ const roomyThrottles = {
   THROTTLE_DEVICE_CODE_ATTEMPTS: "1000",
   THROTTLE_WEB_HOOK_TESTS: "1000",
   THROTTLE_WEB_HOOK_RESENDS: "1000",
+  THROTTLE_INTEGRATION_TESTS: "1000",
 };
 
 /** The throttle specs get a server of their own, with small limits (`tightThrottles`). */

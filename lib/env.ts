@@ -91,11 +91,13 @@ const envSchema = z.object({
   THROTTLE_DEVICE_CODE_ATTEMPTS: z.coerce.number().int().min(0).default(10),
   THROTTLE_DEVICE_CODE_PERIOD_SECONDS: z.coerce.number().int().min(1).default(60),
   /**
-   * Hook requests sent by hand, a minute at a time: tests per hook and user, and resends per project and user
-   * (GitLab's `web_hook_test` and `web_hook_event_resend`, 5 each), so nobody turns a receiver's URL into a pump.
+   * Requests sent by hand, a minute at a time: hook tests per hook and user, hook resends and integration tests per
+   * project and user (GitLab's `web_hook_test`, `web_hook_event_resend` and `project_testing_integration`, 5 each), so
+   * nobody turns a receiver's URL into a pump.
    */
   THROTTLE_WEB_HOOK_TESTS: z.coerce.number().int().min(0).default(5),
   THROTTLE_WEB_HOOK_RESENDS: z.coerce.number().int().min(0).default(5),
+  THROTTLE_INTEGRATION_TESTS: z.coerce.number().int().min(0).default(5),
   /**
    * Requests to `/oauth/token` per client (per address for requests that name none). Off, as on GitLab, which took
    * `/oauth/token` off its protected paths because a limit there stopped ordinary OAuth use; the password grant's

@@ -5,7 +5,7 @@ import { updateAlertSettings } from "@/lib/alerts/settings";
 import { sendTestAlert } from "@/lib/alerts/test-alert";
 import { outboxMessages, projectIntegrations } from "@/lib/db/schema";
 import { env } from "@/lib/env";
-import { ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from "@/lib/errors";
+import { ForbiddenError, NotFoundError, TooManyRequestsError, UnprocessableError, ValidationError } from "@/lib/errors";
 import { recordPushEvents } from "@/lib/git/push-events";
 import { repositoryPath } from "@/lib/git/repositories";
 import { createIssue, updateIssue } from "@/lib/issues/issues";
@@ -313,6 +313,12 @@ describe.each(testDatabases())("chat integrations on $name", ({ open }) => {
       expect(failure).toEqual(new UnprocessableError('Connection failed. Check your integration settings. HTTP 403: {"received":3}'));
       const unreachable = await apiFailure(testIntegrationSettings(ctx, reference, "discord", { webhook: "http://127.0.0.1:9/discord" }));
       expect(unreachable.message).toBe("Connection failed. Check your integration settings. Connection refused");
+      // Five tests a minute per project and person, as GitLab's project_testing_integration: the sixth is refused unsent.
+      await apiFailure(testIntegrationSettings(ctx, reference, "slack", { webhook: `${receiver.url}/slack` }));
+      const before = receiver.received.length;
+      const limited = await apiFailure(testIntegrationSettings(ctx, reference, "slack", { webhook: `${receiver.url}/slack` }));
+      expect(limited).toBeInstanceOf(TooManyRequestsError);
+      expect(receiver.received).toHaveLength(before);
     } finally {
       await receiver.close();
     }

@@ -2,6 +2,7 @@ import "server-only";
 import { actingUser, type Ctx } from "@/lib/context";
 import type { ChatIntegrationType } from "@/lib/db/schema";
 import { UnauthorizedError, UnprocessableError } from "@/lib/errors";
+import { checkEndpointLimit } from "@/lib/rate-limits/endpoint-limits";
 import { pushSample } from "@/lib/webhooks/test-hooks";
 import { sendChatRequest } from "./delivery";
 import { requestsFor } from "./enqueue";
@@ -19,6 +20,7 @@ export async function testIntegrationSettings(ctx: Ctx, projectReference: string
   const actor = actingUser(ctx);
   if (!actor) throw new UnauthorizedError();
   const view = await projectForIntegrations(ctx, projectReference);
+  await checkEndpointLimit(ctx, "integrationTestsPerProjectAndUser", `project:${view.project.id}`);
   const { properties, webhook } = await settingsWith(ctx.db, type, await findIntegration(ctx.db, view.project.id, type), given, { active: true });
   const data = await pushSample(view, actor);
   if (!data) throw new UnprocessableError("Ensure the project has at least one commit.");

@@ -20,6 +20,7 @@ function throttles(limit: number, periodSeconds: number): Record<ThrottleName, T
     deviceCodeAttemptsPerAddress: settings("throttle_device_code_attempts"),
     webHookTestsPerHookAndUser: settings("web_hook_test"),
     webHookResendsPerProjectAndUser: settings("web_hook_event_resend"),
+    integrationTestsPerProjectAndUser: settings("project_testing_integration"),
     oauthTokenPerClient: settings("throttle_oauth_token"),
     oauthDynamicRegistrationPerAddress: settings("oauth_dynamic_registration"),
     unauthenticatedApiPerAddress: settings("throttle_unauthenticated_api"),
@@ -50,6 +51,7 @@ describe("the throttles' defaults", () => {
       // GitLab's `web_hook_test` and `web_hook_event_resend`.
       webHookTestsPerHookAndUser: [5, 60],
       webHookResendsPerProjectAndUser: [5, 60],
+      integrationTestsPerProjectAndUser: [5, 60],
       // Off; the periods are GitLab's, so setting a limit alone gives GitLab's window.
       oauthTokenPerClient: [0, 60],
       // GitLab's `oauth_dynamic_registration`: on, five registrations an hour per address.

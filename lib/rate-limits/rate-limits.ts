@@ -27,6 +27,7 @@ export type ThrottleName =
   | "deviceCodeAttemptsPerAddress"
   | "webHookTestsPerHookAndUser"
   | "webHookResendsPerProjectAndUser"
+  | "integrationTestsPerProjectAndUser"
   | "oauthTokenPerClient"
   | "oauthDynamicRegistrationPerAddress"
   | "unauthenticatedApiPerAddress"
@@ -83,6 +84,7 @@ export function configuredThrottles(): Record<ThrottleName, ThrottleSettings> {
     },
     webHookTestsPerHookAndUser: { name: "web_hook_test", limit: env.THROTTLE_WEB_HOOK_TESTS, periodSeconds: 60 },
     webHookResendsPerProjectAndUser: { name: "web_hook_event_resend", limit: env.THROTTLE_WEB_HOOK_RESENDS, periodSeconds: 60 },
+    integrationTestsPerProjectAndUser: { name: "project_testing_integration", limit: env.THROTTLE_INTEGRATION_TESTS, periodSeconds: 60 },
     oauthTokenPerClient: {
       name: "throttle_oauth_token",
       limit: env.THROTTLE_OAUTH_TOKEN_PER_CLIENT,

@@ -1,17 +1,18 @@
 import { rmSync } from "node:fs";
-import { afterAll, afterEach, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { createContext } from "@/lib/context";
 import type { DatabaseHandle } from "@/lib/db/drivers";
 import { updateInstanceSettings } from "@/lib/instance/settings";
 import type { OutboxHandler } from "@/lib/outbox/worker";
 import { OutboxWorker } from "@/lib/outbox/worker";
 import { createProject } from "@/lib/projects/projects";
+import { forgetRateLimits } from "@/lib/rate-limits/rate-limits";
 import { createTestUser, uniqueSuffix, userContext } from "./fixtures";
 
 /**
  * What a suite of an outbox sender's tests shares: a worker with the sender's handlers (started only to deliver what
  * is waiting), the instance setting that lets requests reach the local receivers of the tests, projects with an owner,
- * and the removal of the suite's repositories (`repositoriesRoot`) at its end.
+ * rate limits counted afresh for each test, and the removal of the suite's repositories (`repositoriesRoot`) at its end.
  */
 export function senderSuite(handle: DatabaseHandle, handlers: Record<string, OutboxHandler>, { repositoriesRoot, projectName }: { repositoriesRoot: string; projectName: string }) {
   let worker: OutboxWorker;
@@ -24,6 +25,8 @@ export function senderSuite(handle: DatabaseHandle, handlers: Record<string, Out
     await allowLocalNetwork(true);
     worker = new OutboxWorker(handle, { handlers, leaseMs: 60_000, concurrency: 4, pollMs: 60_000 });
   });
+  // Ids repeat from one database to the next; the limits on requests sent by hand count by them.
+  beforeEach(() => forgetRateLimits());
   afterEach(async () => {
     await worker.stop();
   });

@@ -1,17 +1,16 @@
 import "server-only";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { PageRequest } from "@/lib/api/pagination";
-import { actingUser, type Ctx } from "@/lib/context";
+import type { Ctx } from "@/lib/context";
 import { decryptSecret, encryptSecret } from "@/lib/crypto";
 import { listPage, type Database, type ListPage } from "@/lib/db";
 import { branchFilterStrategies, dormantHookEvents, projectHooks, type DormantHookEvent, type ProjectHookRow } from "@/lib/db/schema";
-import { NotFoundError, TooManyRequestsError, UnprocessableError, ValidationError } from "@/lib/errors";
+import { NotFoundError, UnprocessableError, ValidationError } from "@/lib/errors";
 import { getEncryptionKey } from "@/lib/instance-secrets";
 import { literalUrlProblem } from "@/lib/http/outbound";
 import { localRequestsAllowedFromWebHooks } from "@/lib/instance/settings";
 import { discardMessagesOf } from "@/lib/outbox/outbox";
 import { getProjectWithAbility, type ProjectView } from "@/lib/projects/projects";
-import { getRateLimits, RateLimitExceeded } from "@/lib/rate-limits/rate-limits";
 import { alertStatus } from "./auto-disabling";
 import { hookOrderingKey } from "./enqueue";
 
@@ -190,25 +189,6 @@ export async function findHook(ctx: Pick<Ctx, "db">, view: ProjectView, hookId: 
     .where(and(eq(projectHooks.projectId, view.project.id), eq(projectHooks.id, hookId)));
   if (!hook) throw new NotFoundError();
   return hook;
-}
-
-/**
- * Counts a request sent to a hook by hand (a test, or a resend) against GitLab's limit for it: tests per hook and
- * user, resends per project and user. Past it, 429 as GitLab's `check_rate_limit!`.
- */
-export async function limitSendsByHand(
-  ctx: Ctx,
-  limit: "webHookTestsPerHookAndUser" | "webHookResendsPerProjectAndUser",
-  scope: { hookId: number } | { projectId: number },
-): Promise<void> {
-  const user = actingUser(ctx);
-  const key = user ? `${"hookId" in scope ? `hook:${scope.hookId}` : `project:${scope.projectId}`}:user:${user.id}` : null;
-  try {
-    await (await getRateLimits()).consume(limit, key);
-  } catch (error) {
-    if (error instanceof RateLimitExceeded) throw new TooManyRequestsError(error.retryAfterSeconds(ctx.now));
-    throw error;
-  }
 }
 
 /** `GET /projects/:id/hooks/:hook_id`. */

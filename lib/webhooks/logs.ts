@@ -9,7 +9,8 @@ import { NotFoundError, UnprocessableError } from "@/lib/errors";
 import { instantParam } from "@/lib/outbox/outbox";
 import { executable } from "./auto-disabling";
 import { executeHook } from "./delivery";
-import { findHook, limitSendsByHand, projectForHooks } from "./hooks";
+import { checkEndpointLimit } from "@/lib/rate-limits/endpoint-limits";
+import { findHook, projectForHooks } from "./hooks";
 import { isHookTrigger } from "./triggers";
 
 /** GitLab keeps a hook's request history for 7 days, and its events API lists that week. */
@@ -83,7 +84,7 @@ export async function resendHookLog(ctx: Ctx, projectReference: string, hookId: 
   const view = await projectForHooks(ctx, projectReference);
   const hook = await findHook(ctx, view, hookId);
   const log = await findLog(ctx.db, hook.id, logId, ctx.now);
-  await limitSendsByHand(ctx, "webHookResendsPerProjectAndUser", { projectId: view.project.id });
+  await checkEndpointLimit(ctx, "webHookResendsPerProjectAndUser", `project:${view.project.id}`);
   if (!executable(hook, ctx.now)) throw new UnprocessableError("Hook disabled");
   if (!isHookTrigger(log.trigger)) throw new UnprocessableError("Unknown trigger");
   const execution = await executeHook(ctx.db, hook, {

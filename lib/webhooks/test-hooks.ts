@@ -9,7 +9,8 @@ import type { ProjectView } from "@/lib/projects/projects";
 import { randomUUID } from "node:crypto";
 import { executeHook } from "./delivery";
 import { issueStateOf } from "./events";
-import { findHook, limitSendsByHand, projectForHooks } from "./hooks";
+import { checkEndpointLimit } from "@/lib/rate-limits/endpoint-limits";
+import { findHook, projectForHooks } from "./hooks";
 import { issueHookData, memberHookData, milestoneHookData, noteHookData, pushHookData, type PushedCommit } from "./payloads";
 import type { HookTrigger } from "./triggers";
 
@@ -160,7 +161,7 @@ export async function testHook(ctx: Ctx, projectReference: string, hookId: numbe
   if (!actor) throw new UnauthorizedError();
   const view = await projectForHooks(ctx, projectReference);
   const hook = await findHook(ctx, view, hookId);
-  await limitSendsByHand(ctx, "webHookTestsPerHookAndUser", { hookId: hook.id });
+  await checkEndpointLimit(ctx, "webHookTestsPerHookAndUser", `hook:${hook.id}`);
   const hookName = hookNames[trigger];
   const data = hookName ? await sampleData(ctx, view, actor, trigger) : null;
   if (!hookName || data === null) throw new UnprocessableError(missing[trigger]);

@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { eq } from "drizzle-orm";
 import { outboxMessages, projectHooks, webHookLogs } from "@/lib/db/schema";
 import { env } from "@/lib/env";
@@ -13,7 +13,6 @@ import { createMilestone, deleteMilestone, updateMilestone } from "@/lib/issues/
 import { createNote } from "@/lib/issues/notes";
 import { removeExpiredMemberships } from "@/lib/projects/expired-members";
 import { addMember, removeMember, updateMember } from "@/lib/projects/members";
-import { forgetRateLimits } from "@/lib/rate-limits/rate-limits";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { apiFailure, createTestUser, userContext } from "@/lib/testing/fixtures";
 import { pushBranches } from "@/lib/testing/git";
@@ -38,8 +37,6 @@ const hookTime = expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
 describe.each(testDatabases())("project webhooks on $name", ({ open }) => {
   const handle = databaseForSuite(open);
   const { allowLocalNetwork, projectWithOwner, deliverAll } = senderSuite(handle, { [webHookTopic]: webHookSender() }, { repositoriesRoot, projectName: "Hooked" });
-  // Hook and user ids repeat from one database to the next; the limits on tests and resends count by them.
-  beforeEach(() => forgetRateLimits());
 
   it("manages hooks as GitLab's API does: Maintainers only, the token write-only, custom headers by name", async () => {
     const { owner, ctx, view, reference } = await projectWithOwner();
