@@ -13,7 +13,7 @@ import {
   type Integration,
 } from "../support/alerts";
 
-// CONTRACT §5, REST: integrations, payload fields, test alerts, settings and alerts, with their role checks.
+// The alert management REST API: integrations, payload fields, test alerts, settings and alerts, with their role checks.
 
 const forbidden = { message: "403 Forbidden" };
 

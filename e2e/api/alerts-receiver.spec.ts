@@ -11,7 +11,7 @@ import {
   type Integration,
 } from "../support/alerts";
 
-// The receiver table of CONTRACT §5, row by row, against the running server.
+// The receiver's answers (the README's Alerts section), case by case, against the running server.
 
 const unauthorized = { message: "401 Unauthorized" };
 const forbidden = { message: "403 Forbidden" };

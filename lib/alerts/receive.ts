@@ -16,7 +16,7 @@ import { isAlertmanagerPayload } from "./normalize";
 import { processAlert } from "./process";
 import { defaultAlertSettings, type AlertSettings } from "./settings";
 
-/** Which integration a receiver URL names (CONTRACT §5). */
+/** Which integration a receiver URL names (the README's Alerts section lists the URLs). */
 export type ReceiverEndpoint =
   | { kind: "identifier"; identifier: string }
   /**

@@ -12,7 +12,7 @@ export interface AlertSettings {
   sendEmail: boolean;
 }
 
-/** CONTRACT §5: no incidents unless asked for; incidents close with their alert. No emails unless asked for, as GitLab. */
+/** No incidents unless asked for; incidents close with their alert. No emails unless asked for, as GitLab. */
 export const defaultAlertSettings: AlertSettings = { createIncident: false, autoCloseIncident: true, sendEmail: false };
 
 export async function readAlertSettings(db: Executor, projectId: number): Promise<AlertSettings> {

@@ -8,7 +8,7 @@ import { logger } from "@/lib/log";
 import { resolveOAuthAccessToken } from "@/lib/oauth/api-token";
 import { findPersonalAccessTokenCheck, isTokenExpired } from "@/lib/users/personal-access-tokens";
 
-/** Where a request carried its token (CONTRACT §2). */
+/** Where a request carried its token: GitLab's headers and parameters. */
 interface PresentedToken {
   value: string;
   /** Bearer values may be OAuth access tokens or personal access tokens; the others are personal access tokens. */
@@ -59,7 +59,7 @@ export const resolvePersonalAccessToken: TokenResolver = async (db, value, now) 
   return { kind: "user", user, scopes: new Set(token.scopes), personalAccessTokenId: token.tokenId };
 };
 
-/** Bearer values are tried as OAuth access tokens first, then as personal access tokens (CONTRACT §2). */
+/** Bearer values are tried as OAuth access tokens first, then as personal access tokens, as GitLab. */
 const bearerResolvers: TokenResolver[] = [resolveOAuthAccessToken, resolvePersonalAccessToken];
 const privateTokenResolvers: TokenResolver[] = [resolvePersonalAccessToken];
 

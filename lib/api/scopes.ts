@@ -1,4 +1,4 @@
-/** Every scope a token can carry (CONTRACT §2). */
+/** Every scope a token can carry, GitLab's names. */
 export const knownScopes = [
   "api",
   "read_api",

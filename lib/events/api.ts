@@ -14,7 +14,7 @@ export interface EventQuery {
   scopeAll: boolean;
 }
 
-/** The Events API's parameters (CONTRACT §6). */
+/** The Events API's parameters, as GitLab declares them. */
 export const eventQueryParams = {
   action: z.enum(eventActions).optional(),
   target_type: z.enum(targetTypeFilterNames).optional(),

@@ -1,4 +1,4 @@
-/** Project roles and their GitLab access levels (CONTRACT §2). Pure. */
+/** Project roles and their GitLab access levels (Guest 10 … Owner 50). Pure. */
 export const roleLevels = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
 
 /** The roles in the order people choose them. */

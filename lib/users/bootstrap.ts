@@ -10,7 +10,7 @@ import { findUserByUsername, insertUser } from "./users";
 const rootUsername = "root";
 
 /**
- * Ensures the administrator exists (CONTRACT §1). With INITIAL_ROOT_PASSWORD the password is the operator's;
+ * Ensures the administrator (`root`) exists. With INITIAL_ROOT_PASSWORD the password is the operator's;
  * without it a random one is generated and printed this once. INITIAL_ROOT_TOKEN installs a token for root.
  */
 export async function bootstrapRoot(db: Database, now: Date): Promise<void> {

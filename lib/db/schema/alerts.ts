@@ -98,7 +98,7 @@ export const alertNotes = pgTable(
   ],
 );
 
-/** A project's alert settings (CONTRACT §5): incident creation and auto-close, and alert emails. */
+/** A project's alert settings: incident creation and auto-close, and alert emails. */
 export const projectAlertSettings = pgTable("project_alert_settings", {
   projectId: integer("project_id")
     .primaryKey()
