@@ -7,7 +7,7 @@ import { env } from "@/lib/env";
 import { issueWebUrl } from "@/lib/issues/serialize";
 import { logger } from "@/lib/log";
 import { configuredMailer, type Mailer, type MailMessage } from "@/lib/mail/mailer";
-import { completeMessage, enqueueMessages, rescheduleMessage, type LeasedMessage } from "@/lib/outbox/outbox";
+import { completeMessage, enqueueMessages, growingRetryDelayMs, rescheduleMessage, type LeasedMessage } from "@/lib/outbox/outbox";
 import type { OutboxHandler } from "@/lib/outbox/worker";
 import { membershipActive, utcDay } from "@/lib/projects/access";
 import { abilityMinimumLevels } from "@/lib/projects/policy";
@@ -39,9 +39,6 @@ const recipientPageSize = 100;
 /** How many times one recipient's email is tried: the first time, then after 30 s, 2, 8 and 32 minutes. */
 export const maxAlertEmailAttempts = 5;
 
-function retryDelayMs(attempts: number): number {
-  return 30_000 * 4 ** Math.max(0, attempts - 1);
-}
 
 const alertOrderingKey = (alertId: number) => `${alertEmailTopic}:${alertId}`;
 const recipientOrderingKey = (alertId: number, userId: number) => `${alertEmailTopic}:${alertId}:${userId}`;
@@ -243,7 +240,7 @@ export function alertEmailSender({ mailer, now = () => new Date() }: { mailer?: 
       if (giveUp) await completeMessage(db, message);
       else {
         const reason = error instanceof Error ? error.message : String(error);
-        await rescheduleMessage(db, message, { availableAt: new Date(now().getTime() + retryDelayMs(message.attempts)), error: reason.slice(0, 1000) });
+        await rescheduleMessage(db, message, { availableAt: new Date(now().getTime() + growingRetryDelayMs(message.attempts, 30_000)), error: reason.slice(0, 1000) });
       }
       return;
     }

@@ -67,25 +67,50 @@ export function parseActionInput<S extends z.ZodType>(
   return { ok: false, failure: invalidInput(fieldErrors) };
 }
 
+/** A project's `namespace/path`, as the project pages' server actions take it. */
+export const projectPathSchema = z.string().regex(/^[^/]+\/[^/]+$/, "is not a project path");
+
 /**
- * A server action that saves one form: the signed-in person's context (sign-in first, back to `returnTo`), the input
- * checked with `schema`, then `verb`, its typed errors as the form's failure.
+ * The skeleton every server action shares: the signed-in person's context (sign-in first, back to `returnTo`), the
+ * input checked with `schema`, then `act`, whose typed errors become the form's failure.
  */
-export async function runFormAction<S extends z.ZodType>(
-  returnTo: string,
+async function runSessionAction<S extends z.ZodType, T>(
+  returnTo: string | undefined,
   schema: S,
   input: unknown,
-  verb: (ctx: Ctx, data: z.output<S>) => Promise<unknown>,
-): Promise<ActionResult> {
+  act: (ctx: Ctx, data: z.output<S>) => Promise<ActionResult<T>>,
+): Promise<ActionResult<T>> {
   const ctx = await requireSessionContext(returnTo);
   const parsed = parseActionInput(schema, input);
   if (!parsed.ok) return parsed.failure;
   try {
-    await verb(ctx, parsed.data);
-    return actionSuccess();
+    return await act(ctx, parsed.data);
   } catch (error) {
     return toActionFailure(error);
   }
+}
+
+/** A server action that saves one form: `verb` with the checked input; what it answers stays on the server. */
+export function runFormAction<S extends z.ZodType>(
+  returnTo: string | undefined,
+  schema: S,
+  input: unknown,
+  verb: (ctx: Ctx, data: z.output<S>) => Promise<unknown>,
+): Promise<ActionResult> {
+  return runSessionAction(returnTo, schema, input, async (ctx, data) => {
+    await verb(ctx, data);
+    return actionSuccess();
+  });
+}
+
+/** A server action whose success is a message the page shows (a test's or a resend's outcome). */
+export function runMessageAction<S extends z.ZodType>(
+  returnTo: string | undefined,
+  schema: S,
+  input: unknown,
+  verb: (ctx: Ctx, data: z.output<S>) => Promise<string>,
+): Promise<ActionResult<string>> {
+  return runSessionAction(returnTo, schema, input, async (ctx, data) => actionSuccess(await verb(ctx, data)));
 }
 
 const recordIdSchema = z.number().int().positive();

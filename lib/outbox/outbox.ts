@@ -40,6 +40,14 @@ export interface LeasedMessage {
   leasedUntil: Date;
 }
 
+/**
+ * The wait before attempt `attempts + 1` of a sender that retries with a growing delay: `firstMs`, then four times as
+ * long each time (15 s, 1, 4, 16 minutes for webhooks).
+ */
+export function growingRetryDelayMs(attempts: number, firstMs: number): number {
+  return firstMs * 4 ** Math.max(0, attempts - 1);
+}
+
 /** A point in time as a statement parameter. */
 export function instantParam(time: Date): SQL {
   return sql`${time.toISOString()}::timestamptz`;

@@ -7,7 +7,7 @@ import { projectHooks, webHookLogs, type ProjectHookRow } from "@/lib/db/schema"
 import { sendOutbound } from "@/lib/http/outbound";
 import { compatibleGitlabVersion } from "@/lib/instance/metadata";
 import { localRequestsAllowedFromWebHooks } from "@/lib/instance/settings";
-import { completeMessage, rescheduleMessage, type LeasedMessage } from "@/lib/outbox/outbox";
+import { completeMessage, growingRetryDelayMs, rescheduleMessage, type LeasedMessage } from "@/lib/outbox/outbox";
 import { permanentlyDisabled, recordHookFailure, recordHookSuccess, temporarilyDisabled } from "./auto-disabling";
 import type { HookDelivery } from "./enqueue";
 import { customHeadersOf, tokenOf } from "./hooks";
@@ -155,7 +155,7 @@ export const maxDeliveryAttempts = 5;
 
 /** The wait before attempt `attempts + 1`: 15 s, 1 min, 4 min, 16 min. */
 export function retryDelayMs(attempts: number): number {
-  return 15_000 * 4 ** Math.max(0, attempts - 1);
+  return growingRetryDelayMs(attempts, 15_000);
 }
 
 /** A delivery from the outbox, checked: a payload this version cannot read is dropped rather than retried forever. */

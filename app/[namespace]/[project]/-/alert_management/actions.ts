@@ -5,9 +5,8 @@ import { createAlertIncident, updateAlertStatus } from "@/lib/alerts/alerts";
 import { alertStatusSchema } from "@/lib/alerts/form-schemas";
 import { requireSessionContext } from "@/lib/auth/session";
 import { actionSuccess, type ActionResult } from "@/lib/forms/action-result";
-import { parseActionInput, toActionFailure } from "@/lib/forms/run-action";
+import { parseActionInput, projectPathSchema, toActionFailure } from "@/lib/forms/run-action";
 
-const projectPathSchema = z.string().regex(/^[^/]+\/[^/]+$/, "is not a project path");
 
 const iidSchema = z.number().int().positive().max(2_147_483_647);
 

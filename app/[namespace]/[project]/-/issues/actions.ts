@@ -4,12 +4,11 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { requireSessionContext } from "@/lib/auth/session";
 import { actionSuccess, type ActionResult } from "@/lib/forms/action-result";
-import { parseActionInput, toActionFailure } from "@/lib/forms/run-action";
+import { parseActionInput, projectPathSchema, toActionFailure } from "@/lib/forms/run-action";
 import { commentFormSchema, newIssueFormSchema } from "@/lib/issues/form-schemas";
 import { createIssue, updateIssue } from "@/lib/issues/issues";
 import { createNote } from "@/lib/issues/notes";
 
-const projectPathSchema = z.string().regex(/^[^/]+\/[^/]+$/, "is not a project path");
 const iidSchema = z.number().int().positive();
 
 function issuesPage(projectPath: unknown): string | undefined {

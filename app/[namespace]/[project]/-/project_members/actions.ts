@@ -3,12 +3,11 @@
 import { z } from "zod";
 import { requireSessionContext } from "@/lib/auth/session";
 import { actionSuccess, type ActionResult } from "@/lib/forms/action-result";
-import { parseActionInput, toActionFailure } from "@/lib/forms/run-action";
+import { parseActionInput, projectPathSchema, toActionFailure } from "@/lib/forms/run-action";
 import { addMemberFormSchema, editMemberFormSchema } from "@/lib/projects/form-schemas";
 import { addMemberByUsername, removeMember, updateMember } from "@/lib/projects/members";
 import { suggestUsers } from "@/lib/users/users";
 
-const projectPathSchema = z.string().regex(/^[^/]+\/[^/]+$/, "is not a project path");
 
 function membersPage(projectPath: unknown): string | undefined {
   return typeof projectPath === "string" && projectPathSchema.safeParse(projectPath).success ? `/${projectPath}/-/project_members` : undefined;

@@ -1,16 +1,14 @@
 "use server";
 
 import { z } from "zod";
-import { requireSessionContext } from "@/lib/auth/session";
-import { actionSuccess, type ActionResult } from "@/lib/forms/action-result";
-import { parseActionInput, toActionFailure } from "@/lib/forms/run-action";
+import type { ActionResult } from "@/lib/forms/action-result";
+import { projectPathSchema, runFormAction, runMessageAction } from "@/lib/forms/run-action";
 import { integrationTypeOfSlug } from "@/lib/integrations/catalog";
 import { integrationFormSchema } from "@/lib/integrations/form-schemas";
 import { saveIntegration } from "@/lib/integrations/integrations";
 import { attributesFromForm } from "@/lib/integrations/settings-page";
 import { testIntegrationSettings } from "@/lib/integrations/test-settings";
 
-const projectPathSchema = z.string().regex(/^[^/]+\/[^/]+$/, "is not a project path");
 const slugSchema = z.string().refine((slug) => integrationTypeOfSlug(slug) !== null && !slug.includes("_"), "is not an integration");
 
 function integrationPage(projectPath: unknown, slug: unknown): string | undefined {
@@ -23,27 +21,14 @@ const inputSchema = z.object({ projectPath: projectPathSchema, slug: slugSchema,
 
 /** Saves an integration's settings, on or off as the form says. */
 export async function saveIntegrationAction(projectPath: unknown, slug: unknown, input: unknown): Promise<ActionResult> {
-  const ctx = await requireSessionContext(integrationPage(projectPath, slug));
-  const parsed = parseActionInput(inputSchema, { projectPath, slug, input });
-  if (!parsed.ok) return parsed.failure;
-  try {
-    const { projectPath: reference, slug: name, input: form } = parsed.data;
-    await saveIntegration(ctx, reference, integrationTypeOfSlug(name)!, attributesFromForm(form), { active: form.active });
-    return actionSuccess();
-  } catch (error) {
-    return toActionFailure(error);
-  }
+  return runFormAction(integrationPage(projectPath, slug), inputSchema, { projectPath, slug, input }, (ctx, data) =>
+    saveIntegration(ctx, data.projectPath, integrationTypeOfSlug(data.slug)!, attributesFromForm(data.input), { active: data.input.active }),
+  );
 }
 
 /** "Test settings": sends a sample push with the form's settings, unsaved; says whether the receiver took it. */
 export async function testIntegrationAction(projectPath: unknown, slug: unknown, input: unknown): Promise<ActionResult<string>> {
-  const ctx = await requireSessionContext(integrationPage(projectPath, slug));
-  const parsed = parseActionInput(inputSchema, { projectPath, slug, input });
-  if (!parsed.ok) return parsed.failure;
-  try {
-    const { projectPath: reference, slug: name, input: form } = parsed.data;
-    return actionSuccess(await testIntegrationSettings(ctx, reference, integrationTypeOfSlug(name)!, attributesFromForm(form)));
-  } catch (error) {
-    return toActionFailure(error);
-  }
+  return runMessageAction(integrationPage(projectPath, slug), inputSchema, { projectPath, slug, input }, (ctx, data) =>
+    testIntegrationSettings(ctx, data.projectPath, integrationTypeOfSlug(data.slug)!, attributesFromForm(data.input)),
+  );
 }

@@ -17,9 +17,8 @@ import { updateAlertSettings } from "@/lib/alerts/settings";
 import { sendTestAlert } from "@/lib/alerts/test-alert";
 import { requireSessionContext } from "@/lib/auth/session";
 import { actionSuccess, type ActionResult } from "@/lib/forms/action-result";
-import { parseActionInput, toActionFailure } from "@/lib/forms/run-action";
+import { parseActionInput, projectPathSchema, toActionFailure } from "@/lib/forms/run-action";
 
-const projectPathSchema = z.string().regex(/^[^/]+\/[^/]+$/, "is not a project path");
 const integrationIdSchema = z.number().int().positive().max(2_147_483_647);
 
 function settingsPage(projectPath: unknown): string | undefined {
