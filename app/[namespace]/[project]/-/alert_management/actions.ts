@@ -7,7 +7,6 @@ import { requireSessionContext } from "@/lib/auth/session";
 import { actionSuccess, type ActionResult } from "@/lib/forms/action-result";
 import { parseActionInput, projectPathSchema, toActionFailure } from "@/lib/forms/run-action";
 
-
 const iidSchema = z.number().int().positive().max(2_147_483_647);
 
 function alertListPage(projectPath: unknown): string | undefined {

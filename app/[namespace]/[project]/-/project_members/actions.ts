@@ -8,7 +8,6 @@ import { addMemberFormSchema, editMemberFormSchema } from "@/lib/projects/form-s
 import { addMemberByUsername, removeMember, updateMember } from "@/lib/projects/members";
 import { suggestUsers } from "@/lib/users/users";
 
-
 function membersPage(projectPath: unknown): string | undefined {
   return typeof projectPath === "string" && projectPathSchema.safeParse(projectPath).success ? `/${projectPath}/-/project_members` : undefined;
 }
