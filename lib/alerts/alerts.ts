@@ -225,7 +225,7 @@ export async function createAlertIncident(ctx: Ctx, projectReference: string, ii
     // Claims the alert first, so two concurrent requests cannot both open an incident for it.
     const [unclaimed] = await tx.select({ id: alerts.id }).from(alerts).where(and(eq(alerts.id, alert.id), isNull(alerts.issueId))).for("update");
     if (!unclaimed) throw new ConflictError(incidentAlreadyExists);
-    const linked = await openIncident(tx, view.project, alert, actor, alertDetailsUrl(view, alert), ctx.now);
+    const linked = await openIncident(tx, view, alert, actor, alertDetailsUrl(view, alert), ctx.now);
     const issueIid = await incidentIid(tx, linked);
     if (issueIid === null) throw new NotFoundError("Issue");
     await addSystemNote(tx, alert.id, `created incident **#${issueIid}** for this alert`, ctx.now, actor.id);

@@ -1,9 +1,9 @@
 import "server-only";
 import { and, eq } from "drizzle-orm";
 import type { Executor } from "@/lib/db";
-import { alerts, issueColumns, issues, type AlertRow, type ProjectRow, type UserRow } from "@/lib/db/schema";
+import { alerts, issueColumns, issues, type AlertRow, type UserRow } from "@/lib/db/schema";
 import { insertIssue, recordIssueStateChange } from "@/lib/issues/issues";
-import { incidentHooks, issueStateOf, projectTakesIssueEvents } from "@/lib/webhooks/events";
+import { bareIssueState, issueHooks, issueStateOf, projectTakesIssueEvents, type ProjectRef } from "@/lib/webhooks/events";
 import { defaultAlertTitle } from "./normalize";
 
 function incidentDescription(alert: AlertRow, detailsUrl: string): string {
@@ -26,7 +26,7 @@ function incidentDescription(alert: AlertRow, detailsUrl: string): string {
  */
 export async function openIncident(
   tx: Executor,
-  project: ProjectRow,
+  view: ProjectRef,
   alert: AlertRow,
   bot: UserRow,
   detailsUrl: string,
@@ -34,7 +34,7 @@ export async function openIncident(
 ): Promise<AlertRow> {
   const issue = await insertIssue(
     tx,
-    { project },
+    view,
     bot,
     { title: alert.title, description: incidentDescription(alert, detailsUrl), issueType: "incident" },
     now,
@@ -43,7 +43,7 @@ export async function openIncident(
     alert.title === defaultAlertTitle
       ? ((await tx.update(issues).set({ title: `New: Incident ${issue.iid}` }).where(eq(issues.id, issue.id)).returning(issueColumns))[0] ?? issue)
       : issue;
-  await incidentHooks(tx, { project, actor: bot, before: null, issue: titled, action: "open", now });
+  await issueHooks(tx, { view, actor: bot, before: null, after: bareIssueState(titled), issue: titled, action: "open", now });
   const [linked] = await tx.update(alerts).set({ issueId: issue.id }).where(eq(alerts.id, alert.id)).returning();
   return linked ?? alert;
 }
@@ -52,10 +52,10 @@ export async function openIncident(
  * Closes the alert's incident when the alert resolves (project setting `auto_close_incident`), and tells issue hooks
  * and chat integrations.
  */
-export async function closeIncident(tx: Executor, project: ProjectRow, alert: AlertRow, bot: UserRow, now: Date): Promise<void> {
+export async function closeIncident(tx: Executor, view: ProjectRef, alert: AlertRow, bot: UserRow, now: Date): Promise<void> {
   if (alert.issueId === null) return;
   // The incident as it was, for the hooks' `changes`: read only when a hook or an integration takes issue events.
-  const told = await projectTakesIssueEvents(tx, project.id, now);
+  const told = await projectTakesIssueEvents(tx, view.project.id, now);
   const [open] = told ? await tx.select(issueColumns).from(issues).where(and(eq(issues.id, alert.issueId), eq(issues.state, "opened"))) : [];
   const before = open ? await issueStateOf(tx, open) : null;
   const [closed] = await tx
@@ -64,8 +64,8 @@ export async function closeIncident(tx: Executor, project: ProjectRow, alert: Al
     .where(and(eq(issues.id, alert.issueId), eq(issues.state, "opened")))
     .returning(issueColumns);
   if (!closed) return;
-  await recordIssueStateChange(tx, { project }, closed, bot.id, "closed", now);
-  if (before) await incidentHooks(tx, { project, actor: bot, before, issue: closed, action: "close", now });
+  await recordIssueStateChange(tx, view, closed, bot.id, "closed", now);
+  if (before) await issueHooks(tx, { view, actor: bot, before, issue: closed, action: "close", now });
 }
 
 export async function incidentIid(tx: Executor, alert: AlertRow): Promise<number | null> {

@@ -72,7 +72,7 @@ export async function processAlert(db: Database, incoming: IncomingAlert): Promi
     const [row] = await tx.select().from(alerts).where(eq(alerts.id, alert.id));
     if (!row) throw new Error(`alert ${alert.id} vanished inside its own transaction`);
     const project = await projectWithNamespace(tx, incoming.projectId);
-    const linked = await openIncident(tx, project.project, row, bot, alertDetailsUrl(project, row), incoming.now);
+    const linked = await openIncident(tx, project, row, bot, alertDetailsUrl(project, row), incoming.now);
     await addSystemNote(tx, alert.id, `created incident #${await incidentIid(tx, linked)} for this alert`, incoming.now, bot.id);
     return linked;
   });
@@ -159,7 +159,7 @@ async function resolveMatching(db: Database, incoming: IncomingAlert, fingerprin
     await enqueueAlertEmail(tx, settings, resolved, "resolved", incoming.now);
     if (resolved.issueId !== null && settings.autoCloseIncident) {
       const project = await projectWithNamespace(tx, incoming.projectId);
-      await closeIncident(tx, project.project, resolved, bot, incoming.now);
+      await closeIncident(tx, project, resolved, bot, incoming.now);
     }
     return resolved;
   });

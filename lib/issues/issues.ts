@@ -14,7 +14,7 @@ import { findOrCreateLabels, labelsOfIssues, labelsTitled, setIssueLabels } from
 import { renderForSave, type RenderedText } from "./rendered-text";
 import { descriptionProblem } from "./text-limits";
 import { issueReadableBy } from "./visibility";
-import { issueHooks, issueStateOf, projectTakesIssueEvents } from "@/lib/webhooks/events";
+import { bareIssueState, issueHooks, issueStateOf, projectTakesIssueEvents } from "@/lib/webhooks/events";
 
 export { issueReadableBy } from "./visibility";
 
@@ -126,7 +126,8 @@ export async function createIssue(ctx: Ctx, projectReference: string, input: New
     const labelNames = splitLabelNames(input.labels ?? []);
     if (labelNames.length > 0) await setIssueLabels(tx, inserted.id, (await findOrCreateLabels(tx, view.project.id, labelNames, ctx.now)).map((label) => label.id));
     if (assigneeIds) await setIssueAssignees(tx, inserted.id, assigneeIds);
-    await issueHooks(tx, { view, actor: author, before: null, issue: inserted, action: "open", now: ctx.now });
+    const bare = labelNames.length === 0 && !assigneeIds?.length;
+    await issueHooks(tx, { view, actor: author, before: null, after: bare ? bareIssueState(inserted) : undefined, issue: inserted, action: "open", now: ctx.now });
     return inserted;
   });
   return withIssueDetail(ctx, { view, issue, author });

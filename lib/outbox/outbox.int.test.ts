@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/drivers";
 import { outboxMessages } from "@/lib/db/schema";
+import { statementRows } from "@/lib/db/statement-rows";
 import { createPostgresDatabase, databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { uniqueSuffix } from "@/lib/testing/fixtures";
-import { completeMessage, enqueueMessages, leaseMessages, pruneMessages, rescheduleMessage, type LeasedMessage } from "./outbox";
+import { completeMessage, enqueueMessages, enqueueSelected, leaseMessages, pruneMessages, rescheduleMessage, type LeasedMessage } from "./outbox";
 import { OutboxWorker } from "./worker";
 
 const leaseMs = 60_000;
@@ -50,6 +51,44 @@ describe.each(testDatabases())("the outbox on $name", ({ open }) => {
     expect(await completeMessage(handle.db, slowHead!)).toBe(true);
     const next = await leaseMessages(handle.db, { topics: [t], limit: 10, leaseMs, now, scanWindow: 4 });
     expect(next.map((message) => message.payload)).toEqual([{ n: 1 }]);
+  });
+
+  it("writes a fan-out's shared body once, leases it with each message, and deletes it with the last one", async () => {
+    const t = topic();
+    const fanOut = (keys: string[]) =>
+      sql.join(
+        keys.map((key) => sql`select ${t}::text, ${`${t}:${key}`}::text, jsonb_build_object('key', ${key}::text)`),
+        sql` union all `,
+      );
+    const bodies = async () => Number(statementRows<{ n: number }>(await handle.db.execute(sql`select count(*)::int as n from outbox_bodies b
+      where exists (select 1 from outbox_messages m where m.body_id = b.id and m.topic = ${t})`))[0]!.n);
+    expect(await handle.db.transaction((tx) => enqueueSelected(tx, fanOut(["a", "b", "c"]), '{"kept":"in order"}'))).toBe(3);
+    // A query that selects nothing writes no body.
+    expect(await enqueueSelected(handle.db, sql`select * from (${fanOut(["d"])}) nothing where false`, "unused")).toBe(0);
+    const [stored] = statementRows<{ messages: number; bodies: number }>(await handle.db.execute(sql`
+      select count(*)::int as messages, count(distinct body_id)::int as bodies from outbox_messages where topic = ${t}`));
+    expect(stored).toEqual({ messages: 3, bodies: 1 });
+
+    const leased = await leaseMessages(handle.db, { topics: [t], limit: 10, leaseMs, now: new Date(Date.now() + 1000) });
+    expect(leased.map((message) => [message.payload, message.body])).toEqual([
+      [{ key: "a" }, '{"kept":"in order"}'],
+      [{ key: "b" }, '{"kept":"in order"}'],
+      [{ key: "c" }, '{"kept":"in order"}'],
+    ]);
+    expect(await completeMessage(handle.db, leased[0]!)).toBe(true);
+    expect(await completeMessage(handle.db, leased[1]!)).toBe(true);
+    expect(await bodies()).toBe(1);
+    const [lastBodyId] = statementRows<{ body_id: number }>(await handle.db.execute(sql`select body_id from outbox_messages where id = ${leased[2]!.id}`));
+    expect(await completeMessage(handle.db, leased[2]!)).toBe(true);
+    const [left] = statementRows<{ n: number }>(await handle.db.execute(sql`select count(*)::int as n from outbox_bodies where id = ${lastBodyId!.body_id}`));
+    expect(left).toEqual({ n: 0 });
+  });
+
+  it("prunes a body no message needs any more", async () => {
+    const [orphan] = statementRows<{ id: number }>(await handle.db.execute(sql`insert into outbox_bodies (body) values ('left behind') returning id`));
+    await pruneMessages(handle.db, { before: new Date(0) });
+    const [left] = statementRows<{ n: number }>(await handle.db.execute(sql`select count(*)::int as n from outbox_bodies where id = ${orphan!.id}`));
+    expect(left).toEqual({ n: 0 });
   });
 
   it("keeps a rescheduled message, and every message behind it, until it is due; only the lease holder may act", async () => {

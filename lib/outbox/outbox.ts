@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { sql, type SQL } from "drizzle-orm";
 import type { Database, Executor } from "@/lib/db";
 import { statementRows } from "@/lib/db/statement-rows";
-import { outboxMessages } from "@/lib/db/schema";
+import { outboxBodies, outboxMessages } from "@/lib/db/schema";
 
 /**
  * The outbox: messages to send outside (webhook deliveries, and any later sender's), written with the change that
@@ -34,6 +34,8 @@ export interface LeasedMessage {
   topic: string;
   orderingKey: string;
   payload: Record<string, unknown>;
+  /** The text shared with the other messages of its change (`enqueueSelected`'s `body`), or null. */
+  body: string | null;
   /** Attempts begun, this one included. */
   attempts: number;
   leaseToken: string;
@@ -53,27 +55,47 @@ export function instantParam(time: Date): SQL {
   return sql`${time.toISOString()}::timestamptz`;
 }
 
-async function notifyWorkers(tx: Executor): Promise<void> {
-  // Delivered when the transaction commits, and not at all if it rolls back.
-  await tx.execute(sql`select pg_notify(${outboxChannel}, '')`);
+/**
+ * Inserts what `insert` (an `INSERT … RETURNING id`) writes and notifies the workers when it wrote anything, in one
+ * statement: the request that causes a delivery pays one round trip for it. The notification is delivered when the
+ * transaction commits, and not at all if it rolls back.
+ */
+async function insertAndNotify(tx: Executor, insert: SQL, shared?: SQL): Promise<number> {
+  const [row] = statementRows<{ inserted: number }>(await tx.execute(sql`
+    with ${shared ? sql`${shared}, ` : sql``}inserted as (${insert}),
+    notified as (select pg_notify(${outboxChannel}, '') from (select 1 from inserted limit 1) one)
+    select (select count(*) from inserted)::int as inserted, (select count(*) from notified)::int as notified`));
+  return row?.inserted ?? 0;
 }
 
-/** Writes messages in the caller's transaction: one insert, whatever their number. */
+/** Writes messages in the caller's transaction: one statement, whatever their number. */
 export async function enqueueMessages(tx: Executor, messages: NewOutboxMessage[]): Promise<number> {
   if (messages.length === 0) return 0;
-  await tx.insert(outboxMessages).values(messages);
-  await notifyWorkers(tx);
-  return messages.length;
+  const rows = sql.join(
+    messages.map(
+      (message) =>
+        sql`(${message.topic}, ${message.orderingKey}, ${JSON.stringify(message.payload)}::jsonb, ${message.availableAt ? instantParam(message.availableAt) : sql`now()`})`,
+    ),
+    sql`, `,
+  );
+  return insertAndNotify(tx, sql`insert into ${outboxMessages} (topic, ordering_key, payload, available_at) values ${rows} returning id`);
 }
 
 /**
  * Writes the messages a query selects, in the caller's transaction: one `INSERT … SELECT` for a fan-out to any number
- * of recipients. `select` must answer the columns `topic`, `ordering_key` and `payload` (jsonb), in that order.
+ * of recipients. `select` must answer the columns `topic`, `ordering_key` and `payload` (jsonb), in that order. A
+ * `body` they all carry is written once (`outbox_bodies`), and only when the query selects anything; each message
+ * is leased with it (`LeasedMessage.body`).
  */
-export async function enqueueSelected(tx: Executor, select: SQL): Promise<number> {
-  const inserted = statementRows<{ id: number }>(await tx.execute(sql`insert into ${outboxMessages} (topic, ordering_key, payload) ${select} returning id`));
-  if (inserted.length > 0) await notifyWorkers(tx);
-  return inserted.length;
+export async function enqueueSelected(tx: Executor, select: SQL, body?: string): Promise<number> {
+  if (body === undefined) return insertAndNotify(tx, sql`insert into ${outboxMessages} (topic, ordering_key, payload) ${select} returning id`);
+  return insertAndNotify(
+    tx,
+    sql`insert into ${outboxMessages} (topic, ordering_key, payload, body_id)
+        select selected.*, shared.id from (${select}) selected cross join shared returning id`,
+    sql`selected_any as (select exists (${select}) as any),
+        shared as (insert into ${outboxBodies} (body) select ${body}::text from selected_any where selected_any.any returning id)`,
+  );
 }
 
 interface LeasedRow {
@@ -81,6 +103,7 @@ interface LeasedRow {
   topic: string;
   ordering_key: string;
   payload: Record<string, unknown>;
+  body: string | null;
   attempts: number;
   lease_token: string;
   leased_until: string | Date;
@@ -110,16 +133,17 @@ function isKeyHead(alias: SQL): SQL {
  * head), whatever the number of messages behind each.
  */
 function keyHeads(topicList: SQL, at: SQL): SQL {
+  // Each step reads the head's row itself (one heap fetch per key), so whether it is due is decided on the walk, not by
+  // joining the walk back to the table, which the planner would do with a scan of the whole table.
   return sql`
-    with recursive walked(ordering_key, id) as (
-      (select ordering_key, id from outbox_messages order by ordering_key, id limit 1)
+    with recursive walked(ordering_key, id, topic, available_at, leased_until) as (
+      (select ordering_key, id, topic, available_at, leased_until from outbox_messages order by ordering_key, id limit 1)
       union all
-      select next.ordering_key, next.id from walked cross join lateral (
-        select m.ordering_key, m.id from outbox_messages m
+      select next.* from walked cross join lateral (
+        select m.ordering_key, m.id, m.topic, m.available_at, m.leased_until from outbox_messages m
          where m.ordering_key > walked.ordering_key order by m.ordering_key, m.id limit 1) next
     )
-    select head.id from walked join outbox_messages head on head.id = walked.id
-     where head.topic in (${topicList}) and ${dueAndFree(sql`head`, at)}`;
+    select head.id from walked head where head.topic in (${topicList}) and ${dueAndFree(sql`head`, at)}`;
 }
 
 /**
@@ -145,7 +169,7 @@ export async function leaseMessages(
   const candidates = statementRows<{ id: string | number }>(await db.execute(sql`
     with scanned as (
       select h.id, h.ordering_key, h.available_at from outbox_messages h
-       where h.topic in (${topicList}) and ${dueAndFree(sql`h`, at)}
+       where ${dueAndFree(sql`h`, at)} and h.topic in (${topicList})
        order by h.available_at, h.id
        limit ${scanWindow}
     ),
@@ -176,13 +200,15 @@ export async function leaseMessages(
       from picked
      where m.id = picked.id
        and (m.leased_until is null or m.leased_until < ${at})
-    returning m.id, m.topic, m.ordering_key, m.payload, m.attempts, m.lease_token, m.leased_until`));
+    returning m.id, m.topic, m.ordering_key, m.payload, (select b.body from outbox_bodies b where b.id = m.body_id) as body,
+              m.attempts, m.lease_token, m.leased_until`));
   return rows
     .map((row) => ({
       id: Number(row.id),
       topic: row.topic,
       orderingKey: row.ordering_key,
       payload: row.payload,
+      body: row.body,
       attempts: row.attempts,
       leaseToken: row.lease_token,
       leasedUntil: new Date(row.leased_until),
@@ -190,12 +216,19 @@ export async function leaseMessages(
     .sort((a, b) => a.id - b.id);
 }
 
-/** Deletes a sent (or abandoned) message, if the lease is still the caller's. Answers whether it was. */
+/**
+ * Deletes a sent (or abandoned) message, if the lease is still the caller's, and its body if no other message needs it.
+ * Answers whether the lease was the caller's.
+ */
 export async function completeMessage(tx: Executor, message: Pick<LeasedMessage, "id" | "leaseToken">): Promise<boolean> {
-  const deleted = statementRows<{ id: number }>(
-    await tx.execute(sql`delete from outbox_messages where id = ${message.id} and lease_token = ${message.leaseToken} returning id`),
-  );
-  return deleted.length > 0;
+  const [row] = statementRows<{ deleted: number }>(await tx.execute(sql`
+    with deleted as (delete from outbox_messages where id = ${message.id} and lease_token = ${message.leaseToken} returning body_id),
+    unneeded as (
+      delete from outbox_bodies b using deleted
+       where b.id = deleted.body_id
+         and not exists (select 1 from outbox_messages m where m.body_id = deleted.body_id and m.id <> ${message.id}))
+    select (select count(*) from deleted)::int as deleted`));
+  return (row?.deleted ?? 0) > 0;
 }
 
 /**
@@ -223,12 +256,17 @@ export async function discardMessagesOf(tx: Executor, orderingKey: string): Prom
 
 /**
  * Deletes messages written before `before` that are still there (a sender that keeps failing gives up long before;
- * this bounds the table if one never does), at most `batch` at a time. Answers how many went.
+ * this bounds the table if one never does), at most `batch` at a time, and bodies no message needs any more (those
+ * whose last two messages finished at once). Answers how many messages went.
  */
 export async function pruneMessages(db: Database, { before, batch = 10_000 }: { before: Date; batch?: number }): Promise<number> {
   const deleted = statementRows<{ id: number }>(await db.execute(sql`
     delete from outbox_messages
      where id in (select id from outbox_messages where created_at < ${instantParam(before)} and (leased_until is null or leased_until < now()) limit ${batch})
     returning id`));
+  // A body commits with its messages, so none is ever seen here before the messages that need it.
+  await db.execute(sql`
+    delete from outbox_bodies
+     where id in (select b.id from outbox_bodies b where not exists (select 1 from outbox_messages m where m.body_id = b.id) limit ${batch})`);
   return deleted.length;
 }

@@ -158,9 +158,13 @@ export function retryDelayMs(attempts: number): number {
   return growingRetryDelayMs(attempts, 15_000);
 }
 
-/** A delivery from the outbox, checked: a payload this version cannot read is dropped rather than retried forever. */
-function readDelivery(payload: Record<string, unknown>): HookDelivery | null {
-  const { hookId, trigger, body, idempotencyKey, eventUuid } = payload;
+/**
+ * A delivery from the outbox, checked: a payload this version cannot read is dropped rather than retried forever. Its
+ * JSON is the message's shared body (deliveries written before bodies were shared carry it in the payload).
+ */
+function readDelivery({ payload, body: sharedBody }: Pick<LeasedMessage, "payload" | "body">): HookDelivery | null {
+  const { hookId, trigger, idempotencyKey, eventUuid } = payload;
+  const body = sharedBody ?? payload.body;
   if (typeof hookId !== "number" || !isHookTrigger(trigger) || typeof body !== "string") return null;
   if (typeof idempotencyKey !== "string" || typeof eventUuid !== "string") return null;
   try {
@@ -178,7 +182,7 @@ function readDelivery(payload: Record<string, unknown>): HookDelivery | null {
 export function webHookSender(now: () => Date = () => new Date()) {
   return async (handle: DatabaseHandle, message: LeasedMessage): Promise<void> => {
     const { db } = handle;
-    const delivery = readDelivery(message.payload);
+    const delivery = readDelivery(message);
     const [hook] = delivery ? await db.select().from(projectHooks).where(eq(projectHooks.id, delivery.hookId)) : [];
     if (!delivery || !hook || permanentlyDisabled(hook)) {
       await completeMessage(db, message);

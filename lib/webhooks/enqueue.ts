@@ -17,7 +17,8 @@ export function hookOrderingKey(hookId: number): string {
 
 /**
  * What a delivery carries in the outbox: which hook, why, the payload, and the keys every attempt repeats. The payload
- * is kept as its JSON text (`body`), so it goes out with its keys in GitLab's order (jsonb would sort them).
+ * is kept as its JSON text, so it goes out with its keys in GitLab's order (jsonb would sort them), and once for all the
+ * hooks it goes to (the message's shared body).
  */
 export interface HookDelivery {
   hookId: number;
@@ -54,7 +55,7 @@ export function hooksTake(projectId: number, triggers: HookTrigger[], now: Date)
 
 /**
  * Writes a delivery of `data` to every hook of the project that takes `trigger` and is executable now, in the
- * caller's transaction: one `INSERT … SELECT` into the outbox, however many hooks there are. A push names its branch,
+ * caller's transaction: one statement, however many hooks there are, which writes the payload once. A push names its branch,
  * which each hook's branch filter must let through. Answers how many deliveries were written.
  */
 export async function enqueueHookDeliveries(
@@ -67,11 +68,12 @@ export async function enqueueHookDeliveries(
   return enqueueSelected(
     tx,
     sql`select ${webHookTopic}::text, ${`${webHookTopic}:`}::text || ${projectHooks.id}::text,
-        jsonb_build_object('hookId', ${projectHooks.id}, 'trigger', ${event.trigger}::text, 'body', ${data}::text,
+        jsonb_build_object('hookId', ${projectHooks.id}, 'trigger', ${event.trigger}::text,
           'idempotencyKey', gen_random_uuid()::text, 'eventUuid', ${eventUuid}::text)
       from ${projectHooks}
      where ${projectHooks.projectId} = ${event.projectId} and ${column} and ${executableHooksAt(event.now)}
        ${event.branch === undefined ? sql`` : sql`and ${branchFilterAllows(event.branch)}`}
      order by ${projectHooks.id}`,
+    data,
   );
 }

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Executor } from "@/lib/db";
 import { eq, sql } from "drizzle-orm";
-import { namespaces, projects, users, type IssueRow, type MilestoneRow, type NoteRow, type ProjectMemberRow, type ProjectRow, type UserRow } from "@/lib/db/schema";
+import { namespaces, projects, users, type IssueRow, type MilestoneRow, type NoteRow, type ProjectMemberRow, type UserRow } from "@/lib/db/schema";
 import type { FiredChatEvent } from "@/lib/integrations/catalog";
 import { enqueueChatNotifications, integrationsTake } from "@/lib/integrations/enqueue";
 import { assigneesOfIssues } from "@/lib/issues/assignees";
@@ -29,7 +29,7 @@ import {
  */
 
 type Actor = Pick<UserRow, "id" | "name" | "username">;
-type ProjectRef = Pick<ProjectView, "project" | "namespace">;
+export type ProjectRef = Pick<ProjectView, "project" | "namespace">;
 
 /** An issue's labels and assignees as they stand in the transaction. */
 export async function issueStateOf(tx: Executor, issue: IssueRow): Promise<IssueState> {
@@ -75,19 +75,25 @@ function issueChatEvents(issue: IssueRow, action: IssueHookAction): ("issue" | "
   return [issue.confidential ? "confidential_issue" : "issue", ...(issue.issueType === "incident" ? (["incident"] as const) : [])];
 }
 
+/** The state of an issue just written with no labels and no assignees, which needs no lookup. */
+export function bareIssueState(issue: IssueRow): IssueState {
+  return { issue, labels: [], assignees: [] };
+}
+
 /**
- * An issue opened, closed, reopened or edited. `before` is its state before the change (null for a new issue); a
- * confidential issue goes to the hooks that take confidential issue events only.
+ * An issue opened, closed, reopened or edited. `before` is its state before the change (null for a new issue), and
+ * `after` its state now when the caller knows it (else it is read); a confidential issue goes to the hooks that take
+ * confidential issue events only. Called with the project's counters locked, so it adds as few round trips as it can.
  */
 export async function issueHooks(
   tx: Executor,
-  change: { view: ProjectRef; actor: Actor; before: IssueState | null; issue: IssueRow; action: IssueHookAction; now: Date },
+  change: { view: ProjectRef; actor: Actor; before: IssueState | null; after?: IssueState; issue: IssueRow; action: IssueHookAction; now: Date },
 ): Promise<void> {
   const trigger = change.issue.confidential ? "confidential_issue_hooks" : "issue_hooks";
   const chatEvents = issueChatEvents(change.issue, change.action);
   const listeners = await listenersOf(tx, change.view.project.id, { hooks: [trigger], integrations: chatEvents }, change.now);
   if (!listeners.hooks && !listeners.integrations) return;
-  const after = await issueStateOf(tx, change.issue);
+  const after = change.after ?? (await issueStateOf(tx, change.issue));
   const changes = issueChanges(change.before, after);
   if (change.action === "update" && Object.keys(changes).length === 0) return;
   const data = issueHookData(change.view, change.actor, after, change.action, changes);
@@ -98,20 +104,6 @@ export async function issueHooks(
     const eventData = event === "incident" ? { ...data, object_kind: "incident", event_type: "incident" } : data;
     await enqueueChatNotifications(tx, { view: change.view, notification: { event, data: eventData }, now: change.now });
   }
-}
-
-/**
- * An incident opened or closed by an alert (the alert bot acts): the same issue hooks and messages, for callers that
- * hold the project's row without its namespace, which is read only when a hook or an integration takes the event.
- */
-export async function incidentHooks(
-  tx: Executor,
-  change: { project: ProjectRow; actor: Actor; before: IssueState | null; issue: IssueRow; action: IssueHookAction; now: Date },
-): Promise<void> {
-  if (!(await projectTakesIssueEvents(tx, change.project.id, change.now))) return;
-  const [namespace] = await tx.select().from(namespaces).where(eq(namespaces.id, change.project.namespaceId));
-  if (!namespace) return;
-  await issueHooks(tx, { ...change, view: { project: change.project, namespace } });
 }
 
 /** A comment written or edited; one on a confidential issue, or an internal one, goes to confidential note hooks. */

@@ -15,6 +15,11 @@ export const outboxMessages = pgTable(
     topic: text("topic").notNull(),
     orderingKey: text("ordering_key").notNull(),
     payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    /**
+     * The text it carries when one change sends the same text to many recipients (a webhook payload to each of a
+     * project's hooks): written once in `outbox_bodies`, not once per message.
+     */
+    bodyId: bigint("body_id", { mode: "number" }),
     /** Attempts begun, counted when a worker leases the message. */
     attempts: integer("attempts").notNull().default(0),
     availableAt: instant("available_at").notNull().default(sql`now()`),
@@ -27,8 +32,22 @@ export const outboxMessages = pgTable(
   (table) => [
     // The head of each key's queue, and whether anything older waits before a message.
     index("outbox_messages_ordering_idx").on(table.orderingKey, table.id),
-    index("outbox_messages_available_idx").on(table.topic, table.availableAt, table.id),
+    // The due messages, oldest first, whatever their topic: every worker sends every topic, and an index that began with
+    // the topic could not give several topics' messages in one order without reading and sorting them all.
+    index("outbox_messages_due_idx").on(table.availableAt, table.id),
+    // Whether any message still needs a body, when one is sent and when bodies are pruned.
+    index("outbox_messages_body_idx").on(table.bodyId).where(sql`${table.bodyId} is not null`),
   ],
 );
+
+/**
+ * Texts shared by several outbox messages. A body goes with the last message that needs it, or, when two of those
+ * finish at once and each sees the other, with the next prune (`pruneMessages`).
+ */
+export const outboxBodies = pgTable("outbox_bodies", {
+  id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+  body: text("body").notNull(),
+  createdAt: createdAt(),
+});
 
 export type OutboxMessageRow = typeof outboxMessages.$inferSelect;
