@@ -217,17 +217,23 @@ export async function leaseMessages(
 }
 
 /**
- * Deletes a sent (or abandoned) message, if the lease is still the caller's, and its body if no other message needs it.
- * Answers whether the lease was the caller's.
+ * Deleting a sent (or abandoned) message, if the lease is still the caller's, and its body if no other message needs
+ * it, as common table expressions (`completed_message`, answering the deleted message's `body_id`), for a sender that
+ * records its attempt in the same statement.
  */
+export function completionCtes(message: Pick<LeasedMessage, "id" | "leaseToken">): SQL {
+  return sql`completed_message as (delete from outbox_messages where id = ${message.id} and lease_token = ${message.leaseToken} returning body_id),
+    unneeded_body as (
+      delete from outbox_bodies b using completed_message
+       where b.id = completed_message.body_id
+         and not exists (select 1 from outbox_messages m where m.body_id = completed_message.body_id and m.id <> ${message.id}))`;
+}
+
+/** Deletes a sent (or abandoned) message (`completionCtes`). Answers whether the lease was the caller's. */
 export async function completeMessage(tx: Executor, message: Pick<LeasedMessage, "id" | "leaseToken">): Promise<boolean> {
-  const [row] = statementRows<{ deleted: number }>(await tx.execute(sql`
-    with deleted as (delete from outbox_messages where id = ${message.id} and lease_token = ${message.leaseToken} returning body_id),
-    unneeded as (
-      delete from outbox_bodies b using deleted
-       where b.id = deleted.body_id
-         and not exists (select 1 from outbox_messages m where m.body_id = deleted.body_id and m.id <> ${message.id}))
-    select (select count(*) from deleted)::int as deleted`));
+  const [row] = statementRows<{ deleted: number }>(
+    await tx.execute(sql`with ${completionCtes(message)} select (select count(*) from completed_message)::int as deleted`),
+  );
   return (row?.deleted ?? 0) > 0;
 }
 

@@ -73,9 +73,9 @@ export async function recordHookFailure(tx: Executor, hookId: number, now: Date)
     .where(and(eq(projectHooks.id, hookId), executableHooksAt(now)));
 }
 
-/** A successful request: the hook is executable again (`enable!`). */
-export async function recordHookSuccess(tx: Executor, hookId: number): Promise<void> {
-  await tx
+/** A successful request: the hook is executable again (`enable!`). A statement to await or embed. */
+export function recordHookSuccess(tx: Executor, hookId: number) {
+  return tx
     .update(projectHooks)
     .set({ recentFailures: 0, disabledUntil: null })
     .where(and(eq(projectHooks.id, hookId), sql`(${projectHooks.recentFailures} <> 0 or ${projectHooks.disabledUntil} is not null)`));

@@ -1,13 +1,14 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Database, Executor } from "@/lib/db";
 import type { DatabaseHandle } from "@/lib/db/drivers";
 import { projectHooks, webHookLogs, type ProjectHookRow } from "@/lib/db/schema";
+import { statementRows } from "@/lib/db/statement-rows";
 import { sendOutbound } from "@/lib/http/outbound";
 import { compatibleGitlabVersion } from "@/lib/instance/metadata";
 import { localRequestsAllowedFromWebHooks } from "@/lib/instance/settings";
-import { completeMessage, growingRetryDelayMs, rescheduleMessage, type LeasedMessage } from "@/lib/outbox/outbox";
+import { completeMessage, completionCtes, growingRetryDelayMs, rescheduleMessage, type LeasedMessage } from "@/lib/outbox/outbox";
 import { permanentlyDisabled, recordHookFailure, recordHookSuccess, temporarilyDisabled } from "./auto-disabling";
 import type { HookDelivery } from "./enqueue";
 import { customHeadersOf, tokenOf } from "./hooks";
@@ -79,16 +80,17 @@ function loggedResponseHeaders(headers: Record<string, string>): Record<string, 
 }
 
 /**
- * Sends `data` to the hook once and logs the request and what came back (`WebHookService#execute` and its log), then
- * counts the result toward the hook's auto-disabling, in `afterLog`'s transaction too. Never throws for what the
- * receiver does; the caller's transaction work (completing the outbox message) goes in `afterLog`.
+ * Sends `data` to the hook once and logs the request and what came back (`WebHookService#execute` and its log), and
+ * counts the result toward the hook's auto-disabling with the log. Never throws for what the receiver does. A delivery
+ * from the outbox names its `message`: a success completes it in the log's statement (one round trip for the usual
+ * case), and after a failure `afterFailure` completes or reschedules it in the log's transaction.
  */
 export async function executeHook(
   db: Database,
   hook: ProjectHookRow,
   delivery: Pick<HookDelivery, "trigger" | "data" | "idempotencyKey" | "eventUuid">,
   now: () => Date,
-  afterLog?: (tx: Executor, execution: HookExecution) => Promise<void>,
+  outbox?: { message: Pick<LeasedMessage, "id" | "leaseToken">; afterFailure: (tx: Executor, execution: HookExecution) => Promise<void> },
 ): Promise<HookExecution> {
   const [token, customHeaders] = await Promise.all([tokenOf(db, hook), customHeadersOf(db, hook)]);
   const headers = requestHeaders(hook, delivery.trigger, delivery, token, customHeaders);
@@ -125,8 +127,8 @@ export async function executeHook(
     }
   }
   const ok = typeof status === "number" && status >= 200 && status < 400;
-  return db.transaction(async (tx) => {
-    const [log] = await tx
+  const log = (executor: Executor) =>
+    executor
       .insert(webHookLogs)
       .values({
         webHookId: hook.id,
@@ -142,11 +144,22 @@ export async function executeHook(
         createdAt: now(),
       })
       .returning({ id: webHookLogs.id });
-    if (ok) await recordHookSuccess(tx, hook.id);
-    else await recordHookFailure(tx, hook.id, now());
-    const execution: HookExecution = { status, ok, responseBody, errorMessage, logId: log!.id };
-    await afterLog?.(tx, execution);
-    return execution;
+  const execution = (logId: number): HookExecution => ({ status, ok, responseBody, errorMessage, logId });
+  if (ok) {
+    const [logged] = statementRows<{ id: number }>(
+      // The builders' own SQL, as the statement's parts (embedded as they are, they would be parenthesized subqueries).
+      await db.execute(sql`with logged as (${log(db).getSQL()}), healthy as (${recordHookSuccess(db, hook.id).getSQL()})${
+        outbox ? sql`, ${completionCtes(outbox.message)}` : sql``
+      } select id from logged`),
+    );
+    return execution(Number(logged!.id));
+  }
+  return db.transaction(async (tx) => {
+    const [logged] = await log(tx);
+    await recordHookFailure(tx, hook.id, now());
+    const failed = execution(logged!.id);
+    await outbox?.afterFailure(tx, failed);
+    return failed;
   });
 }
 
@@ -192,15 +205,18 @@ export function webHookSender(now: () => Date = () => new Date()) {
       await rescheduleMessage(db, message, { availableAt: hook.disabledUntil!, error: "Hook disabled", countAttempt: false });
       return;
     }
-    await executeHook(db, hook, delivery, now, async (tx, execution) => {
-      if (execution.ok || message.attempts >= maxDeliveryAttempts) {
-        await completeMessage(tx, message);
-        return;
-      }
-      const [after] = await tx.select({ disabledUntil: projectHooks.disabledUntil }).from(projectHooks).where(eq(projectHooks.id, hook.id));
-      const retryAt = now().getTime() + retryDelayMs(message.attempts);
-      const availableAt = new Date(Math.max(retryAt, after?.disabledUntil?.getTime() ?? 0));
-      await rescheduleMessage(tx, message, { availableAt, error: execution.errorMessage ?? `HTTP ${execution.status}` });
+    await executeHook(db, hook, delivery, now, {
+      message,
+      afterFailure: async (tx, execution) => {
+        if (message.attempts >= maxDeliveryAttempts) {
+          await completeMessage(tx, message);
+          return;
+        }
+        const [after] = await tx.select({ disabledUntil: projectHooks.disabledUntil }).from(projectHooks).where(eq(projectHooks.id, hook.id));
+        const retryAt = now().getTime() + retryDelayMs(message.attempts);
+        const availableAt = new Date(Math.max(retryAt, after?.disabledUntil?.getTime() ?? 0));
+        await rescheduleMessage(tx, message, { availableAt, error: execution.errorMessage ?? `HTTP ${execution.status}` });
+      },
     });
   };
 }
