@@ -95,7 +95,7 @@ async function insertProject(ctx: Ctx, user: UserRow, input: NewProject): Promis
         })
         .returning();
       if (!project) throw new Error("insert into projects returned no row");
-      await claimProjectPath(tx, `${namespace.path}/${project.path}`);
+      await claimProjectPath(tx, `${namespace.fullPath}/${project.path}`);
       await tx.insert(projectMembers).values({
         projectId: project.id,
         userId: user.id,
@@ -135,7 +135,7 @@ export function projectNamed(
 ): SQL {
   if (reference.by === "id") return eq(projects.id, reference.id);
   return and(
-    sql`lower(${namespaces.path}) = lower(${reference.namespacePath})`,
+    sql`lower(${namespaces.fullPath}) = lower(${reference.namespacePath})`,
     sql`lower(${projects.path}) = lower(${reference.projectPath})`,
   )!;
 }
@@ -157,7 +157,7 @@ function projectViews(ctx: Ctx, where: SQL | undefined) {
 export async function missingProject(ctx: Ctx, named: ProjectReference | null): Promise<NotFoundError> {
   if (named?.by === "path") {
     const [moved] = await ctx.db
-      .select({ id: projects.id, namespacePath: namespaces.path, projectPath: projects.path })
+      .select({ id: projects.id, namespacePath: namespaces.fullPath, projectPath: projects.path })
       .from(redirectRoutes)
       .innerJoin(projects, eq(projects.id, redirectRoutes.projectId))
       .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
@@ -259,7 +259,7 @@ function ownProjects(ctx: Ctx, filters: ProjectListFilters): SQL | undefined {
 /** GitLab's project search: each term in path, name or description; with namespaces, in the full path and name. */
 function projectSearch(query: string, withNamespaces: boolean): SQL {
   const columns: SQL[] = withNamespaces
-    ? [sql`${namespaces.path} || '/' || ${projects.path}`, sql`${namespaces.name} || ' / ' || ${projects.name}`, sql`${projects.description}`]
+    ? [sql`${namespaces.fullPath} || '/' || ${projects.path}`, sql`${namespaces.name} || ' / ' || ${projects.name}`, sql`${projects.description}`]
     : [sql`${projects.path}`, sql`${projects.name}`, sql`${projects.description}`];
   return fuzzySearch(columns, query) ?? sql`true`;
 }
