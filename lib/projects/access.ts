@@ -75,9 +75,11 @@ export function memberProjectIds(userId: number | Placeholder, today: string | P
  * `group_members` per ancestor, through the namespace's own `traversal_ids`.
  */
 export function inheritedAccessLevel(userId: number | Placeholder, today: string | Placeholder, namespaceId: SQL): SQL<number | null> {
-  return sql<number | null>`(select max(${groupMembers.accessLevel}) from ${namespaces}
-    inner join ${groupMembers} on ${groupMembers.groupId} = any(${namespaces.traversalIds})
-    where ${namespaces.id} = ${namespaceId} and ${groupMembers.userId} = ${userId} and ${groupMembershipActive(today)})`;
+  // Aliased, so the namespace and memberships of a surrounding query stay within reach of `namespaceId`.
+  return sql<number | null>`(select max(inherited.access_level) from ${namespaces} placed
+    inner join ${groupMembers} inherited on inherited.group_id = any(placed.traversal_ids)
+    where placed.id = ${namespaceId} and inherited.user_id = ${userId}
+      and (inherited.expires_at is null or inherited.expires_at > ${today}::date))`;
 }
 
 /**

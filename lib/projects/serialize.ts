@@ -129,9 +129,9 @@ export function serializeProject(details: ProjectDetails, { permissions = false 
   });
 }
 
-/** `POST /projects`' answer: the creator is the new project's Owner, and it has no issues yet. */
+/** `POST /projects`' answer: a personal project's creator is its Owner (in a group, no member), and it has no issues yet. */
 export function serializeCreatedProject(view: ProjectView) {
-  return serializeProject({ view, openIssuesCount: 0, statistics: null, membershipAccessLevel: accessLevels.owner });
+  return serializeProject({ view, openIssuesCount: 0, statistics: null, membershipAccessLevel: view.namespace.kind === "group" ? null : accessLevels.owner });
 }
 
 /** GitLab's ProjectStatistics; what this service does not store (wiki, LFS, artifacts, packages…) is 0. */
@@ -152,7 +152,7 @@ function serializeStatistics(statistics: ProjectStatistics) {
 }
 
 /** GitLab's member entity: the user's basic fields, then the membership. */
-export function serializeMember({ user, member }: MemberView) {
+export function serializeMember({ user, member }: { user: MemberView["user"]; member: Pick<MemberView["member"], "accessLevel" | "createdAt" | "expiresAt"> }) {
   return {
     ...serializeUserBasic(user),
     access_level: member.accessLevel,
