@@ -2,7 +2,7 @@ import "server-only";
 import { eq, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { literal } from "@/lib/db";
 import { accessLevels, groupMembers, namespaces, projectMembers, projects } from "@/lib/db/schema";
-import { groupMembershipActive, inheritedAccessLevel, membershipActive, namespacesBelow, type Viewer } from "@/lib/projects/access";
+import { groupMembershipActive, inheritedAccessLevel, membershipActive, namespacesBelow, outerNamespace, type Viewer } from "@/lib/projects/access";
 
 /**
  * Which groups a viewer may see, as predicates on `namespaces` (of kind `group`), in the shape of the project rules
@@ -48,7 +48,7 @@ export function groupVisibleTo(viewer: Viewer): SQL {
   if (viewer.kind === "everything") return sql`true`;
   if (viewer.kind === "anonymous") return eq(namespaces.visibility, "public");
   const levels = viewer.external ? sql`'public'` : sql`'public', 'internal'`;
-  return sql`(${namespaces.visibility} in (${levels}) or ${inheritedAccessLevel(viewer.id, viewer.today, sql`${namespaces.id}`)} is not null
+  return sql`(${namespaces.visibility} in (${levels}) or ${inheritedAccessLevel(viewer.id, viewer.today, outerNamespace.id)} is not null
     or ${privateGroupsOf(viewer.id, viewer.today)})`;
 }
 
@@ -72,9 +72,9 @@ export function groupVisibilityParts(viewer: Viewer): SQL[] {
 export function groupAccessLevelIn(viewer: Viewer): SQL<number | null> {
   if (viewer.kind === "anonymous") return sql<null>`null::integer`;
   if (viewer.kind === "everything") return sql<number>`${literal(accessLevels.owner)}::integer`;
-  return inheritedAccessLevel(viewer.id, viewer.today, sql`${namespaces.id}`);
+  return inheritedAccessLevel(viewer.id, viewer.today, outerNamespace.id);
 }
 
 /** GitLab's `full_name`: the names from the root down, `Acme / Platform`, from the namespace's own traversal ids. */
 export const namespaceFullName: SQL<string> = sql<string>`(select string_agg(ancestor.name, ' / ' order by cardinality(ancestor.traversal_ids))
-  from ${namespaces} ancestor where ancestor.id = any(${namespaces.traversalIds}))`;
+  from ${namespaces} ancestor where ancestor.id = any(${outerNamespace.traversalIds}))`;

@@ -38,6 +38,12 @@ export function membershipActive(today: string | Placeholder): SQL {
   return sql`(${projectMembers.expiresAt} is null or ${projectMembers.expiresAt} > ${today}::date)`;
 }
 
+/**
+ * The `namespaces` row of the surrounding query, named in full: a query that reads one table renders its selected
+ * columns unqualified, and inside a subquery over `namespaces` an unqualified column would name the subquery's row.
+ */
+export const outerNamespace = { id: sql.raw(`"namespaces"."id"`), traversalIds: sql.raw(`"namespaces"."traversal_ids"`) };
+
 /** `membershipActive` for the `group_members` row of the surrounding query. */
 export function groupMembershipActive(today: string | Placeholder): SQL {
   return sql`(${groupMembers.expiresAt} is null or ${groupMembers.expiresAt} > ${today}::date)`;

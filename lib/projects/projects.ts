@@ -29,6 +29,7 @@ import {
   isMemberOf,
   memberProjectIds,
   membershipActive,
+  outerNamespace,
   projectVisibleTo,
   utcDay,
   viewerOf,
@@ -71,7 +72,7 @@ export interface NewProject {
 async function targetNamespace(tx: Executor, user: UserRow, namespaceId: number | undefined, now: Date): Promise<{ namespace: NamespaceRow; groupLevel: number | null }> {
   const where = namespaceId === undefined ? eq(namespaces.ownerId, user.id) : eq(namespaces.id, namespaceId);
   const [row] = await tx
-    .select({ namespace: namespaces, groupLevel: inheritedAccessLevel(user.id, utcDay(now), sql`${namespaces.id}`) })
+    .select({ namespace: namespaces, groupLevel: inheritedAccessLevel(user.id, utcDay(now), outerNamespace.id) })
     .from(namespaces)
     .where(where)
     .for("share");
