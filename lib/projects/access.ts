@@ -80,7 +80,7 @@ export function memberProjectIds(userId: number | Placeholder, today: string | P
  * A user's role inherited from the groups at and above the namespace `namespaceId` names (null: none): one probe of
  * `group_members` per ancestor, through the namespace's own `traversal_ids`.
  */
-export function inheritedAccessLevel(userId: number | Placeholder, today: string | Placeholder, namespaceId: SQL): SQL<number | null> {
+export function inheritedAccessLevel(userId: SQL | number | Placeholder, today: string | Placeholder, namespaceId: SQL): SQL<number | null> {
   // Aliased, so the namespace and memberships of a surrounding query stay within reach of `namespaceId`.
   return sql<number | null>`(select max(inherited.access_level) from ${namespaces} placed
     inner join ${groupMembers} inherited on inherited.group_id = any(placed.traversal_ids)
@@ -89,16 +89,19 @@ export function inheritedAccessLevel(userId: number | Placeholder, today: string
 }
 
 /**
- * A user's role in the `projects` row of the surrounding query (null: none): the higher of their own membership and
- * what they inherit from the groups above it, each only while in force.
+ * A user's role in a project (null: none): the higher of their own membership and what they inherit from the groups
+ * above the project's namespace, each only while in force. The user, the project and its namespace are SQL, so this
+ * serves a project row of the surrounding query as well as a user row against a project already read.
  */
+export function projectRoleOf(userId: SQL | number | Placeholder, projectId: SQL | number, namespaceId: SQL | number, today: string | Placeholder): SQL<number | null> {
+  const direct = sql`(select own.access_level from ${projectMembers} own
+    where own.project_id = ${projectId} and own.user_id = ${userId} and (own.expires_at is null or own.expires_at > ${today}::date))`;
+  return sql<number | null>`greatest(${direct}, ${inheritedAccessLevel(userId, today, sql`${namespaceId}`)})`;
+}
+
+/** A user's role in the `projects` row of the surrounding query (null: none), direct or inherited. */
 export function projectAccessLevel(userId: number | Placeholder, today: string | Placeholder): SQL<number | null> {
-  const direct = sql`(select ${projectMembers.accessLevel} from ${projectMembers} where ${and(
-    eq(projectMembers.projectId, projects.id),
-    eq(projectMembers.userId, userId),
-    membershipActive(today),
-  )})`;
-  return sql<number | null>`greatest(${direct}, ${inheritedAccessLevel(userId, today, sql`${projects.namespaceId}`)})`;
+  return projectRoleOf(userId, sql`${projects.id}`, sql`${projects.namespaceId}`, today);
 }
 
 /** The opposite of `membershipActive`: memberships whose last day is over (what the scheduled job removes). */
