@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { events, groupMembers, namespaces, projects, type UserRow } from "@/lib/db/schema";
+import { events, groupMembers, namespaces, projects } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, ProjectMovedError } from "@/lib/errors";
-import { listProjectEvents } from "@/lib/events/query";
+import { listOwnEvents, listProjectEvents } from "@/lib/events/query";
 import { updateInstanceSettings } from "@/lib/instance/settings";
 import { createContext } from "@/lib/context";
 import { createProject, getVisibleProject, listProjects } from "@/lib/projects/projects";
@@ -152,8 +152,13 @@ describe.each(testDatabases())("groups on $name", ({ open }) => {
     expect(await sees(userContext(handle.db, admin))).toEqual({ listed: true, read: true, group: true });
     expect(await sees(userContext(handle.db, stranger))).toEqual({ listed: false, read: false, group: false });
     expect(await sees(anonymousTestContext(handle.db))).toEqual({ listed: false, read: false, group: false });
-    // The inherited member's events of the project: all of them (Guest sees `created`, an event for everyone).
-    expect((await listProjectEvents(userContext(handle.db, inherited), String(api.project.id), {}, eventPage)).items).toHaveLength(1);
+    // The inherited member reads the project's events, and finds them among those of their projects (`scope=all`).
+    const inheritedCtx = userContext(handle.db, inherited);
+    expect((await listProjectEvents(inheritedCtx, String(api.project.id), {}, eventPage)).items).toHaveLength(1);
+    const own = await listOwnEvents(inheritedCtx, true, {}, eventPage);
+    expect(own.total).toBe(1);
+    expect(own.items.map((item) => (JSON.parse(item.json) as { project_id: number }).project_id)).toEqual([api.project.id]);
+    expect((await listOwnEvents(userContext(handle.db, stranger), true, {}, eventPage)).items).toEqual([]);
   });
 
   it("lists groups as GitLab: a user's own by default, all they see with all_available, subgroups and descendants", async () => {

@@ -65,11 +65,16 @@ export function namespacesBelow(ancestor: SQL): SQL {
  * belongs to, never what the instance holds.
  */
 export function memberProjectIds(userId: number | Placeholder, today: string | Placeholder, minimumLevel?: number): SQL {
+  return sql`select roles.project_id from (${memberProjectRoles(userId, today, minimumLevel)}) roles`;
+}
+
+/** `memberProjectIds` with the role of each membership: rows of `project_id` and `access_level`, a project once per membership. */
+export function memberProjectRoles(userId: number | Placeholder, today: string | Placeholder, minimumLevel?: number): SQL {
   const atLeast = (level: SQL) => (minimumLevel === undefined ? sql`true` : sql`${level} >= ${literal(minimumLevel)}`);
-  return sql`select ${projectMembers.projectId} from ${projectMembers}
+  return sql`select ${projectMembers.projectId} as project_id, ${projectMembers.accessLevel} as access_level from ${projectMembers}
     where ${projectMembers.userId} = ${userId} and ${membershipActive(today)} and ${atLeast(sql`${projectMembers.accessLevel}`)}
     union all
-    select below_project.id from ${groupMembers}
+    select below_project.id, ${groupMembers.accessLevel} from ${groupMembers}
       inner join ${namespaces} member_group on member_group.id = ${groupMembers.groupId}
       inner join ${namespaces} on ${namespacesBelow(sql`member_group.traversal_ids`)}
       inner join ${projects} below_project on below_project.namespace_id = ${namespaces.id}
