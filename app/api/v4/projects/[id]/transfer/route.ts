@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { projectPath } from "@/lib/api/param-types";
+import { integerParam, projectPath } from "@/lib/api/param-types";
 import { json } from "@/lib/api/respond";
 import { writeApiScopes } from "@/lib/api/scopes";
 import { serializeProject } from "@/lib/projects/serialize";
@@ -11,7 +11,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/tran
     scopes: writeApiScopes,
     path: projectPath,
     // The namespace's id or full path.
-    params: { namespace: z.union([z.string(), z.number().int()]).transform(String) },
+    params: { namespace: z.union([integerParam, z.string().regex(/[^0-9]/)]).transform(String) },
     handle: async ({ ctx, path, params }) => json(serializeProject(await transferProject(ctx, path.id, params.namespace))),
   }),
 });
