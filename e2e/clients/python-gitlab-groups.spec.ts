@@ -67,7 +67,8 @@ out["stranger_projects"] = [p.id for p in stranger.projects.list(search="api", g
   const platformPath = `${root}/platform`;
   expect(out).toEqual({
     platform: [platformPath, "Acme / Platform", true, "private"],
-    direct: [],
+    // The creator of a subgroup is its Owner, as on GitLab.
+    direct: [[owner.username, 50]],
     all: [
       [developer.username, 30],
       [owner.username, 50],

@@ -11,7 +11,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/tran
     scopes: writeApiScopes,
     path: projectPath,
     // The namespace's id or full path.
-    params: { namespace: z.union([integerParam, z.string().regex(/[^0-9]/)]).transform(String) },
+    params: { namespace: z.union([integerParam, z.string().regex(/^(?!-?\d+$)/)]).transform(String) },
     handle: async ({ ctx, path, params }) => json(serializeProject(await transferProject(ctx, path.id, params.namespace))),
   }),
 });
