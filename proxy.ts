@@ -8,9 +8,11 @@ import { clientAddress } from "@/lib/http/client-address";
 const userFeedPath = /^\/([^/]+)\.atom$/;
 /** Git's smart-HTTP paths below a project (lib/git/serve.ts): namespace, project and endpoint. */
 const gitPath = /^\/([^/]+)\/([^/]+)\/(info\/refs|git-upload-pack|git-receive-pack)$/;
+/** The same below a project in a subgroup (`/acme/platform/api.git/info/refs`), which no page segment can take. */
+const nestedGitPath = /^\/([^/]+(?:\/[^/]+)+)\/([^/]+)\/(info\/refs|git-upload-pack|git-receive-pack)$/;
 
 /**
- * Four kinds of requests come here (see `config.matcher`), so other requests pay nothing:
+ * Five kinds of requests come here (see `config.matcher`), so other requests pay nothing:
  * - A path with malformed percent-encoding (`/api/v4/projects/%E0%A4%A`) cannot be routed; without this the framework
  *   answers it with a bare 500. A git path names no repository then, and the git code answers it as it answers any
  *   path that names none (401 asking for credentials, or 404 to someone signed in, as GitLab does): its segments,
@@ -21,6 +23,8 @@ const gitPath = /^\/([^/]+)\/([^/]+)\/(info\/refs|git-upload-pack|git-receive-pa
  *   body (every real server action and form) goes on untouched. The API reads its own bodies (lib/api/request.ts).
  * - A user's Atom feed, `/<username>.atom`, would be taken by the user page's `[namespace]` segment: it is rewritten to
  *   its route, query (and feed token) included.
+ * - Git's smart-HTTP paths of a project in a subgroup: the routes under `[namespace]/[project]` take one namespace
+ *   segment, so these are served here, by the same code.
  * - `GET /oauth/authorize` for an unknown client or an unregistered redirect URI must answer an HTML page with status
  *   400 and no redirect. A route handler cannot render the site's layout and a page cannot answer 400, so such a
  *   request is rewritten here, with status 400, to the consent page, which explains the same problem in the layout.
@@ -49,6 +53,11 @@ export async function proxy(request: NextRequest): Promise<Response> {
     const target = request.nextUrl.clone();
     target.pathname = "/oauth/authorize/consent";
     return NextResponse.rewrite(target, { status: 400, headers: { "Cache-Control": "no-store" } });
+  }
+  const nestedGit = nestedGitPath.exec(pathname);
+  if (nestedGit) {
+    const endpoint: GitEndpoint = nestedGit[3] === "info/refs" ? "info-refs" : (nestedGit[3] as GitEndpoint);
+    return serveGitRequest(request, { namespace: nestedGit[1]!, project: nestedGit[2]!, endpoint });
   }
   const username = pathname.match(userFeedPath)?.[1];
   if (username) {
@@ -79,6 +88,9 @@ export const config = {
     "/(.*%.*)",
     "/([^/]+\\.atom)",
     "/oauth/authorize",
+    "/(.+/.+/.+/info/refs)",
+    "/(.+/.+/.+/git-upload-pack)",
+    "/(.+/.+/.+/git-receive-pack)",
     { source: "/((?!api/v4/).*)", has: [{ type: "header", key: "content-type", value: "multipart/form-data.*" }] },
   ],
 };

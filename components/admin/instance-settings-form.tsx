@@ -35,6 +35,16 @@ export function InstanceSettingsForm({ settings, save }: { settings: Settings; s
               shared, multicast and reserved ranges are refused, whatever the URL&apos;s host name resolves to.
             </p>
           </fieldset>
+          <fieldset className="stack">
+            <legend>Groups</legend>
+            <label className="checkbox">
+              <input type="checkbox" aria-describedby="create-group-help" {...register("canCreateGroup")} />
+              <span>Allow users to create top-level groups</span>
+            </label>
+            <p id="create-group-help" className="muted">
+              Administrators always may. Subgroups are created by the parent group&apos;s Owners and Maintainers either way.
+            </p>
+          </fieldset>
         </>
       )}
     </SettingsForm>

@@ -15,7 +15,7 @@ export function ProjectHeader({
 }) {
   const { project, namespace } = view;
   const namespacePath = namespace.path;
-  const fullPath = `${namespace.path}/${project.path}`;
+  const fullPath = `${namespace.fullPath}/${project.path}`;
   const name = project.name;
   const visibility = project.visibility;
   return (

@@ -217,6 +217,43 @@ test.describe("git over smart HTTP", () => {
     expect((await pushEvents(request, owner.token, project.id)).map((event) => event.action_name)).toEqual(["pushed new"]);
   });
 
+  test("a project in a subgroup: an inherited Developer pushes and clones by its nested path; a Reporter of the group cannot push", async ({
+    request,
+    baseURL,
+  }) => {
+    const owner = await createUser(request);
+    const developer = await createUser(request);
+    const reporter = await createUser(request);
+    const stranger = await createUser(request);
+    const post = async (path: string, data: Record<string, unknown>) => {
+      const response = await request.post(`/api/v4${path}`, { headers: asToken(owner.token), data });
+      expect(response.status(), await response.text()).toBe(201);
+      return (await response.json()) as { id: number; full_path?: string; path_with_namespace?: string };
+    };
+    const root = await post("/groups", { name: "Acme", path: `acme-${randomBytes(4).toString("hex")}` });
+    const platform = await post("/groups", { name: "Platform", path: "platform", parent_id: root.id });
+    const project = await post("/projects", { path: "api", namespace_id: platform.id });
+    expect(project.path_with_namespace).toBe(`${root.full_path}/platform/api`);
+    await post(`/groups/${root.id}/members`, { user_id: developer.id, access_level: 30 });
+    await post(`/groups/${platform.id}/members`, { user_id: reporter.id, access_level: 20 });
+
+    const work = git.dir("work");
+    await git.ok(["init", "--quiet", work]);
+    const head = await git.commit(work, "README.md", "nested\n", "Nested start");
+    await git.ok(["push", "--quiet", remoteUrl(baseURL!, project.path_with_namespace!, { password: developer.token }), "main"], work);
+    expect((await pushEvents(request, owner.token, project.id)).map((event) => [event.action_name, event.author_username])).toEqual([
+      ["pushed new", developer.username],
+    ]);
+
+    const clone = git.dir("reporter-clone");
+    await git.ok(["clone", "--quiet", remoteUrl(baseURL!, project.path_with_namespace!, { password: reporter.token }), clone]);
+    expect(await git.ok(["rev-parse", "HEAD"], clone)).toBe(head);
+    const receive = `/${project.path_with_namespace}.git/info/refs?service=git-receive-pack`;
+    expect((await request.get(receive, { headers: basic(reporter.token) })).status()).toBe(403);
+    expect((await request.get(receive, { headers: basic(stranger.token) })).status()).toBe(404);
+    expect((await request.get(receive, { headers: basic(developer.token) })).status()).toBe(200);
+  });
+
   test("public projects: anyone clones anonymously, nobody pushes anonymously", async ({ request, baseURL }) => {
     const owner = await createUser(request);
     const project = await createProject(request, owner.token, { visibility: "public" });

@@ -90,6 +90,10 @@ async function sweptCalls(request: APIRequestContext, fx: Fixture): Promise<Swep
   expect((await request.post(`/api/v4${hook}/test/milestone_events`, { headers: asToken(owner.token) })).status()).toBe(422);
   const hookLogs = (await (await request.get(`/api/v4${hook}/events`, { headers: asToken(owner.token) })).json()) as { id: number }[];
   const removableHook = await post(request, owner.token, `/api/v4${project}/hooks`, { url: "https://example.com/removed" });
+  const groupPath = uniqueName("swept");
+  const group = `/groups/${(await post(request, owner.token, "/api/v4/groups", { name: "Swept", path: groupPath })).id as number}`;
+  const groupId = Number(group.split("/")[2]);
+  const removableGroup = await post(request, owner.token, "/api/v4/groups", { name: "Gone", path: uniqueName("gone") });
   return [
     { method: "GET", route: "/version", path: "/version", token: owner.token, status: 200 },
     { method: "GET", route: "/metadata", path: "/metadata", token: owner.token, status: 200 },
@@ -320,6 +324,24 @@ async function sweptCalls(request: APIRequestContext, fx: Fixture): Promise<Swep
       token: rootToken,
       status: 200,
     },
+    { method: "GET", route: "/groups", path: "/groups", gitlabBoolean: ["all_available", "true"], token: owner.token, status: 200 },
+    { method: "POST", route: "/groups", path: "/groups", data: { name: "Sub", path: "sub", parent_id: groupId }, token: owner.token, status: 201 },
+    { method: "GET", route: "/groups/:id", path: group, token: owner.token, status: 200 },
+    { method: "PUT", route: "/groups/:id", path: group, data: { description: "Swept" }, token: owner.token, status: 200 },
+    { method: "GET", route: "/groups/:id/subgroups", path: `${group}/subgroups`, token: owner.token, status: 200 },
+    { method: "GET", route: "/groups/:id/descendant_groups", path: `${group}/descendant_groups`, token: owner.token, status: 200 },
+    { method: "GET", route: "/groups/:id/projects", path: `${group}/projects`, gitlabBoolean: ["include_subgroups", "True"], token: owner.token, status: 200 },
+    { method: "GET", route: "/groups/:id/issues", path: `${group}/issues`, token: owner.token, status: 200 },
+    { method: "POST", route: "/groups/:id/members", path: `${group}/members`, data: { user_id: fx.other.id, access_level: 30 }, token: owner.token, status: 201 },
+    { method: "GET", route: "/groups/:id/members", path: `${group}/members`, token: owner.token, status: 200 },
+    { method: "GET", route: "/groups/:id/members/:user_id", path: `${group}/members/${fx.other.id}`, token: owner.token, status: 200 },
+    { method: "PUT", route: "/groups/:id/members/:user_id", path: `${group}/members/${fx.other.id}`, data: { access_level: 20 }, token: owner.token, status: 200 },
+    { method: "GET", route: "/groups/:id/members/all", path: `${group}/members/all`, token: owner.token, status: 200 },
+    { method: "GET", route: "/groups/:id/members/all/:user_id", path: `${group}/members/all/${fx.other.id}`, token: owner.token, status: 200 },
+    { method: "GET", route: "/namespaces", path: "/namespaces", gitlabBoolean: ["owned_only", "false"], token: owner.token, status: 200 },
+    { method: "GET", route: "/namespaces/:id", path: `/namespaces/${groupId}`, token: owner.token, status: 200 },
+    { method: "GET", route: "/namespaces/:namespace/exists", path: `/namespaces/${groupPath}/exists`, token: owner.token, status: 200 },
+    { method: "PUT", route: "/projects/:id/transfer", path: `/projects/${removable.id}/transfer`, data: { namespace: groupId }, token: owner.token, status: 200 },
     // Deletions last.
     { method: "DELETE", route: "/projects/:id/labels", path: `${project}/labels`, data: { name: "made" }, token: owner.token, status: 204 },
     { method: "DELETE", route: "/projects/:id/labels/:name", path: `${project}/labels/swept`, token: owner.token, status: 204 },
@@ -335,6 +357,8 @@ async function sweptCalls(request: APIRequestContext, fx: Fixture): Promise<Swep
     { method: "DELETE", route: "/projects/:id/hooks/:hook_id", path: `${project}/hooks/${removableHook.id as number}`, token: owner.token, status: 204 },
     { method: "DELETE", route: "/projects/:id/integrations/:slug", path: `${project}/integrations/slack`, token: owner.token, status: 204 },
     { method: "DELETE", route: "/projects/:id/services/:slug", path: `${project}/services/mattermost`, token: owner.token, status: 204 },
+    { method: "DELETE", route: "/groups/:id/members/:user_id", path: `${group}/members/${fx.other.id}`, token: owner.token, status: 204 },
+    { method: "DELETE", route: "/groups/:id", path: `/groups/${removableGroup.id as number}`, token: owner.token, status: 202 },
     { method: "DELETE", route: "/users/:id", path: `/users/${deletable.id}`, gitlabBoolean: ["hard_delete", "False"], token: rootToken, status: 204 },
   ];
 }
@@ -368,6 +392,8 @@ const namingNothing = ["0", "-1", "2147483648", "99999999999", "-99999999999"];
 /** What a path segment that names nothing answers: GitLab's 404 for the thing it names. */
 const notFoundThings: Record<string, string> = {
   "/applications/:id": "Application",
+  "/groups/:id": "Group",
+  "/namespaces/:id": "Namespace",
   "/issues/:id": "Issue",
   "/personal_access_tokens/:id": "Personal Access Token",
   "/projects/:id": "Project",
@@ -392,6 +418,8 @@ function expectedForMissing(call: SweptCall, position: number): { status: number
   // Not ids: a trigger must be one of GitLab's, and any header name can be set (the sweep's PUT sets those its DELETE removes).
   if (segments[position] === ":trigger") return { status: 400, body: { error: "trigger does not have a valid value" } };
   if (segments[position] === ":key") return { status: 204, body: "" };
+  // A path, not an id: one that names nothing is free.
+  if (segments[position] === ":namespace") return { status: 200, body: { exists: false, suggests: [] } };
   // An integration's name is one of GitLab's; a `PUT` to another is a path GitLab does not serve.
   if (segments[position] === ":slug") return call.method === "PUT" ? { status: 404, body: { error: "404 Not Found" } } : { status: 400, body: { error: "slug does not have a valid value" } };
   const thing = notFoundThings[`/${segments[position - 1]}/${segments[position]}`] ?? notFoundThings[segments[position]!];

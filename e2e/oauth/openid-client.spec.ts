@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import * as client from "openid-client";
-import { createUser } from "../support/api";
+import { asToken, createUser, uniqueName } from "../support/api";
 import { callbackUrl, createApplication, discover, pkceAuthorizationRequest, signIn } from "../support/oauth";
 
 // A certified-style relying party (openid-client) drives the provider: every response it accepts has passed its
@@ -48,6 +48,34 @@ test("discovery → password grant → ID token → userinfo → refresh with ro
   // Presenting the rotated refresh token again is refused, and takes the new pair down with it.
   await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant", status: 400 });
   await expect(client.fetchUserInfo(config, refreshed.access_token, claims.sub)).rejects.toMatchObject({ status: 401 });
+});
+
+test("a user in nested groups: userinfo names every group they reach and their roles, the ID token their own groups", async ({ request, baseURL }) => {
+  const app = await createApplication(request);
+  const owner = await createUser(request);
+  const user = await createUser(request);
+  const create = async (token: string, path: string, data: Record<string, unknown>) => {
+    const response = await request.post(`/api/v4${path}`, { headers: asToken(token), data });
+    expect(response.status(), await response.text()).toBe(201);
+    return (await response.json()) as { id: number; full_path: string };
+  };
+  const root = await create(owner.token, "/groups", { name: "Claims", path: uniqueName("claims") });
+  const platform = await create(owner.token, "/groups", { name: "Platform", path: "platform", parent_id: root.id });
+  const api = await create(owner.token, "/groups", { name: "API", path: "api", parent_id: platform.id });
+  const mine = await create(user.token, "/groups", { name: "Mine", path: uniqueName("mine") });
+  await create(owner.token, `/groups/${platform.id}/members`, { user_id: user.id, access_level: 40 });
+
+  const config = await discover(baseURL!, app.application_id, app.secret);
+  const tokens = await client.genericGrantRequest(config, "password", { username: user.username, password: user.password, scope: "openid" });
+  const claims = tokens.claims()!;
+  expect([...(claims.groups_direct as string[])].sort()).toEqual([mine.full_path, platform.full_path].sort());
+  expect(claims).not.toHaveProperty("groups");
+  const userinfo = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+  expect([...(userinfo.groups as string[])].sort()).toEqual([mine.full_path, platform.full_path, api.full_path].sort());
+  expect(userinfo["https://gitlab.org/claims/groups/owner"]).toEqual([mine.full_path]);
+  expect(userinfo["https://gitlab.org/claims/groups/maintainer"]).toEqual([platform.full_path]);
+  expect(userinfo).not.toHaveProperty("https://gitlab.org/claims/groups/developer");
+  expect(userinfo).not.toHaveProperty("groups_direct");
 });
 
 test("discovery → authorization code with PKCE (trusted application) → ID token → userinfo → refresh", async ({ request, baseURL }) => {

@@ -12,7 +12,9 @@ const smtp = await vi.hoisted(async () => {
 
 import { eq } from "drizzle-orm";
 import { createContext } from "@/lib/context";
-import { alertEmailDigests, alerts, outboxMessages, projectMembers, users, type UserRow } from "@/lib/db/schema";
+import { alertEmailDigests, alerts, groupMembers, outboxMessages, projectMembers, users, type UserRow } from "@/lib/db/schema";
+import { createGroup } from "@/lib/groups/groups";
+import { addGroupMember } from "@/lib/groups/members";
 import { OutboxWorker } from "@/lib/outbox/worker";
 import { addMember } from "@/lib/projects/members";
 import { createProject } from "@/lib/projects/projects";
@@ -86,7 +88,7 @@ describe.each(testDatabases())("alert emails on $name", ({ open }) => {
     await addMember(ctx, reference, { userId: developer.id, accessLevel: 30 });
     const { integration } = await createIntegration(ctx, reference, { name: "Monitor", type: "http", active: true });
     if (sendEmail) await updateAlertSettings(ctx, reference, { sendEmail: true });
-    return { owner, maintainer, developer, projectId: project.id, projectName, fullPath: `${namespace.path}/${project.path}`, integration };
+    return { owner, maintainer, developer, projectId: project.id, projectName, fullPath: `${namespace.fullPath}/${project.path}`, integration };
   }
 
   /** An email's text about a project's first alert: its opening lines with the details link, then its paragraphs. */
@@ -233,6 +235,24 @@ describe.each(testDatabases())("alert emails on $name", ({ open }) => {
     }
     const left = await handle.db.select().from(outboxMessages).where(eq(outboxMessages.topic, alertEmailRecipientTopic));
     expect(left.filter((message) => (message.payload as { userId: number }).userId === maintainer.id)).toEqual([]);
+  });
+
+  it("mails the Owners and Maintainers a group project inherits, and none whose group membership expired", async () => {
+    const owner = await createTestUser(handle.db);
+    const ctx = userContext(handle.db, owner);
+    const root = await createGroup(ctx, { name: "Ops", path: `ops-${uniqueSuffix()}` });
+    const team = await createGroup(ctx, { name: "Team", path: "team", parentId: root.group.id });
+    const [maintainer, developer, expired] = [await createTestUser(handle.db), await createTestUser(handle.db), await createTestUser(handle.db)];
+    await addGroupMember(ctx, String(team.group.id), { userId: maintainer.id, accessLevel: 40 });
+    await addGroupMember(ctx, String(root.group.id), { userId: developer.id, accessLevel: 30 });
+    await addGroupMember(ctx, String(root.group.id), { userId: expired.id, accessLevel: 40 });
+    await handle.db.update(groupMembers).set({ expiresAt: "2000-01-01" }).where(eq(groupMembers.userId, expired.id));
+    const { project } = await createProject(ctx, { path: "pager", namespaceId: team.group.id });
+    expect(await handle.db.select().from(projectMembers).where(eq(projectMembers.projectId, project.id))).toEqual([]);
+    const { integration } = await createIntegration(ctx, String(project.id), { name: "Monitor", type: "http", active: true });
+    await updateAlertSettings(ctx, String(project.id), { sendEmail: true });
+    await applyPayload(handle.db, integration, { title: "Inherited", fingerprint: "inherited" }, clock());
+    expect(recipientsOf(await deliverDue())).toEqual(addresses(owner, maintainer));
   });
 
   it("mails nothing when the project does not send alert emails", async () => {

@@ -1,15 +1,16 @@
 import "server-only";
-import { and, eq, gt, gte, isNotNull, sql, type SQL } from "drizzle-orm";
+import { and, eq, isNotNull, sql, type SQL } from "drizzle-orm";
 import { literal, placeholder, preparedStatement, type Executor } from "@/lib/db";
+import { statementRows } from "@/lib/db/statement-rows";
 import type { DatabaseHandle } from "@/lib/db/drivers";
-import { alertEmailDigests, alerts, issues, namespaces, projectAlertSettings, projectMembers, projects, users } from "@/lib/db/schema";
+import { alertEmailDigests, alerts, groupMembers, issues, namespaces, projectAlertSettings, projectMembers, projects, users } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { issueWebUrl } from "@/lib/issues/serialize";
 import { logger } from "@/lib/log";
 import { configuredMailer, type Mailer, type MailMessage } from "@/lib/mail/mailer";
 import { completeMessage, enqueueMessages, growingRetryDelayMs, rescheduleMessage, type LeasedMessage } from "@/lib/outbox/outbox";
 import type { OutboxHandler } from "@/lib/outbox/worker";
-import { membershipActive, utcDay } from "@/lib/projects/access";
+import { groupMembershipActive, membershipActive, projectRoleOf, utcDay } from "@/lib/projects/access";
 import { abilityMinimumLevels } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { alertEmail, alertEmailKinds, type AlertEmailKind } from "./email-message";
@@ -89,31 +90,45 @@ export async function enqueueAlertEmail(
 }
 
 /**
- * Who gets an alert's emails: the project's Owners and Maintainers whose membership has not expired, whose account is
- * active and whose address is confirmed (GitLab's `active_without_invites_and_requests.owners_and_maintainers`), and
- * who have not turned alert emails off. Over `project_members` joined to `users`.
+ * Who gets an alert's emails: the project's Owners and Maintainers whose membership has not expired, those it inherits
+ * from the groups above it among them (so a project without Owners or Maintainers of its own mails its groups', as
+ * GitLab does), whose account is active and whose address is confirmed (GitLab's
+ * `active_without_invites_and_requests.owners_and_maintainers`), and who have not turned alert emails off.
  */
-function recipientConditions(today: string): SQL {
-  return and(
-    gte(projectMembers.accessLevel, literal(abilityMinimumLevels.receiveAlertEmails)),
-    membershipActive(today),
-    eq(users.state, "active"),
-    eq(users.userType, "human"),
-    isNotNull(users.confirmedAt),
-    eq(users.alertEmails, true),
-  )!;
+function recipientConditions(): SQL {
+  return and(eq(users.state, "active"), eq(users.userType, "human"), isNotNull(users.confirmedAt), eq(users.alertEmails, true))!;
 }
 
-/** Recipients of the project's alert emails after `afterUserId`, by user id: an index range of the memberships. */
+const recipientLevel = literal(abilityMinimumLevels.receiveAlertEmails);
+
+/**
+ * Recipients of the project's alert emails after `afterUserId`, by user id: an index range of the project's
+ * memberships and of each group's above it, each no longer than a page, merged.
+ */
 async function recipientPage(tx: Executor, projectId: number, today: string, afterUserId: number): Promise<number[]> {
-  const rows = await tx
-    .select({ userId: projectMembers.userId })
-    .from(projectMembers)
-    .innerJoin(users, eq(users.id, projectMembers.userId))
-    .where(and(eq(projectMembers.projectId, projectId), gt(projectMembers.userId, afterUserId), recipientConditions(today)))
-    .orderBy(projectMembers.userId)
-    .limit(recipientPageSize);
-  return rows.map((row) => row.userId);
+  const [project] = await tx
+    .select({ groupIds: namespaces.traversalIds, kind: namespaces.kind })
+    .from(projects)
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(eq(projects.id, projectId));
+  if (!project) return [];
+  const pageSize = literal(recipientPageSize);
+  const branches = [
+    sql`(select ${projectMembers.userId} as user_id from ${projectMembers} inner join ${users} on ${users.id} = ${projectMembers.userId}
+      where ${projectMembers.projectId} = ${projectId} and ${projectMembers.userId} > ${afterUserId} and ${projectMembers.accessLevel} >= ${recipientLevel}
+        and ${membershipActive(today)} and ${recipientConditions()}
+      order by ${projectMembers.userId} limit ${pageSize})`,
+    ...(project.kind === "group" ? project.groupIds : []).map(
+      (groupId) => sql`(select ${groupMembers.userId} as user_id from ${groupMembers} inner join ${users} on ${users.id} = ${groupMembers.userId}
+      where ${groupMembers.groupId} = ${groupId} and ${groupMembers.userId} > ${afterUserId} and ${groupMembers.accessLevel} >= ${recipientLevel}
+        and ${groupMembershipActive(today)} and ${recipientConditions()}
+      order by ${groupMembers.userId} limit ${pageSize})`,
+    ),
+  ];
+  const rows = statementRows<{ user_id: number }>(
+    await tx.execute(sql`select distinct user_id from (${sql.join(branches, sql` union all `)}) recipients order by user_id limit ${pageSize}`),
+  );
+  return rows.map((row) => Number(row.user_id));
 }
 
 /** The recurrences a digest tells, taken: the count starts again, and the next digest waits a minute from now. */
@@ -199,10 +214,15 @@ async function recipientEmail(
     .from(alerts)
     .innerJoin(projects, eq(projects.id, alerts.projectId))
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-    .innerJoin(projectMembers, and(eq(projectMembers.projectId, alerts.projectId), eq(projectMembers.userId, delivery.userId)))
-    .innerJoin(users, eq(users.id, projectMembers.userId))
+    .innerJoin(users, eq(users.id, delivery.userId))
     .leftJoin(issues, eq(issues.id, alerts.issueId))
-    .where(and(eq(alerts.id, delivery.alertId), recipientConditions(utcDay(now))));
+    .where(
+      and(
+        eq(alerts.id, delivery.alertId),
+        recipientConditions(),
+        sql`${projectRoleOf(sql`${users.id}`, sql`${projects.id}`, sql`${projects.namespaceId}`, utcDay(now))} >= ${recipientLevel}`,
+      ),
+    );
   if (!row) return null;
   const view = { project: row.project, namespace: row.namespace };
   const email = alertEmail({

@@ -40,7 +40,7 @@ async function projectPaths(ctx: Ctx, events: FeedEvent[]): Promise<Map<number, 
   const ids = [...new Set(events.flatMap((event) => (event.project_id === null ? [] : [event.project_id])))];
   if (ids.length === 0) return new Map();
   const rows = await ctx.db
-    .select({ id: projects.id, fullPath: sql<string>`${namespaces.path} || '/' || ${projects.path}` })
+    .select({ id: projects.id, fullPath: sql<string>`${namespaces.fullPath} || '/' || ${projects.path}` })
     .from(projects)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .where(inArray(projects.id, ids));

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, count, eq, gte, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, count, gte, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import { countLimit, literal, placeholder, preparedStatements } from "@/lib/db";
 import {
@@ -17,7 +17,7 @@ import {
 } from "@/lib/db/schema";
 import { NotFoundError, OffsetLimitExceededError, UnauthorizedError } from "@/lib/errors";
 import { maxPerPage, offsetLimit, type PageRequest } from "@/lib/api/pagination";
-import { accessLevelIn, membershipActive, projectVisibleTo, utcDay, viewerOf, type Viewer } from "@/lib/projects/access";
+import { accessLevelIn, memberProjectIds, memberProjectRoles, projectVisibleTo, utcDay, viewerOf, type Viewer } from "@/lib/projects/access";
 import { abilityMinimumLevels } from "@/lib/projects/policy";
 import { missingProject, parseProjectReference, projectNamed, type ProjectReference } from "@/lib/projects/projects";
 import { getUserByIdOrUsername } from "@/lib/users/users";
@@ -248,8 +248,8 @@ class EventStatement {
         or (${events.audience} = ${audience.codeReaders} and project.public_code)${partial})`;
     }
     if (shape.scope === "member") {
-      return sql`exists (select 1 from ${projectMembers} inner join ${projects} on ${projects.id} = ${projectMembers.projectId}
-        where ${projectMembers.projectId} = ${events.projectId} and ${this.membership()} and ${this.memberSees()})`;
+      return sql`exists (select 1 from ${this.memberships()} inner join ${projects} on ${projects.id} = ${projectMembers.projectId}
+        where ${projectMembers.projectId} = ${events.projectId} and ${this.memberSees()})`;
     }
     return sql`exists (select 1 from ${projects} where ${projects.id} = ${events.projectId} and ${this.authorEventVisible()})`;
   }
@@ -327,8 +327,14 @@ class EventStatement {
 
   // --- the projects someone is a member of
 
-  membership(): SQL {
-    return and(eq(projectMembers.userId, placeholder("scopeUserId")), membershipActive(placeholder("today")))!;
+  /**
+   * The reader's projects with their role in each, direct or inherited from groups, the higher of the two: a derived
+   * table read from their own memberships (`memberProjectIds`' sources), under the name of `project_members`, whose
+   * `project_id` and `access_level` the member streams read.
+   */
+  memberships(): SQL {
+    return sql`(select project_id, max(access_level) as access_level
+      from (${memberProjectRoles(placeholder("scopeUserId"), placeholder("today"))}) roles group by project_id) as ${projectMembers}`;
   }
 
   /** Whether the member's role in the joined `projects` row lets them see the events row (see `listed`). */
@@ -361,10 +367,9 @@ class EventStatement {
 
   /** The rows of `perProject` (streams of one membership's project) over all the reader's memberships. */
   overMemberships(perProject: SQL[]): SQL {
-    return sql`select streams.* from ${projectMembers}
+    return sql`select streams.* from ${this.memberships()}
       inner join ${projects} on ${projects.id} = ${projectMembers.projectId}
-      cross join lateral (${sql.join(perProject, sql` union all `)}) streams
-      where ${this.membership()}`;
+      cross join lateral (${sql.join(perProject, sql` union all `)}) streams`;
   }
 
   /** The maintained counts of the member's projects, as far as their role there shows them (exact, uncapped). */
@@ -375,11 +380,10 @@ class EventStatement {
         ? undefined
         : sql`(${projectMembers.accessLevel} >= ${this.fullLevel} or ${projectEventCounts.audience} = ${audience.everyone}
           or (${projectEventCounts.audience} = ${audience.codeReaders} and ${projects.visibility} <> 'private'))`;
-    const maintained = sql`(select coalesce(sum(${projectEventCounts.eventCount}), 0) from ${projectMembers}
+    const maintained = sql`(select coalesce(sum(${projectEventCounts.eventCount}), 0) from ${this.memberships()}
       inner join ${projects} on ${projects.id} = ${projectMembers.projectId}
       inner join ${projectEventCounts} on ${projectEventCounts.projectId} = ${projectMembers.projectId}
       where ${and(
-        this.membership(),
         sees,
         filters.action ? sql`${projectEventCounts.action} = ${placeholder("action")}` : undefined,
         filters.targetType ? sql`${projectEventCounts.targetType} = ${placeholder("targetType")}` : undefined,
@@ -600,8 +604,7 @@ async function checkMemberScopeReach(ctx: Ctx, userId: number, page: EventPage):
   if (page.kind !== "offset" || page.page.offset === 0) return;
   const [row] = await ctx.db
     .select({ projects: count() })
-    .from(projectMembers)
-    .where(and(eq(projectMembers.userId, userId), membershipActive(utcDay(ctx.now))));
+    .from(sql`(${memberProjectIds(userId, utcDay(ctx.now))}) as member_projects`);
   const limit = Math.min(offsetLimit, Math.floor(memberScopeRowBudget / Math.max(1, row?.projects ?? 0)));
   if (page.page.page * page.page.perPage > limit) throw new OffsetLimitExceededError(limit, "Event");
 }

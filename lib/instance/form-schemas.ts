@@ -6,6 +6,8 @@ export const instanceSettingsFormSchema = z.object({
   oauthAuthorizationResponseIss: z.boolean(),
   /** Outbound requests from webhooks and integrations may reach the local network (`lib/http/outbound.ts`). */
   allowLocalRequestsFromWebHooksAndServices: z.boolean(),
+  /** Users who are not admins may create top-level groups (GitLab's `can_create_group`). */
+  canCreateGroup: z.boolean(),
 });
 
 export type InstanceSettingsForm = z.infer<typeof instanceSettingsFormSchema>;

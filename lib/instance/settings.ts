@@ -10,11 +10,16 @@ import type { InstanceSettingsForm } from "./form-schemas";
 export type InstanceSettings = InstanceSettingsForm;
 
 /** What an instance whose admin never saved the settings runs with: GitLab's behaviour. */
-export const defaultInstanceSettings: InstanceSettings = { oauthAuthorizationResponseIss: false, allowLocalRequestsFromWebHooksAndServices: false };
+export const defaultInstanceSettings: InstanceSettings = {
+  oauthAuthorizationResponseIss: false,
+  allowLocalRequestsFromWebHooksAndServices: false,
+  canCreateGroup: true,
+};
 
 const settingsColumns = {
   oauthAuthorizationResponseIss: applicationSettings.oauthAuthorizationResponseIss,
   allowLocalRequestsFromWebHooksAndServices: applicationSettings.allowLocalRequestsFromWebHooksAndServices,
+  canCreateGroup: applicationSettings.canCreateGroup,
 };
 
 const settingsRow = preparedQuery((db) =>
@@ -75,5 +80,6 @@ export function serializeApplicationSettings(settings: InstanceSettings) {
     // Its name before GitLab 12.2, which GitLab's entity still carries.
     allow_local_requests_from_hooks_and_services: settings.allowLocalRequestsFromWebHooksAndServices,
     oauth_authorization_response_iss: settings.oauthAuthorizationResponseIss,
+    can_create_group: settings.canCreateGroup,
   };
 }

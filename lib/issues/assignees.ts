@@ -1,8 +1,8 @@
 import "server-only";
 import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import type { Executor } from "@/lib/db";
-import { issueAssignees, projectMembers, users, type UserRow } from "@/lib/db/schema";
-import { membershipActive, utcDay } from "@/lib/projects/access";
+import { issueAssignees, users, type UserRow } from "@/lib/db/schema";
+import { projectRoleOf, utcDay } from "@/lib/projects/access";
 import type { ProjectView } from "@/lib/projects/projects";
 
 /**
@@ -13,11 +13,7 @@ import type { ProjectView } from "@/lib/projects/projects";
 export async function assignableUsers(db: Executor, view: ProjectView, userIds: readonly number[], now: Date): Promise<number[]> {
   const requested = [...new Set(userIds)].filter((id) => id > 0 && id <= 2_147_483_647);
   if (requested.length === 0) return [];
-  const member = sql`exists (select 1 from ${projectMembers} where ${and(
-    eq(projectMembers.projectId, view.project.id),
-    eq(projectMembers.userId, users.id),
-    membershipActive(utcDay(now)),
-  )})`;
+  const member = sql`${projectRoleOf(sql`${users.id}`, view.project.id, view.project.namespaceId, utcDay(now))} is not null`;
   const readsIssues =
     view.project.visibility === "public"
       ? sql`true`

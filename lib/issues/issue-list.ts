@@ -223,8 +223,10 @@ export async function listIssuesAcrossProjects(
   ctx: Ctx,
   filters: IssueFilters & { nonArchived?: boolean },
   page: PageRequest,
+  /** Only the projects in these namespaces (`GET /groups/:id/issues`: the group's and its subgroups'). */
+  namespaceIds?: SQL,
 ): Promise<ListPage<IssueDetails>> {
-  const scope = filters.scope ?? "created_by_me";
+  const scope = filters.scope ?? (namespaceIds ? "all" : "created_by_me");
   if (scope !== "all" && !actingUser(ctx)) throw new UnauthorizedError();
   const viewer = viewerOf(ctx);
   const where = and(
@@ -232,6 +234,7 @@ export async function listIssuesAcrossProjects(
     eq(projects.issuesEnabled, true),
     filters.nonArchived === false ? undefined : eq(projects.archived, false),
     issueReadableInItsProject(viewer),
+    namespaceIds ? sql`${projects.namespaceId} in (${namespaceIds})` : undefined,
     ...filterConditions(ctx, { ...filters, scope }),
   );
   const list = await keyedListPage(

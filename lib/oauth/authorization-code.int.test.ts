@@ -316,16 +316,16 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
         return locations.map((location) => new URLSearchParams(location.hash ? location.hash.slice(1) : location.search).get("iss"));
       };
 
-      expect(await getInstanceSettings(admin)).toEqual({ oauthAuthorizationResponseIss: false, allowLocalRequestsFromWebHooksAndServices: false });
+      expect(await getInstanceSettings(admin)).toEqual({ oauthAuthorizationResponseIss: false, allowLocalRequestsFromWebHooksAndServices: false, canCreateGroup: true });
       expect(await answers()).toEqual([null, null, null, null]);
       expect(await discoveryDocument(fixture.db)).not.toHaveProperty("authorization_response_iss_parameter_supported");
 
-      expect(await updateInstanceSettings(admin, { oauthAuthorizationResponseIss: true })).toEqual({ oauthAuthorizationResponseIss: true, allowLocalRequestsFromWebHooksAndServices: false });
+      expect(await updateInstanceSettings(admin, { oauthAuthorizationResponseIss: true })).toEqual({ oauthAuthorizationResponseIss: true, allowLocalRequestsFromWebHooksAndServices: false, canCreateGroup: true });
       try {
         expect(await answers()).toEqual([issuer, issuer, issuer, issuer]);
         expect(await discoveryDocument(fixture.db)).toMatchObject({ issuer, authorization_response_iss_parameter_supported: true });
       } finally {
-        expect(await updateInstanceSettings(admin, { oauthAuthorizationResponseIss: false })).toEqual({ oauthAuthorizationResponseIss: false, allowLocalRequestsFromWebHooksAndServices: false });
+        expect(await updateInstanceSettings(admin, { oauthAuthorizationResponseIss: false })).toEqual({ oauthAuthorizationResponseIss: false, allowLocalRequestsFromWebHooksAndServices: false, canCreateGroup: true });
       }
       expect(await answers()).toEqual([null, null, null, null]);
       expect(await discoveryDocument(fixture.db)).not.toHaveProperty("authorization_response_iss_parameter_supported");
@@ -335,7 +335,7 @@ describe.each(testDatabases())("authorization code grant on $name", ({ open }) =
       const someone = userContext(fixture.db, await createTestUser(fixture.db));
       await expect(getInstanceSettings(someone)).rejects.toBeInstanceOf(ForbiddenError);
       await expect(updateInstanceSettings(someone, { oauthAuthorizationResponseIss: true })).rejects.toBeInstanceOf(ForbiddenError);
-      expect(await instanceSettingsOf(fixture.db)).toEqual({ oauthAuthorizationResponseIss: false, allowLocalRequestsFromWebHooksAndServices: false });
+      expect(await instanceSettingsOf(fixture.db)).toEqual({ oauthAuthorizationResponseIss: false, allowLocalRequestsFromWebHooksAndServices: false, canCreateGroup: true });
     });
   });
 

@@ -3,6 +3,7 @@ import { SignJWT } from "jose";
 import type { Database } from "@/lib/db";
 import type { UserRow } from "@/lib/db/schema";
 import { env } from "@/lib/env";
+import { idTokenGroupClaims } from "@/lib/groups/claims";
 import { userAvatarUrl, userWebUrl } from "@/lib/users/serialize";
 import { getSigningKey } from "./keys";
 
@@ -45,6 +46,7 @@ export async function signIdToken(db: Database, input: IdTokenInput): Promise<st
   const issuedAt = Math.floor(input.now.getTime() / 1000);
   return new SignJWT({
     ...userClaims(input.user, input.scopes),
+    ...(await idTokenGroupClaims(db, input.user.id, input.now)),
     ...(input.authTime ? { auth_time: Math.floor(input.authTime.getTime() / 1000) } : {}),
     ...(input.nonce ? { nonce: input.nonce } : {}),
   })

@@ -7,6 +7,7 @@ import { formatScopes } from "./scopes";
 import { authenticateClientIfPresent, readClientCredentials } from "./client-auth";
 import { invalidRequest, OAuthError } from "./errors";
 import { accessTokenState, findAccessToken, tokenDigest } from "./tokens";
+import { userinfoGroupClaims } from "@/lib/groups/claims";
 import { issuer, userClaims } from "./id-token";
 
 const invalidTokenDescription = "The access token is invalid";
@@ -61,7 +62,7 @@ export async function getUserInfo(db: Database, token: string | null, now: Date)
     throw new OAuthError("invalid_scope", 'Access to this resource requires scope "openid".', 403, { state: "forbidden" });
   }
   if (found.principal !== "user") throw invalidTokenError();
-  return userClaims(found.user, found.scopes);
+  return { ...userClaims(found.user, found.scopes), ...(await userinfoGroupClaims(db, found.user.id, now)) };
 }
 
 /**

@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
+import { decodeJwt } from "jose";
 import { oauthAccessTokens, oauthApplications, users, type OAuthApplicationRow, type UserRow } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { InvalidTokenError } from "@/lib/errors";
 import { testDatabases } from "@/lib/testing/databases";
-import { createTestUser, testPassword, userContext } from "@/lib/testing/fixtures";
+import { createTestUser, testPassword, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
+import { createGroup } from "@/lib/groups/groups";
+import { addGroupMember } from "@/lib/groups/members";
 import {
   authorizeCode,
   expectOAuthError,
@@ -420,7 +423,33 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
         email_verified: true,
         profile: `${env.EXTERNAL_URL}/${user.username}`,
         picture: `${env.EXTERNAL_URL}/-/avatars/${user.id}`,
+        groups: [],
       });
+    });
+
+    it("names the user's groups as GitLab: every group they belong to and those below in userinfo, their own memberships by role, groups_direct in the ID token", async () => {
+      const user = await createTestUser(fixture.db);
+      const owner = await createTestUser(fixture.db);
+      const ownerCtx = userContext(fixture.db, owner);
+      const root = await createGroup(ownerCtx, { name: "Claims", path: `claims-${uniqueSuffix()}` });
+      const platform = await createGroup(ownerCtx, { name: "Platform", path: "platform", parentId: root.group.id });
+      const api = await createGroup(ownerCtx, { name: "API", path: "api", parentId: platform.group.id });
+      const mine = await createGroup(userContext(fixture.db, user), { name: "Mine", path: `mine-${uniqueSuffix()}` });
+      await addGroupMember(ownerCtx, String(platform.group.id), { userId: user.id, accessLevel: 30 });
+      const info = await userInfoFor(user, "openid");
+      expect(info).toMatchObject({
+        groups: [mine.group.fullPath, platform.group.fullPath, api.group.fullPath].sort(),
+        "https://gitlab.org/claims/groups/owner": [mine.group.fullPath],
+        "https://gitlab.org/claims/groups/developer": [platform.group.fullPath],
+      });
+      expect(info).not.toHaveProperty("https://gitlab.org/claims/groups/maintainer");
+      expect(info).not.toHaveProperty("groups_direct");
+      const { application, secret } = await registerApplication(fixture);
+      const { code } = await authorizeCode(fixture.db, user, application, { scope: "openid" });
+      const body = await token(fixture.db, { grant_type: "authorization_code", code, redirect_uri: testRedirectUri, client_id: application.uid, client_secret: secret });
+      const claims = decodeJwt(body.id_token!);
+      expect(claims.groups_direct).toEqual([mine.group.fullPath, platform.group.fullPath].sort());
+      expect(claims).not.toHaveProperty("groups");
     });
 
     it("says email_verified false for an address nobody confirmed, and gives neither claim without the email scope", async () => {
@@ -446,7 +475,7 @@ describe.each(testDatabases())("tokens on $name", ({ open }) => {
       expect(withoutEmail).not.toHaveProperty("email_verified");
       expect(withoutEmail).toMatchObject({ sub: String(unconfirmed.id), preferred_username: unconfirmed.username });
       const confirmed = await createTestUser(fixture.db);
-      expect(Object.keys(await userInfoFor(confirmed, "openid"))).toEqual(["sub", "name", "nickname", "preferred_username", "profile", "picture"]);
+      expect(Object.keys(await userInfoFor(confirmed, "openid"))).toEqual(["sub", "name", "nickname", "preferred_username", "profile", "picture", "groups"]);
     });
   });
 

@@ -1,8 +1,8 @@
 import "server-only";
-import { and, eq, gte, inArray, or, sql, type Placeholder, type SQL } from "drizzle-orm";
+import { and, eq, inArray, or, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { Ctx } from "@/lib/context";
 import { literal } from "@/lib/db";
-import { accessLevels, projectMembers, projects, projectVisibilities, type ProjectMemberRow } from "@/lib/db/schema";
+import { accessLevels, groupMembers, namespaces, projectMembers, projects, projectVisibilities, type ProjectMemberRow } from "@/lib/db/schema";
 
 export { accessLevelNames, isAccessLevel } from "./roles";
 
@@ -38,6 +38,77 @@ export function membershipActive(today: string | Placeholder): SQL {
   return sql`(${projectMembers.expiresAt} is null or ${projectMembers.expiresAt} > ${today}::date)`;
 }
 
+/**
+ * The `namespaces` row of the surrounding query, named in full: a query that reads one table renders its selected
+ * columns unqualified, and inside a subquery over `namespaces` an unqualified column would name the subquery's row.
+ */
+export const outerNamespace = { id: sql.raw(`"namespaces"."id"`), traversalIds: sql.raw(`"namespaces"."traversal_ids"`) };
+
+/** `membershipActive` for the `group_members` row of the surrounding query. */
+export function groupMembershipActive(today: string | Placeholder): SQL {
+  return sql`(${groupMembers.expiresAt} is null or ${groupMembers.expiresAt} > ${today}::date)`;
+}
+
+/**
+ * The namespaces at or below the one whose `traversal_ids` are `ancestor`, as a condition on `namespaces`: an index
+ * range of `namespaces_traversal_ids_idx`, since arrays compare element by element and every descendant's array
+ * starts with its ancestor's (`{4,7}` <= `{4,7,9}` < `{4,8}`).
+ */
+export function namespacesBelow(ancestor: SQL): SQL {
+  return sql`(${namespaces.traversalIds} >= ${ancestor} and ${namespaces.traversalIds} < (${ancestor})[1:cardinality(${ancestor}) - 1] || ((${ancestor})[cardinality(${ancestor})] + 1))`;
+}
+
+/**
+ * The projects where a user has a membership in force, direct or inherited from a group at or above the project's
+ * namespace, with at least `minimumLevel`: a set of ids read from the user's own memberships (their project
+ * memberships, and their groups' namespaces and those below, then the projects in them), so it costs what the user
+ * belongs to, never what the instance holds.
+ */
+export function memberProjectIds(userId: number | Placeholder, today: string | Placeholder, minimumLevel?: number): SQL {
+  return sql`select roles.project_id from (${memberProjectRoles(userId, today, minimumLevel)}) roles`;
+}
+
+/** `memberProjectIds` with the role of each membership: rows of `project_id` and `access_level`, a project once per membership. */
+export function memberProjectRoles(userId: number | Placeholder, today: string | Placeholder, minimumLevel?: number): SQL {
+  const atLeast = (level: SQL) => (minimumLevel === undefined ? sql`true` : sql`${level} >= ${literal(minimumLevel)}`);
+  return sql`select ${projectMembers.projectId} as project_id, ${projectMembers.accessLevel} as access_level from ${projectMembers}
+    where ${projectMembers.userId} = ${userId} and ${membershipActive(today)} and ${atLeast(sql`${projectMembers.accessLevel}`)}
+    union all
+    select below_project.id, ${groupMembers.accessLevel} from ${groupMembers}
+      inner join ${namespaces} member_group on member_group.id = ${groupMembers.groupId}
+      inner join ${namespaces} on ${namespacesBelow(sql`member_group.traversal_ids`)}
+      inner join ${projects} below_project on below_project.namespace_id = ${namespaces.id}
+    where ${groupMembers.userId} = ${userId} and ${groupMembershipActive(today)} and ${atLeast(sql`${groupMembers.accessLevel}`)}`;
+}
+
+/**
+ * A user's role inherited from the groups at and above the namespace `namespaceId` names (null: none): one probe of
+ * `group_members` per ancestor, through the namespace's own `traversal_ids`.
+ */
+export function inheritedAccessLevel(userId: SQL | number | Placeholder, today: string | Placeholder, namespaceId: SQL): SQL<number | null> {
+  // Aliased, so the namespace and memberships of a surrounding query stay within reach of `namespaceId`.
+  return sql<number | null>`(select max(inherited.access_level) from ${namespaces} placed
+    inner join ${groupMembers} inherited on inherited.group_id = any(placed.traversal_ids)
+    where placed.id = ${namespaceId} and inherited.user_id = ${userId}
+      and (inherited.expires_at is null or inherited.expires_at > ${today}::date))`;
+}
+
+/**
+ * A user's role in a project (null: none): the higher of their own membership and what they inherit from the groups
+ * above the project's namespace, each only while in force. The user, the project and its namespace are SQL, so this
+ * serves a project row of the surrounding query as well as a user row against a project already read.
+ */
+export function projectRoleOf(userId: SQL | number | Placeholder, projectId: SQL | number, namespaceId: SQL | number, today: string | Placeholder): SQL<number | null> {
+  const direct = sql`(select own.access_level from ${projectMembers} own
+    where own.project_id = ${projectId} and own.user_id = ${userId} and (own.expires_at is null or own.expires_at > ${today}::date))`;
+  return sql<number | null>`greatest(${direct}, ${inheritedAccessLevel(userId, today, sql`${namespaceId}`)})`;
+}
+
+/** A user's role in the `projects` row of the surrounding query (null: none), direct or inherited. */
+export function projectAccessLevel(userId: number | Placeholder, today: string | Placeholder): SQL<number | null> {
+  return projectRoleOf(userId, sql`${projects.id}`, sql`${projects.namespaceId}`, today);
+}
+
 /** The opposite of `membershipActive`: memberships whose last day is over (what the scheduled job removes). */
 export function membershipExpired(today: string | Placeholder): SQL {
   return sql`${projectMembers.expiresAt} <= ${today}::date`;
@@ -60,7 +131,7 @@ export function projectVisibleTo(viewer: Viewer): SQL {
   return or(
     eq(projects.visibility, "public"),
     viewer.external ? undefined : eq(projects.visibility, "internal"),
-    isMemberOf(viewer.id, viewer.today),
+    sql`${projectAccessLevel(viewer.id, viewer.today)} is not null`,
   )!;
 }
 
@@ -85,28 +156,19 @@ export function visibilityParts(viewer: Viewer): SQL[] {
 export function accessLevelIn(viewer: Viewer): SQL<number | null> {
   if (viewer.kind === "anonymous") return sql<null>`null::integer`;
   if (viewer.kind === "everything") return sql<number>`${literal(accessLevels.owner)}::integer`;
-  return sql<number | null>`(select ${projectMembers.accessLevel} from ${projectMembers} where ${and(
-    eq(projectMembers.projectId, projects.id),
-    eq(projectMembers.userId, viewer.id),
-    membershipActive(viewer.today),
-  )})`;
+  return projectAccessLevel(viewer.id, viewer.today);
 }
 
-/** A user's membership, unexpired on `today`, in the `projects` row of the surrounding query. */
+/**
+ * A user's membership, direct or inherited, unexpired on `today`, in the `projects` row of the surrounding query, as
+ * a set of ids from their memberships (`memberProjectIds`): what lists of "my projects" and the private part of a list
+ * are driven by.
+ */
 export function isMemberOf(userId: number | Placeholder, today: string | Placeholder): SQL {
-  return sql`exists (select 1 from ${projectMembers} where ${and(
-    eq(projectMembers.projectId, projects.id),
-    eq(projectMembers.userId, userId),
-    membershipActive(today),
-  )})`;
+  return sql`${projects.id} in (${memberProjectIds(userId, today)})`;
 }
 
-/** `isMemberOf` with at least the role `minimumLevel`. */
+/** `isMemberOf` with at least the role `minimumLevel`, direct or inherited. */
 export function hasRoleIn(userId: number, today: string, minimumLevel: number): SQL {
-  return sql`exists (select 1 from ${projectMembers} where ${and(
-    eq(projectMembers.projectId, projects.id),
-    eq(projectMembers.userId, userId),
-    gte(projectMembers.accessLevel, minimumLevel),
-    membershipActive(today),
-  )})`;
+  return sql`${projects.id} in (${memberProjectIds(userId, today, minimumLevel)})`;
 }

@@ -1,7 +1,7 @@
 import "server-only";
 import { and, eq, gt, inArray, lt, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
-import { keyedListPage, keyedRowsFrom, placeholder, preparedQueries, type KeyedList, type ListPage, type OrderKey } from "@/lib/db";
+import { keyedListPage, keyedRowsFrom, placeholder, preparedQueries, type Executor, type KeyedList, type ListPage, type OrderKey } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { fuzzySearch } from "@/lib/db/like";
 import {
@@ -21,7 +21,21 @@ import { logger } from "@/lib/log";
 import { getUserByIdOrUsername, getUserByUsername } from "@/lib/users/users";
 import type { PageRequest } from "@/lib/api/pagination";
 import { noSuchId, numericReference } from "@/lib/api/param-types";
-import { accessLevelIn, hasRoleIn, isMemberOf, membershipActive, projectVisibleTo, utcDay, viewerOf, visibilityParts, type Viewer } from "./access";
+import { groupAbilityMinimumLevels, visibilityWithin } from "@/lib/groups/policy";
+import {
+  accessLevelIn,
+  hasRoleIn,
+  inheritedAccessLevel,
+  isMemberOf,
+  memberProjectIds,
+  membershipActive,
+  outerNamespace,
+  projectVisibleTo,
+  utcDay,
+  viewerOf,
+  visibilityParts,
+  type Viewer,
+} from "./access";
 import { can, type RoleAbility } from "./policy";
 import { pathFromName, projectNameProblem, projectPathProblem } from "./path-rules";
 import { initializeWithReadme } from "./readme";
@@ -29,6 +43,8 @@ import { claimProjectPath } from "./redirect-routes";
 import { readProjectStatistics, type ProjectStatistics } from "./statistics";
 
 export { projectVisibilities } from "@/lib/db/schema";
+
+const groupProjectCreationLevel = groupAbilityMinimumLevels.createProject;
 
 /** A project with what every view of it needs: its namespace and the caller's access level (null: none). */
 export interface ProjectView {
@@ -45,6 +61,30 @@ export interface NewProject {
   issuesEnabled?: boolean;
   /** Start the repository with a README on the default branch (GitLab's `initialize_with_readme`). */
   initializeWithReadme?: boolean;
+  /** The namespace to create it in: the caller's own (the default) or a group where they may create projects. */
+  namespaceId?: number;
+}
+
+/**
+ * The namespace a new project goes to, locked for the transaction: the caller's own by default, else the one they
+ * name if it is theirs or a group where their role lets them create projects (GitLab: "namespace is not valid").
+ */
+async function targetNamespace(tx: Executor, user: UserRow, namespaceId: number | undefined, now: Date): Promise<{ namespace: NamespaceRow; groupLevel: number | null }> {
+  const where = namespaceId === undefined ? eq(namespaces.ownerId, user.id) : eq(namespaces.id, namespaceId);
+  const [row] = await tx
+    .select({ namespace: namespaces, groupLevel: inheritedAccessLevel(user.id, utcDay(now), outerNamespace.id) })
+    .from(namespaces)
+    .where(where)
+    .for("share");
+  if (!row) {
+    if (namespaceId === undefined) throw new Error(`user ${user.id} has no namespace`);
+    throw new ValidationError({ namespace: ["is not valid"] });
+  }
+  const { namespace } = row;
+  const groupLevel = user.isAdmin ? accessLevels.owner : row.groupLevel;
+  const allowed = namespace.kind === "user" ? namespace.ownerId === user.id || user.isAdmin : (groupLevel ?? 0) >= groupProjectCreationLevel;
+  if (!allowed) throw new ValidationError({ namespace: ["is not valid"] });
+  return { namespace, groupLevel: namespace.kind === "group" ? groupLevel : null };
 }
 
 /**
@@ -78,8 +118,11 @@ async function insertProject(ctx: Ctx, user: UserRow, input: NewProject): Promis
 
   try {
     return await ctx.db.transaction(async (tx) => {
-      const [namespace] = await tx.select().from(namespaces).where(eq(namespaces.ownerId, user.id));
-      if (!namespace) throw new Error(`user ${user.id} has no namespace`);
+      const { namespace, groupLevel } = await targetNamespace(tx, user, input.namespaceId, ctx.now);
+      const visibility = input.visibility ?? "private";
+      if (namespace.kind === "group" && !visibilityWithin(visibility, namespace.visibility)) {
+        throw new ValidationError({ visibility_level: [`${visibility} is not allowed in a ${namespace.visibility} group.`] });
+      }
       const [project] = await tx
         .insert(projects)
         .values({
@@ -88,14 +131,17 @@ async function insertProject(ctx: Ctx, user: UserRow, input: NewProject): Promis
           name,
           path,
           description: input.description ?? null,
-          visibility: input.visibility ?? "private",
+          visibility,
           issuesEnabled: input.issuesEnabled ?? true,
           createdAt: ctx.now,
           lastActivityAt: ctx.now,
         })
         .returning();
       if (!project) throw new Error("insert into projects returned no row");
-      await claimProjectPath(tx, `${namespace.path}/${project.path}`);
+      await claimProjectPath(tx, `${namespace.fullPath}/${project.path}`);
+      await recordEvent(tx, { projectId: project.id, authorId: user.id, action: "created", createdAt: ctx.now });
+      // In a group the creator keeps the role they inherit, as on GitLab; a personal project's creator is its Owner.
+      if (groupLevel !== null) return { project, namespace, accessLevel: groupLevel };
       await tx.insert(projectMembers).values({
         projectId: project.id,
         userId: user.id,
@@ -103,7 +149,6 @@ async function insertProject(ctx: Ctx, user: UserRow, input: NewProject): Promis
         createdById: user.id,
         createdAt: ctx.now,
       });
-      await recordEvent(tx, { projectId: project.id, authorId: user.id, action: "created", createdAt: ctx.now });
       return { project, namespace, accessLevel: accessLevels.owner };
     });
   } catch (error) {
@@ -135,7 +180,7 @@ export function projectNamed(
 ): SQL {
   if (reference.by === "id") return eq(projects.id, reference.id);
   return and(
-    sql`lower(${namespaces.path}) = lower(${reference.namespacePath})`,
+    sql`lower(${namespaces.fullPath}) = lower(${reference.namespacePath})`,
     sql`lower(${projects.path}) = lower(${reference.projectPath})`,
   )!;
 }
@@ -157,7 +202,7 @@ function projectViews(ctx: Ctx, where: SQL | undefined) {
 export async function missingProject(ctx: Ctx, named: ProjectReference | null): Promise<NotFoundError> {
   if (named?.by === "path") {
     const [moved] = await ctx.db
-      .select({ id: projects.id, namespacePath: namespaces.path, projectPath: projects.path })
+      .select({ id: projects.id, namespacePath: namespaces.fullPath, projectPath: projects.path })
       .from(redirectRoutes)
       .innerJoin(projects, eq(projects.id, redirectRoutes.projectId))
       .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
@@ -212,6 +257,10 @@ export interface ProjectListFilters {
   ownerId?: number;
   /** Projects in this user's namespace or where they are a member (their user page). */
   ownerOrMemberId?: number;
+  /** Projects in this namespace (a group's own projects). */
+  namespaceId?: number;
+  /** Projects in the namespaces this selects (a group's and its subgroups'). */
+  inNamespaces?: SQL;
   orderBy?: (typeof projectOrderFields)[number];
   sort?: "asc" | "desc";
 }
@@ -235,7 +284,7 @@ function inNamespaceOf(userId: number): SQL {
  * user's memberships and namespace (an OR of the two conditions would be checked on every visible project instead).
  */
 function ownedOrJoinedBy(userId: number, today: string): SQL {
-  const joined = sql`select ${projectMembers.projectId} from ${projectMembers} where ${projectMembers.userId} = ${userId} and ${membershipActive(today)}`;
+  const joined = memberProjectIds(userId, today);
   const owned = sql`select ${projects.id} from ${projects} where ${inNamespaceOf(userId)}`;
   return sql`${projects.id} in (${joined} union all ${owned})`;
 }
@@ -259,7 +308,7 @@ function ownProjects(ctx: Ctx, filters: ProjectListFilters): SQL | undefined {
 /** GitLab's project search: each term in path, name or description; with namespaces, in the full path and name. */
 function projectSearch(query: string, withNamespaces: boolean): SQL {
   const columns: SQL[] = withNamespaces
-    ? [sql`${namespaces.path} || '/' || ${projects.path}`, sql`${namespaces.name} || ' / ' || ${projects.name}`, sql`${projects.description}`]
+    ? [sql`${namespaces.fullPath} || '/' || ${projects.path}`, sql`${namespaces.name} || ' / ' || ${projects.name}`, sql`${projects.description}`]
     : [sql`${projects.path}`, sql`${projects.name}`, sql`${projects.description}`];
   return fuzzySearch(columns, query) ?? sql`true`;
 }
@@ -274,6 +323,8 @@ function projectFilterConditions(ctx: Ctx, filters: ProjectListFilters): SQL | u
     ownProjects(ctx, filters),
     filters.ownerId === undefined ? undefined : inNamespaceOf(filters.ownerId),
     filters.ownerOrMemberId === undefined ? undefined : ownedOrJoinedBy(filters.ownerOrMemberId, utcDay(ctx.now)),
+    filters.namespaceId === undefined ? undefined : eq(projects.namespaceId, filters.namespaceId),
+    filters.inNamespaces === undefined ? undefined : sql`${projects.namespaceId} in (${filters.inNamespaces})`,
     filters.visibility === undefined ? undefined : eq(projects.visibility, filters.visibility),
     filters.search?.trim() ? projectSearch(filters.search, searchesNamespaces(filters)) : undefined,
     filters.archived === undefined ? undefined : eq(projects.archived, filters.archived),
@@ -298,6 +349,8 @@ function unorderedFilter(filters: ProjectListFilters): boolean {
       filters.minAccessLevel !== undefined ||
       filters.ownerId !== undefined ||
       filters.ownerOrMemberId !== undefined ||
+      filters.namespaceId !== undefined ||
+      filters.inNamespaces !== undefined ||
       filters.search?.trim(),
   );
 }

@@ -1,5 +1,5 @@
 import "server-only";
-import { accessLevels } from "@/lib/db/schema";
+import { accessLevels, type NamespaceRow } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { initialBranch } from "@/lib/git/repositories";
 import { serializeUserBasic, userAvatarUrl } from "@/lib/users/serialize";
@@ -9,7 +9,7 @@ import type { ProjectStatistics } from "./statistics";
 import type { MemberView } from "./members";
 
 export function projectFullPath({ project, namespace }: Pick<ProjectView, "project" | "namespace">): string {
-  return `${namespace.path}/${project.path}`;
+  return `${namespace.fullPath}/${project.path}`;
 }
 
 /** GitLab's `name_with_namespace` (`Project#full_name`): `Namespace / Project`. */
@@ -51,16 +51,22 @@ export function serializeBasicProject(view: ProjectView) {
     avatar_url: null,
     star_count: 0,
     last_activity_at: project.lastActivityAt.toISOString(),
-    namespace: {
-      id: namespace.id,
-      name: namespace.name,
-      path: namespace.path,
-      kind: namespace.kind,
-      full_path: namespace.path,
-      parent_id: null,
-      avatar_url: userAvatarUrl({ id: namespace.ownerId }),
-      web_url: `${env.EXTERNAL_URL}/${namespace.path}`,
-    },
+    namespace: serializeNamespaceBasic(namespace),
+  };
+}
+
+/** GitLab's NamespaceBasic: a group's web page is under `/groups/`, a user's is their profile. */
+export function serializeNamespaceBasic(namespace: NamespaceRow) {
+  const group = namespace.kind === "group";
+  return {
+    id: namespace.id,
+    name: namespace.name,
+    path: namespace.path,
+    kind: namespace.kind,
+    full_path: namespace.fullPath,
+    parent_id: namespace.parentId,
+    avatar_url: namespace.ownerId === null ? null : userAvatarUrl({ id: namespace.ownerId }),
+    web_url: group ? `${env.EXTERNAL_URL}/groups/${namespace.fullPath}` : `${env.EXTERNAL_URL}/${namespace.fullPath}`,
   };
 }
 
@@ -123,9 +129,9 @@ export function serializeProject(details: ProjectDetails, { permissions = false 
   });
 }
 
-/** `POST /projects`' answer: the creator is the new project's Owner, and it has no issues yet. */
+/** `POST /projects`' answer: a personal project's creator is its Owner (in a group, no member), and it has no issues yet. */
 export function serializeCreatedProject(view: ProjectView) {
-  return serializeProject({ view, openIssuesCount: 0, statistics: null, membershipAccessLevel: accessLevels.owner });
+  return serializeProject({ view, openIssuesCount: 0, statistics: null, membershipAccessLevel: view.namespace.kind === "group" ? null : accessLevels.owner });
 }
 
 /** GitLab's ProjectStatistics; what this service does not store (wiki, LFS, artifacts, packages…) is 0. */
@@ -146,7 +152,7 @@ function serializeStatistics(statistics: ProjectStatistics) {
 }
 
 /** GitLab's member entity: the user's basic fields, then the membership. */
-export function serializeMember({ user, member }: MemberView) {
+export function serializeMember({ user, member }: { user: MemberView["user"]; member: Pick<MemberView["member"], "accessLevel" | "createdAt" | "expiresAt"> }) {
   return {
     ...serializeUserBasic(user),
     access_level: member.accessLevel,

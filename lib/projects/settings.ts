@@ -63,7 +63,7 @@ export async function updateProject(ctx: Ctx, reference: string, changes: Projec
         .returning();
       if (!row) throw new Error(`project ${project.id} vanished while being updated`);
       if (row.path !== project.path) {
-        await redirectRenamedProject(tx, project.id, `${view.namespace.path}/${project.path}`, `${view.namespace.path}/${row.path}`);
+        await redirectRenamedProject(tx, project.id, `${view.namespace.fullPath}/${project.path}`, `${view.namespace.fullPath}/${row.path}`);
       }
       if (movesHead) await setHead(project.id, changes.defaultBranch!);
       return row;

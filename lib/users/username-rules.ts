@@ -11,6 +11,7 @@ export const reservedUsernames = new Set([
   "dashboard",
   "explore",
   "favicon.ico",
+  "groups",
   "help",
   "oauth",
   "profile",

@@ -19,7 +19,7 @@ export async function createProjectAction(input: unknown): Promise<ActionResult<
       visibility,
       description: description?.trim() || undefined,
     });
-    return actionSuccess({ fullPath: `${namespace.path}/${project.path}` });
+    return actionSuccess({ fullPath: `${namespace.fullPath}/${project.path}` });
   } catch (error) {
     return toActionFailure(error);
   }

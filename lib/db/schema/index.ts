@@ -1,6 +1,7 @@
 export * from "./users";
 export * from "./personal-access-tokens";
 export * from "./projects";
+export * from "./groups";
 export * from "./events";
 export * from "./instance";
 export * from "./oauth";

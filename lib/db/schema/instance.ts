@@ -21,6 +21,8 @@ export const applicationSettings = pgTable(
     oauthAuthorizationResponseIss: boolean("oauth_authorization_response_iss").notNull().default(false),
     /** Webhooks and integrations may send requests to loopback, private and link-local addresses (GitLab's, off by default). */
     allowLocalRequestsFromWebHooksAndServices: boolean("allow_local_requests_from_web_hooks_and_services").notNull().default(false),
+    /** Users may create top-level groups (GitLab's `can_create_group`); admins always may. */
+    canCreateGroup: boolean("can_create_group").notNull().default(true),
     updatedAt: updatedAt(),
   },
   (table) => [check("application_settings_single_row", sql`${table.id} = 1`)],

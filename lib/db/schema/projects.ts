@@ -1,11 +1,21 @@
 import { sql } from "drizzle-orm";
-import { boolean, date, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, check, date, foreignKey, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, updatedAt } from "./columns";
 import { users } from "./users";
 
-export const namespaceKinds = ["user"] as const;
+export const namespaceKinds = ["user", "group"] as const;
+export type NamespaceKind = (typeof namespaceKinds)[number];
 
-// Every user owns one namespace with the same path; projects live in namespaces, as in GitLab.
+export const projectVisibilities = ["private", "internal", "public"] as const;
+export type ProjectVisibility = (typeof projectVisibilities)[number];
+
+/**
+ * Projects live in namespaces, as in GitLab: every user owns one with their username as its path, and groups are
+ * namespaces of their own, nested below a parent group or at the top. A trigger (drizzle/0026_groups.sql) keeps
+ * `full_path` (the parents' paths and the namespace's own, `acme/platform`) and `traversal_ids` (GitLab's: the ids from
+ * the root down to the namespace itself), so a namespace's ancestors are its own array and its descendants an index
+ * range (`namespacesBelow`), never a recursive walk.
+ */
 export const namespaces = pgTable(
   "namespaces",
   {
@@ -13,19 +23,35 @@ export const namespaces = pgTable(
     path: text("path").notNull(),
     name: text("name").notNull(),
     kind: text("kind", { enum: namespaceKinds }).notNull().default("user"),
-    ownerId: integer("owner_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    /** A user namespace's user; null for groups. */
+    ownerId: integer("owner_id").references(() => users.id, { onDelete: "cascade" }),
+    /** A subgroup's parent group; null at the top level and for user namespaces. */
+    parentId: integer("parent_id"),
+    /** Set by the database from the parent's on every insert and move; written by nothing else. */
+    fullPath: text("full_path").notNull().default(""),
+    traversalIds: integer("traversal_ids").array().notNull().default(sql`'{}'::integer[]`),
+    description: text("description"),
+    /** A group's visibility; user namespaces are public, as on GitLab. */
+    visibility: text("visibility", { enum: projectVisibilities }).notNull().default("public"),
     createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (table) => [
-    uniqueIndex("namespaces_path_lower_key").on(sql`lower(${table.path})`),
+    // Sibling paths are unique because full paths are, and a top-level group cannot take a username (nor the reverse).
+    uniqueIndex("namespaces_full_path_lower_key").on(sql`lower(${table.fullPath})`),
     uniqueIndex("namespaces_owner_id_key").on(table.ownerId),
+    // Descendants of a namespace are the range of arrays that start with its own (arrays compare element by element).
+    index("namespaces_traversal_ids_idx").on(table.traversalIds),
+    index("namespaces_parent_name_idx").on(table.parentId, table.name, table.id).where(sql`${table.parentId} is not null`),
+    // Group lists read each visibility level in the list's order and merge them, as project lists do.
+    index("namespaces_group_visibility_name_idx").on(table.visibility, table.name, table.id).where(sql`${table.kind} = 'group'`),
+    index("namespaces_group_visibility_path_idx").on(table.visibility, table.path, table.id).where(sql`${table.kind} = 'group'`),
+    index("namespaces_group_visibility_id_idx").on(table.visibility, table.id).where(sql`${table.kind} = 'group'`),
+    foreignKey({ columns: [table.parentId], foreignColumns: [table.id], name: "namespaces_parent_id_fk" }),
+    check("namespaces_kind_owner", sql`(${table.kind} = 'user') = (${table.ownerId} is not null)`),
+    check("namespaces_user_top_level", sql`${table.kind} = 'group' or ${table.parentId} is null`),
   ],
 );
-
-export const projectVisibilities = ["private", "internal", "public"] as const;
-export type ProjectVisibility = (typeof projectVisibilities)[number];
 
 export const projects = pgTable(
   "projects",

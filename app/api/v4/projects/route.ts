@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { booleanParam } from "@/lib/api/param-types";
+import { booleanParam, positiveIntegerParam } from "@/lib/api/param-types";
 import { created } from "@/lib/api/respond";
 import { writeApiScopes } from "@/lib/api/scopes";
 import { ParameterError } from "@/lib/errors";
@@ -19,6 +19,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects", {
       visibility: z.enum(projectVisibilities).optional(),
       issues_enabled: booleanParam.optional(),
       initialize_with_readme: booleanParam.optional(),
+      namespace_id: positiveIntegerParam.optional(),
     },
     handle: async ({ ctx, params }) => {
       if (params.name === undefined && params.path === undefined) {
@@ -31,6 +32,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects", {
         visibility: params.visibility,
         issuesEnabled: params.issues_enabled,
         initializeWithReadme: params.initialize_with_readme,
+        namespaceId: params.namespace_id,
       });
       return created(serializeCreatedProject(view));
     },

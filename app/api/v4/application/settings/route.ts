@@ -20,12 +20,14 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/application/setti
       /** The setting's name before GitLab 12.2, which GitLab still takes; given both, it wins, as on GitLab. */
       allow_local_requests_from_hooks_and_services: booleanParam.optional(),
       oauth_authorization_response_iss: booleanParam.optional(),
+      can_create_group: booleanParam.optional(),
     },
     handle: async ({ ctx, params }) => {
       const allowLocal = params.allow_local_requests_from_hooks_and_services ?? params.allow_local_requests_from_web_hooks_and_services;
       const settings = await updateInstanceSettings(ctx, {
         ...(allowLocal !== undefined ? { allowLocalRequestsFromWebHooksAndServices: allowLocal } : {}),
         ...(params.oauth_authorization_response_iss !== undefined ? { oauthAuthorizationResponseIss: params.oauth_authorization_response_iss } : {}),
+        ...(params.can_create_group !== undefined ? { canCreateGroup: params.can_create_group } : {}),
       });
       return json(serializeApplicationSettings(settings));
     },

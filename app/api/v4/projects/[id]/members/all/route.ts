@@ -1,5 +1,5 @@
 import { apiResource } from "@/lib/api/endpoint";
-import { listMembersEndpoint } from "../member-endpoints";
+import { allMembersEndpoint } from "@/lib/groups/endpoints";
 
-/** On GitLab this adds members inherited from groups; projects here have direct members only, so it is `/members`. */
-export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/members/all", { GET: listMembersEndpoint });
+/** The project's members and those of the groups above it, each once with their highest role, as GitLab's. */
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/members/all", { GET: allMembersEndpoint("project") });

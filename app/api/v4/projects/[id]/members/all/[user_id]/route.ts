@@ -1,4 +1,4 @@
 import { apiResource } from "@/lib/api/endpoint";
-import { getMemberEndpoint } from "../../member-endpoints";
+import { allMemberEndpoint } from "@/lib/groups/endpoints";
 
-export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/members/all/:user_id", { GET: getMemberEndpoint });
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/members/all/:user_id", { GET: allMemberEndpoint("project") });

@@ -1,0 +1,4 @@
+import { apiResource } from "@/lib/api/endpoint";
+import { subgroupsEndpoint } from "@/lib/groups/endpoints";
+
+export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/groups/:id/subgroups", { GET: subgroupsEndpoint("children") });
