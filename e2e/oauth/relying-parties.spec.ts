@@ -156,7 +156,8 @@ test("python social-auth's generic OpenID Connect backend signs a person in, che
         fullname: `User ${user.username}`,
         first_name: null,
         last_name: null,
-        groups: null,
+        // The backend reads GitLab's `groups` claim: none here.
+        groups: [],
       },
       // Userinfo's claims, with the token response's other members that the backend keeps beside them.
       response: {
@@ -168,6 +169,7 @@ test("python social-auth's generic OpenID Connect backend signs a person in, che
         email_verified: true,
         profile: `${baseURL}/${user.username}`,
         picture: `${baseURL}/-/avatars/${user.id}`,
+        groups: [],
         token_type: "Bearer",
         expires_in: 7200,
         scope: "openid profile email",

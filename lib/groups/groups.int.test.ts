@@ -190,7 +190,9 @@ describe.each(testDatabases())("groups on $name", ({ open }) => {
     expect(moved.namespace.fullPath).toBe(`${root.group.path}-renamed/platform`);
     expect(moved.namespace.traversalIds).toEqual(api.namespace.traversalIds);
     expect((await getVisibleProject(ctx, `${root.group.path}-renamed/platform/api`)).project.id).toBe(api.project.id);
-    expect(await apiFailure(getVisibleProject(ctx, oldPath))).toBeInstanceOf(NotFoundError);
+    const moved404 = await apiFailure(getVisibleProject(ctx, oldPath));
+    expect(moved404).toBeInstanceOf(ProjectMovedError);
+    expect(moved404).toMatchObject({ projectId: api.project.id });
   });
 
   it("transfers a project: its path, git remote and events follow, the old path leads to it, and visibility is capped", async () => {

@@ -13,7 +13,7 @@ import type { PageRequest } from "@/lib/api/pagination";
 import { noSuchId, numericReference } from "@/lib/api/param-types";
 import { namespacesBelow, utcDay, viewerOf, type Viewer } from "@/lib/projects/access";
 import { projectNameProblem, projectPathProblem } from "@/lib/projects/path-rules";
-import { claimNamespacePath } from "@/lib/projects/redirect-routes";
+import { claimGroupPath, redirectMovedGroup } from "@/lib/projects/redirect-routes";
 import { usernameProblem } from "@/lib/users/username-rules";
 import { groupAccessLevelIn, groupVisibilityParts, groupVisibleTo, memberGroupIds, namespaceFullName } from "./access";
 import { canInGroup, visibilityWithin, type GroupAbility } from "./policy";
@@ -104,7 +104,7 @@ export async function createGroup(ctx: Ctx, input: NewGroup): Promise<GroupView>
   const visibilityIssue = visibilityProblem(visibility, parent?.group ?? null);
   if (visibilityIssue) errors.visibility_level = [visibilityIssue];
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-  try {
+  return savingPath(async () => {
     const group = await ctx.db.transaction(async (tx) => {
       const [row] = await tx
         .insert(namespaces)
@@ -120,11 +120,18 @@ export async function createGroup(ctx: Ctx, input: NewGroup): Promise<GroupView>
         })
         .returning();
       if (!row) throw new Error("insert into namespaces returned no row");
-      await claimNamespacePath(tx, row.fullPath);
+      await claimGroupPath(tx, row.fullPath);
       await tx.insert(groupMembers).values({ groupId: row.id, userId: user.id, accessLevel: accessLevels.owner, createdById: user.id, createdAt: ctx.now });
       return row;
     });
     return { group, fullName: parent ? `${parent.fullName} / ${group.name}` : group.name, accessLevel: accessLevels.owner };
+  });
+}
+
+/** A save that may take a full path another namespace has: GitLab's "has already been taken" on `path`. */
+async function savingPath<T>(save: () => Promise<T>): Promise<T> {
+  try {
+    return await save();
   } catch (error) {
     if (violatedUniqueConstraint(error) === "namespaces_full_path_lower_key") throw new ValidationError({ path: ["has already been taken"] });
     throw error;
@@ -152,7 +159,7 @@ export async function updateGroup(ctx: Ctx, reference: string, changes: GroupCha
     if (issue) errors.visibility_level = [issue];
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-  try {
+  return savingPath(async () => {
     const updated = await ctx.db.transaction(async (tx) => {
       const [row] = await tx
         .update(namespaces)
@@ -160,14 +167,11 @@ export async function updateGroup(ctx: Ctx, reference: string, changes: GroupCha
         .where(eq(namespaces.id, group.id))
         .returning();
       if (!row) throw new NotFoundError("Group");
-      if (row.fullPath !== group.fullPath) await claimNamespacePath(tx, row.fullPath);
+      await redirectMovedGroup(tx, inSubtreeOf(row), group.fullPath, row.fullPath);
       return row;
     });
     return { ...view, group: updated, fullName: view.fullName.slice(0, view.fullName.length - group.name.length) + updated.name };
-  } catch (error) {
-    if (violatedUniqueConstraint(error) === "namespaces_full_path_lower_key") throw new ValidationError({ path: ["has already been taken"] });
-    throw error;
-  }
+  });
 }
 
 /** The namespaces at or below `group` (itself included), an index range of their traversal ids. */

@@ -66,3 +66,30 @@ export async function movedNamespacePath(db: Executor, oldPath: string): Promise
     .where(sql`lower(${redirectRoutes.path}) = lower(${oldPath})`);
   return row?.path ?? null;
 }
+
+/**
+ * A group takes `fullPath`: the old paths of that name and every old path below it go. Found by the first segment's
+ * index, then the prefix.
+ */
+export async function claimGroupPath(tx: Executor, fullPath: string): Promise<void> {
+  if (!fullPath.includes("/")) return claimNamespacePath(tx, fullPath);
+  const root = fullPath.slice(0, fullPath.indexOf("/"));
+  await tx.delete(redirectRoutes).where(sql`lower(split_part(${redirectRoutes.path}, '/', 1)) = lower(${root})
+    and (lower(${redirectRoutes.path}) = lower(${fullPath}) or starts_with(lower(${redirectRoutes.path}), lower(${fullPath}) || '/'))`);
+}
+
+/**
+ * A group moved from `oldFullPath` to `newFullPath` (its path changed; the database has moved everything below it):
+ * each group's and each project's old full path below it leads to it from now on, in two statements.
+ */
+export async function redirectMovedGroup(tx: Executor, rootTraversal: SQL, oldFullPath: string, newFullPath: string): Promise<void> {
+  if (samePath(oldFullPath, newFullPath)) return;
+  await claimGroupPath(tx, newFullPath);
+  const oldPathOf = (fullPath: SQL) => sql`${oldFullPath} || substr(${fullPath}, ${newFullPath.length + 1})`;
+  await leaveRedirects(tx, sql`select ${oldPathOf(sql`${namespaces.fullPath}`)}, null::integer, ${namespaces.id} from ${namespaces} where ${rootTraversal}`);
+  await leaveRedirects(
+    tx,
+    sql`select ${oldPathOf(sql`${namespaces.fullPath} || '/' || ${projects.path}`)}, ${projects.id}, null::integer
+      from ${projects} inner join ${namespaces} on ${namespaces.id} = ${projects.namespaceId} where ${rootTraversal}`,
+  );
+}
