@@ -75,6 +75,3 @@ export function groupAccessLevelIn(viewer: Viewer): SQL<number | null> {
   return inheritedAccessLevel(viewer.id, viewer.today, outerNamespace.id);
 }
 
-/** GitLab's `full_name`: the names from the root down, `Acme / Platform`, from the namespace's own traversal ids. */
-export const namespaceFullName: SQL<string> = sql<string>`(select string_agg(ancestor.name, ' / ' order by cardinality(ancestor.traversal_ids))
-  from ${namespaces} ancestor where ancestor.id = any(${outerNamespace.traversalIds}))`;

@@ -6,6 +6,7 @@ import { listOwnEvents, listProjectEvents } from "@/lib/events/query";
 import { updateInstanceSettings } from "@/lib/instance/settings";
 import { createContext } from "@/lib/context";
 import { createProject, getVisibleProject, listProjects } from "@/lib/projects/projects";
+import { projectNameWithNamespace } from "@/lib/projects/serialize";
 import { addMember } from "@/lib/projects/members";
 import { transferProject } from "@/lib/projects/transfer";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
@@ -36,6 +37,7 @@ describe.each(testDatabases())("groups on $name", ({ open }) => {
     expect(root.group).toMatchObject({ kind: "group", parentId: null, fullPath: root.group.path, traversalIds: [root.group.id], visibility: "private" });
     expect(platform.group).toMatchObject({ parentId: root.group.id, fullPath: `${root.group.path}/platform`, traversalIds: [root.group.id, platform.group.id] });
     expect(platform.fullName).toBe("Acme / Platform");
+    expect(projectNameWithNamespace(api)).toBe("Acme / Platform / api");
     expect(await handle.db.select().from(groupMembers).where(eq(groupMembers.groupId, root.group.id))).toMatchObject([{ userId: owner.id, accessLevel: 50 }]);
     // No project membership in a group: the creator's role is the one they inherit.
     expect(api.accessLevel).toBe(50);
@@ -185,9 +187,10 @@ describe.each(testDatabases())("groups on $name", ({ open }) => {
   it("moves everything below a renamed group, and projects' old paths lead to them", async () => {
     const { ctx, root, api } = await nestedTree();
     const oldPath = `${root.group.path}/platform/api`;
-    await updateGroup(ctx, String(root.group.id), { path: `${root.group.path}-renamed` });
+    await updateGroup(ctx, String(root.group.id), { path: `${root.group.path}-renamed`, name: "Acme Corp" });
     const moved = await getVisibleProject(ctx, String(api.project.id));
     expect(moved.namespace.fullPath).toBe(`${root.group.path}-renamed/platform`);
+    expect(projectNameWithNamespace(moved)).toBe("Acme Corp / Platform / api");
     expect(moved.namespace.traversalIds).toEqual(api.namespace.traversalIds);
     expect((await getVisibleProject(ctx, `${root.group.path}-renamed/platform/api`)).project.id).toBe(api.project.id);
     const moved404 = await apiFailure(getVisibleProject(ctx, oldPath));

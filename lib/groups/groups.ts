@@ -15,7 +15,7 @@ import { namespacesBelow, utcDay, viewerOf, type Viewer } from "@/lib/projects/a
 import { projectNameProblem, projectPathProblem } from "@/lib/projects/path-rules";
 import { claimGroupPath, redirectMovedGroup } from "@/lib/projects/redirect-routes";
 import { usernameProblem } from "@/lib/users/username-rules";
-import { groupAccessLevelIn, groupVisibilityParts, groupVisibleTo, memberGroupIds, namespaceFullName } from "./access";
+import { groupAccessLevelIn, groupVisibilityParts, groupVisibleTo, memberGroupIds } from "./access";
 import { canInGroup, visibilityWithin, type GroupAbility } from "./policy";
 
 /** A group with what every view of it needs: its full name and the caller's role there (null: none). */
@@ -34,7 +34,7 @@ function groupNamed(reference: string): SQL | null {
 
 function groupViews(ctx: Ctx, viewer: Viewer, where: SQL | undefined) {
   return ctx.db
-    .select({ group: namespaces, fullName: namespaceFullName, accessLevel: groupAccessLevelIn(viewer) })
+    .select({ group: namespaces, fullName: namespaces.fullName, accessLevel: groupAccessLevelIn(viewer) })
     .from(namespaces)
     .where(and(eq(namespaces.kind, "group"), where))
     .$dynamic();
@@ -304,7 +304,7 @@ export async function listGroups(ctx: Ctx, filters: GroupListFilters, page: Page
     branches: (keys) => parts.map((part) => ctx.db.select(keys).from(namespaces).where(part).$dynamic()),
     rows: (pageKeys, key) =>
       ctx.db
-        .select({ group: namespaces, fullName: namespaceFullName, accessLevel: groupAccessLevelIn(viewer) })
+        .select({ group: namespaces, fullName: namespaces.fullName, accessLevel: groupAccessLevelIn(viewer) })
         .from(pageKeys)
         .innerJoin(namespaces, sql`${namespaces.id} = ${key(order.length - 1)}`)
         .$dynamic(),

@@ -12,9 +12,9 @@ export function projectFullPath({ project, namespace }: Pick<ProjectView, "proje
   return `${namespace.fullPath}/${project.path}`;
 }
 
-/** GitLab's `name_with_namespace` (`Project#full_name`): `Namespace / Project`. */
+/** GitLab's `name_with_namespace` (`Project#full_name`): `Acme / Platform / Project`. */
 export function projectNameWithNamespace({ project, namespace }: Pick<ProjectView, "project" | "namespace">): string {
-  return `${namespace.name} / ${project.name}`;
+  return `${namespace.fullName} / ${project.name}`;
 }
 
 export function projectWebUrl(view: Pick<ProjectView, "project" | "namespace">): string {

@@ -29,6 +29,8 @@ export const namespaces = pgTable(
     parentId: integer("parent_id"),
     /** Set by the database from the parent's on every insert and move; written by nothing else. */
     fullPath: text("full_path").notNull().default(""),
+    /** The names from the root down (`Acme / Platform`, GitLab's `full_name`), kept by the database as `full_path` is. */
+    fullName: text("full_name").notNull().default(""),
     traversalIds: integer("traversal_ids").array().notNull().default(sql`'{}'::integer[]`),
     description: text("description"),
     /** A group's visibility; user namespaces are public, as on GitLab. */
