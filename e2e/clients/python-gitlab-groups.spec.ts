@@ -44,7 +44,8 @@ out["exists"] = gl.http_get("/namespaces/" + args["root"] + "/exists")
 
 dev = gitlab.Gitlab(os.environ["GITLAB_URL"], private_token=args["developer_token"])
 out["dev_sees"] = [g.full_path for g in dev.groups.list(get_all=True)]
-out["dev_reads_api"] = dev.projects.get(args["root"] + "/platform/api").id == api.id
+dev_api = dev.projects.get(args["root"] + "/platform/api")
+out["dev_reads_api"] = [dev_api.id == api.id, dev_api.name_with_namespace, dev_api.permissions]
 try:
     dev.groups.create({"name": "Sub", "path": "sub", "parent_id": root.id})
     out["dev_subgroup"] = "created"
@@ -91,7 +92,8 @@ out["stranger_projects"] = [p.id for p in stranger.projects.list(search="api", g
     namespace_kinds: ["group", "user"],
     exists: { exists: true, suggests: [`${root}1`] },
     dev_sees: [root, platformPath],
-    dev_reads_api: true,
+    // The developer's role comes from the group above, which the project's permissions show as GitLab's group_access.
+    dev_reads_api: [true, "Acme / Platform / API", { project_access: null, group_access: { access_level: 30, notification_level: 3 } }],
     dev_subgroup: 403,
     stranger: 404,
     stranger_projects: [],

@@ -237,22 +237,35 @@ describe.each(testDatabases())("alert emails on $name", ({ open }) => {
     expect(left.filter((message) => (message.payload as { userId: number }).userId === maintainer.id)).toEqual([]);
   });
 
-  it("mails the Owners and Maintainers a group project inherits, and none whose group membership expired", async () => {
+  it("mails a group project's group's own Owners and Maintainers while the project has none of its own, as GitLab", async () => {
     const owner = await createTestUser(handle.db);
     const ctx = userContext(handle.db, owner);
     const root = await createGroup(ctx, { name: "Ops", path: `ops-${uniqueSuffix()}` });
     const team = await createGroup(ctx, { name: "Team", path: "team", parentId: root.group.id });
-    const [maintainer, developer, expired] = [await createTestUser(handle.db), await createTestUser(handle.db), await createTestUser(handle.db)];
+    const [maintainer, developer, expired, rootOwner, own] = [
+      await createTestUser(handle.db),
+      await createTestUser(handle.db),
+      await createTestUser(handle.db),
+      await createTestUser(handle.db),
+      await createTestUser(handle.db),
+    ];
     await addGroupMember(ctx, String(team.group.id), { userId: maintainer.id, accessLevel: 40 });
-    await addGroupMember(ctx, String(root.group.id), { userId: developer.id, accessLevel: 30 });
-    await addGroupMember(ctx, String(root.group.id), { userId: expired.id, accessLevel: 40 });
+    await addGroupMember(ctx, String(team.group.id), { userId: developer.id, accessLevel: 30 });
+    await addGroupMember(ctx, String(team.group.id), { userId: expired.id, accessLevel: 40 });
     await handle.db.update(groupMembers).set({ expiresAt: "2000-01-01" }).where(eq(groupMembers.userId, expired.id));
+    // An Owner of the group above is an Owner of the project too, but GitLab mails the project's own group only.
+    await addGroupMember(ctx, String(root.group.id), { userId: rootOwner.id, accessLevel: 50 });
     const { project } = await createProject(ctx, { path: "pager", namespaceId: team.group.id });
     expect(await handle.db.select().from(projectMembers).where(eq(projectMembers.projectId, project.id))).toEqual([]);
     const { integration } = await createIntegration(ctx, String(project.id), { name: "Monitor", type: "http", active: true });
     await updateAlertSettings(ctx, String(project.id), { sendEmail: true });
     await applyPayload(handle.db, integration, { title: "Inherited", fingerprint: "inherited" }, clock());
     expect(recipientsOf(await deliverDue())).toEqual(addresses(owner, maintainer));
+
+    // Once the project has a Maintainer of its own, only its own people are mailed.
+    await addMember(ctx, String(project.id), { userId: own.id, accessLevel: 40 });
+    await applyPayload(handle.db, integration, { title: "Own", fingerprint: "own" }, clock());
+    expect(recipientsOf(await deliverDue())).toEqual(addresses(own));
   });
 
   it("mails nothing when the project does not send alert emails", async () => {

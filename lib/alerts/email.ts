@@ -90,10 +90,10 @@ export async function enqueueAlertEmail(
 }
 
 /**
- * Who gets an alert's emails: the project's Owners and Maintainers whose membership has not expired, those it inherits
- * from the groups above it among them (so a project without Owners or Maintainers of its own mails its groups', as
- * GitLab does), whose account is active and whose address is confirmed (GitLab's
- * `active_without_invites_and_requests.owners_and_maintainers`), and who have not turned alert emails off.
+ * Who gets an alert's emails, as GitLab's `owners_and_maintainers_without_invites`: the project's own Owners and
+ * Maintainers whose membership has not expired; a project with none (one in a group, whose people are the group's)
+ * mails its group's own instead. Each only with an active account and a confirmed address (GitLab's
+ * `active_without_invites_and_requests`), and not if they turned alert emails off.
  */
 function recipientConditions(): SQL {
   return and(eq(users.state, "active"), eq(users.userType, "human"), isNotNull(users.confirmedAt), eq(users.alertEmails, true))!;
@@ -101,34 +101,34 @@ function recipientConditions(): SQL {
 
 const recipientLevel = literal(abilityMinimumLevels.receiveAlertEmails);
 
-/**
- * Recipients of the project's alert emails after `afterUserId`, by user id: an index range of the project's
- * memberships and of each group's above it, each no longer than a page, merged.
- */
+/** The project's own recipients after `afterUserId`, by user id: an index range of its memberships. */
+function projectRecipients(projectId: number, today: string, afterUserId: number): SQL {
+  return sql`select ${projectMembers.userId} as user_id from ${projectMembers} inner join ${users} on ${users.id} = ${projectMembers.userId}
+    where ${projectMembers.projectId} = ${projectId} and ${projectMembers.userId} > ${afterUserId} and ${projectMembers.accessLevel} >= ${recipientLevel}
+      and ${membershipActive(today)} and ${recipientConditions()}`;
+}
+
+/** The own recipients of the group the project is in (none for a personal project) after `afterUserId`, by user id. */
+function projectGroupRecipients(projectId: number, today: string, afterUserId: number): SQL {
+  return sql`select ${groupMembers.userId} as user_id from ${projects}
+      inner join ${namespaces} on ${namespaces.id} = ${projects.namespaceId} and ${namespaces.kind} = 'group'
+      inner join ${groupMembers} on ${groupMembers.groupId} = ${namespaces.id}
+      inner join ${users} on ${users.id} = ${groupMembers.userId}
+    where ${projects.id} = ${projectId} and ${groupMembers.userId} > ${afterUserId} and ${groupMembers.accessLevel} >= ${recipientLevel}
+      and ${groupMembershipActive(today)} and ${recipientConditions()}`;
+}
+
+/** A page of the recipients (`recipientConditions`) after `afterUserId`, by user id, in one statement. */
 async function recipientPage(tx: Executor, projectId: number, today: string, afterUserId: number): Promise<number[]> {
-  const [project] = await tx
-    .select({ groupIds: namespaces.traversalIds, kind: namespaces.kind })
-    .from(projects)
-    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-    .where(eq(projects.id, projectId));
-  if (!project) return [];
   const pageSize = literal(recipientPageSize);
-  const branches = [
-    sql`(select ${projectMembers.userId} as user_id from ${projectMembers} inner join ${users} on ${users.id} = ${projectMembers.userId}
-      where ${projectMembers.projectId} = ${projectId} and ${projectMembers.userId} > ${afterUserId} and ${projectMembers.accessLevel} >= ${recipientLevel}
-        and ${membershipActive(today)} and ${recipientConditions()}
-      order by ${projectMembers.userId} limit ${pageSize})`,
-    ...(project.kind === "group" ? project.groupIds : []).map(
-      (groupId) => sql`(select ${groupMembers.userId} as user_id from ${groupMembers} inner join ${users} on ${users.id} = ${groupMembers.userId}
-      where ${groupMembers.groupId} = ${groupId} and ${groupMembers.userId} > ${afterUserId} and ${groupMembers.accessLevel} >= ${recipientLevel}
-        and ${groupMembershipActive(today)} and ${recipientConditions()}
-      order by ${groupMembers.userId} limit ${pageSize})`,
-    ),
-  ];
   const rows = statementRows<{ user_id: number }>(
-    await tx.execute(sql`select distinct user_id from (${sql.join(branches, sql` union all `)}) recipients order by user_id limit ${pageSize}`),
+    await tx.execute(sql`
+      (${projectRecipients(projectId, today, afterUserId)} order by user_id limit ${pageSize})
+      union all
+      (${projectGroupRecipients(projectId, today, afterUserId)} and not exists (${projectRecipients(projectId, today, 0)})
+       order by user_id limit ${pageSize})`),
   );
-  return rows.map((row) => Number(row.user_id));
+  return rows.map((row) => Number(row.user_id)).sort((a, b) => a - b);
 }
 
 /** The recurrences a digest tells, taken: the count starts again, and the next digest waits a minute from now. */

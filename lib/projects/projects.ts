@@ -432,28 +432,36 @@ export interface ProjectDetails {
   statistics: ProjectStatistics | null;
   /** The caller's own role in force (an admin who is no member has none, unlike `view.accessLevel`). */
   membershipAccessLevel: number | null;
+  /** The caller's highest role in force in the project's group and the groups above it (GitLab's `group_access`). */
+  groupAccessLevel: number | null;
 }
+
+type MemberRoles = Pick<ProjectDetails, "membershipAccessLevel" | "groupAccessLevel">;
 
 /**
  * The acting user's own role in the project of the surrounding query, as a column, so a project and the details of
  * its entity come in one round trip. The user's id and the day may be placeholders, for the statement
  * `getProjectDetails` prepares. Open-issue counts are the project's own columns, kept by the database.
  */
-function membershipColumn(user: { id: number | Placeholder } | null, today: string | Placeholder) {
-  return user
-    ? sql<number | null>`(select ${projectMembers.accessLevel} from ${projectMembers} where ${projectMembers.projectId} = ${projects.id} and ${projectMembers.userId} = ${user.id} and ${membershipActive(today)})`
-    : sql<number | null>`null::integer`;
+function memberRoleColumns(user: { id: number | Placeholder } | null, today: string | Placeholder) {
+  if (!user) return { membershipAccessLevel: sql<number | null>`null::integer`, groupAccessLevel: sql<number | null>`null::integer` };
+  return {
+    membershipAccessLevel: sql<number | null>`(select ${projectMembers.accessLevel} from ${projectMembers} where ${projectMembers.projectId} = ${projects.id} and ${projectMembers.userId} = ${user.id} and ${membershipActive(today)})`,
+    groupAccessLevel: inheritedAccessLevel(user.id, today, sql`${projects.namespaceId}`),
+  };
 }
 
-async function describeProject(view: ProjectView, membershipAccessLevel: number | null, options: { statistics?: boolean }): Promise<ProjectDetails> {
+async function describeProject(view: ProjectView, roles: MemberRoles, options: { statistics?: boolean }): Promise<ProjectDetails> {
   const { project } = view;
   return {
     view,
     openIssuesCount: can(view, "readConfidentialIssues") ? project.openIssuesCount : project.openNonConfidentialIssuesCount,
     statistics: options.statistics && can(view, "readStatistics") ? await readProjectStatistics(project) : null,
-    membershipAccessLevel,
+    ...roles,
   };
 }
+
+const noRoles: MemberRoles = { membershipAccessLevel: null, groupAccessLevel: null };
 
 async function withDetails(ctx: Ctx, views: ProjectView[], options: { statistics?: boolean } = {}): Promise<ProjectDetails[]> {
   const user = actingUser(ctx);
@@ -461,14 +469,14 @@ async function withDetails(ctx: Ctx, views: ProjectView[], options: { statistics
   const rows =
     user && ids.length > 0
       ? await ctx.db
-          .select({ id: projects.id, membershipAccessLevel: membershipColumn(user, utcDay(ctx.now)) })
+          .select({ id: projects.id, ...memberRoleColumns(user, utcDay(ctx.now)) })
           .from(projects)
           .where(inArray(projects.id, ids))
       : [];
-  const roleById = new Map(rows.map((row) => [row.id, row.membershipAccessLevel]));
+  const rolesById = new Map<number, MemberRoles>(rows.map(({ id, ...roles }) => [id, roles]));
   const details: ProjectDetails[] = [];
   // One project's statistics at a time: each runs git a few times, and a page of a hundred must not start hundreds.
-  for (const view of views) details.push(await describeProject(view, roleById.get(view.project.id) ?? null, options));
+  for (const view of views) details.push(await describeProject(view, rolesById.get(view.project.id) ?? noRoles, options));
   return details;
 }
 
@@ -509,9 +517,9 @@ const projectDetailsQuery = preparedQueries(
         ? { by: "id", id: placeholder("projectId") }
         : { by: "path", namespacePath: placeholder("namespacePath"), projectPath: placeholder("projectPath") },
     );
-    const membershipAccessLevel = membershipColumn(shape.actingUser ? { id: placeholder("actingUserId") } : null, today);
+    const roles = memberRoleColumns(shape.actingUser ? { id: placeholder("actingUserId") } : null, today);
     return db
-      .select({ project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewer), membershipAccessLevel })
+      .select({ project: projects, namespace: namespaces, accessLevel: accessLevelIn(viewer), ...roles })
       .from(projects)
       .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
       .where(and(named, projectVisibleTo(viewer)))
@@ -533,8 +541,8 @@ export async function getProjectDetails(ctx: Ctx, reference: string, options: { 
     today: utcDay(ctx.now),
   });
   if (!row) throw await missingProject(ctx, named);
-  const { project, namespace, accessLevel, membershipAccessLevel } = row;
-  return describeProject({ project, namespace, accessLevel }, membershipAccessLevel, options);
+  const { project, namespace, accessLevel, membershipAccessLevel, groupAccessLevel } = row;
+  return describeProject({ project, namespace, accessLevel }, { membershipAccessLevel, groupAccessLevel }, options);
 }
 
 /** The entity of a project a verb has just changed (no statistics, which GitLab shows only on reads). */

@@ -82,7 +82,7 @@ function featureAccess(enabled: boolean): "enabled" | "disabled" {
  * member sees them: GitLab's ProjectWithAccess), the caller's own role.
  */
 export function serializeProject(details: ProjectDetails, { permissions = false }: { permissions?: boolean } = {}) {
-  const { view, openIssuesCount, statistics, membershipAccessLevel } = details;
+  const { view, openIssuesCount, statistics, membershipAccessLevel, groupAccessLevel } = details;
   const { project } = view;
   const api = `${env.EXTERNAL_URL}/api/v4/projects/${project.id}`;
   // Added to the basic entity rather than spread into a new literal: a literal that opens with a spread of twenty
@@ -122,16 +122,26 @@ export function serializeProject(details: ProjectDetails, { permissions = false 
           permissions: {
             // GitLab's notification level 3 is "global": the member follows their global setting.
             project_access: membershipAccessLevel === null ? null : { access_level: membershipAccessLevel, notification_level: 3 },
-            group_access: null,
+            group_access: groupAccessLevel === null ? null : { access_level: groupAccessLevel, notification_level: 3 },
           },
         }
       : {}),
   });
 }
 
-/** `POST /projects`' answer: a personal project's creator is its Owner (in a group, no member), and it has no issues yet. */
+/**
+ * `POST /projects`' answer: a personal project's creator is its Owner; in a group they are no member, and keep the role
+ * the group gives them. It has no issues yet.
+ */
 export function serializeCreatedProject(view: ProjectView) {
-  return serializeProject({ view, openIssuesCount: 0, statistics: null, membershipAccessLevel: view.namespace.kind === "group" ? null : accessLevels.owner });
+  const inGroup = view.namespace.kind === "group";
+  return serializeProject({
+    view,
+    openIssuesCount: 0,
+    statistics: null,
+    membershipAccessLevel: inGroup ? null : accessLevels.owner,
+    groupAccessLevel: inGroup ? view.accessLevel : null,
+  });
 }
 
 /** GitLab's ProjectStatistics; what this service does not store (wiki, LFS, artifacts, packages…) is 0. */
