@@ -14,6 +14,7 @@ function settings(allowLocal: boolean, iss: boolean) {
     allow_local_requests_from_web_hooks_and_services: allowLocal,
     allow_local_requests_from_hooks_and_services: allowLocal,
     oauth_authorization_response_iss: iss,
+    can_create_group: true,
   };
 }
 const defaults = settings(false, false);

@@ -40,6 +40,7 @@ except gitlab.GitlabUpdateError as error:
       allow_local_requests_from_web_hooks_and_services: false,
       allow_local_requests_from_hooks_and_services: false,
       oauth_authorization_response_iss: false,
+      can_create_group: true,
     },
     refused: [400, "allow_local_requests_from_web_hooks_and_services is invalid"],
   });
