@@ -93,8 +93,8 @@ export async function enqueueSelected(tx: Executor, select: SQL, body?: string):
     tx,
     sql`insert into ${outboxMessages} (topic, ordering_key, payload, body_id)
         select selected.*, shared.id from (${select}) selected cross join shared returning id`,
-    sql`selected_any as (select exists (${select}) as any),
-        shared as (insert into ${outboxBodies} (body) select ${body}::text from selected_any where selected_any.any returning id)`,
+    sql`selected_any as (select exists (${select}) as found),
+        shared as (insert into ${outboxBodies} (body) select ${body}::text from selected_any where selected_any.found returning id)`,
   );
 }
 
