@@ -162,3 +162,9 @@ export const keysetPaginationParams = {
 
 /** `:id` of `/projects/:id/…`: a numeric id or a URL-encoded `namespace/path`, looked up by the domain verbs. */
 export const projectPath = { id: z.string() };
+
+/** `PUT …/members/:user_id` of a project or a group: the new role and expiry. */
+export const memberUpdateParams = { access_level: integerParam, expires_at: clearableDateParam.optional() };
+
+/** `POST …/members` of a project or a group: who, with which role, until when. */
+export const newMemberParams = { user_id: positiveIntegerParam, ...memberUpdateParams };

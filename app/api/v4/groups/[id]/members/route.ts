@@ -1,5 +1,5 @@
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { clearableDateParam, integerListParam, integerParam, positiveIntegerParam, searchParam } from "@/lib/api/param-types";
+import { integerListParam, newMemberParams, searchParam } from "@/lib/api/param-types";
 import { created, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { groupPath } from "@/lib/groups/endpoints";
@@ -21,7 +21,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/groups/:id/member
   POST: endpoint({
     scopes: writeApiScopes,
     path: groupPath,
-    params: { user_id: positiveIntegerParam, access_level: integerParam, expires_at: clearableDateParam.optional() },
+    params: newMemberParams,
     handle: async ({ ctx, path, params }) => {
       const member = await addGroupMember(ctx, path.id, { userId: params.user_id, accessLevel: params.access_level, expiresAt: params.expires_at });
       return created(serializeMember(member));

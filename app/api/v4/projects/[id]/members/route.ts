@@ -1,5 +1,5 @@
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { clearableDateParam, integerParam, positiveIntegerParam, projectPath } from "@/lib/api/param-types";
+import { newMemberParams, projectPath } from "@/lib/api/param-types";
 import { created } from "@/lib/api/respond";
 import { writeApiScopes } from "@/lib/api/scopes";
 import { addMember } from "@/lib/projects/members";
@@ -11,7 +11,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/memb
   POST: endpoint({
     scopes: writeApiScopes,
     path: projectPath,
-    params: { user_id: positiveIntegerParam, access_level: integerParam, expires_at: clearableDateParam.optional() },
+    params: newMemberParams,
     handle: async ({ ctx, path, params }) => {
       const member = await addMember(ctx, path.id, { userId: params.user_id, accessLevel: params.access_level, expiresAt: params.expires_at });
       return created(serializeMember(member));

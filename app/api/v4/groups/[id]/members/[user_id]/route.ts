@@ -1,5 +1,5 @@
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { clearableDateParam, idSegment, integerParam } from "@/lib/api/param-types";
+import { idSegment, memberUpdateParams } from "@/lib/api/param-types";
 import { json, noContent } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { groupPath } from "@/lib/groups/endpoints";
@@ -18,7 +18,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/groups/:id/member
   PUT: endpoint({
     scopes: writeApiScopes,
     path: memberPath,
-    params: { access_level: integerParam, expires_at: clearableDateParam.optional() },
+    params: memberUpdateParams,
     handle: async ({ ctx, path, params }) =>
       json(serializeMember(await updateGroupMember(ctx, path.id, path.user_id, { accessLevel: params.access_level, expiresAt: params.expires_at }))),
   }),

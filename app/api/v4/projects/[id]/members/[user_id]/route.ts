@@ -1,5 +1,5 @@
 import { apiResource, endpoint } from "@/lib/api/endpoint";
-import { clearableDateParam, integerParam } from "@/lib/api/param-types";
+import { memberUpdateParams } from "@/lib/api/param-types";
 import { json, noContent } from "@/lib/api/respond";
 import { writeApiScopes } from "@/lib/api/scopes";
 import { removeMember, updateMember } from "@/lib/projects/members";
@@ -11,7 +11,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/memb
   PUT: endpoint({
     scopes: writeApiScopes,
     path,
-    params: { access_level: integerParam, expires_at: clearableDateParam.optional() },
+    params: memberUpdateParams,
     handle: async ({ ctx, path, params }) => {
       const changes = { accessLevel: params.access_level, expiresAt: params.expires_at };
       return json(serializeMember(await updateMember(ctx, path.id, path.user_id, changes)));
