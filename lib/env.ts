@@ -31,7 +31,8 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default("./.data"),
   EXTERNAL_URL: z
     .url({ protocol: /^https?$/ })
-    .default("http://localhost:3000")
+    // The server's own address unless told otherwise, so links and redirects work on whatever PORT it listens on.
+    .default(`http://localhost:${process.env.PORT || 3000}`)
     .transform((url) => url.replace(/\/+$/, "")),
   INITIAL_ROOT_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
   INITIAL_ROOT_TOKEN: z.string().min(20, "must be at least 20 characters").optional(),

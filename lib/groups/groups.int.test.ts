@@ -11,7 +11,7 @@ import { addMember } from "@/lib/projects/members";
 import { transferProject } from "@/lib/projects/transfer";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, apiFailure, createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
-import { createGroup, deleteGroup, getVisibleGroup, listGroups, listSubgroups, updateGroup } from "./groups";
+import { createGroup, deleteGroup, maxNamespaceDepth, getVisibleGroup, listGroups, listSubgroups, updateGroup } from "./groups";
 import { addGroupMember, listAllProjectMembers, removeGroupMember } from "./members";
 import { getNamespace, listNamespaces, namespaceExists } from "./namespaces";
 import { listGroupProjects } from "./projects";
@@ -44,6 +44,16 @@ describe.each(testDatabases())("groups on $name", ({ open }) => {
     const found = await getVisibleProject(userContext(handle.db, owner), encodeURIComponent(`${root.group.path}/platform/api`).replaceAll("%2F", "/"));
     expect(found.project.id).toBe(api.project.id);
     expect((await getVisibleGroup(userContext(handle.db, owner), `${root.group.path.toUpperCase()}/PLATFORM`)).group.id).toBe(platform.group.id);
+  });
+
+  it("nests up to 20 subgroups deep, as GitLab, and refuses a 21st", async () => {
+    const owner = await createTestUser(handle.db);
+    const ctx = userContext(handle.db, owner);
+    let parent = await createGroup(ctx, { name: "Deep", path: `deep-${uniqueSuffix()}` });
+    for (let level = 1; level < maxNamespaceDepth; level++) parent = await createGroup(ctx, { name: `L${level}`, path: `l${level}`, parentId: parent.group.id });
+    expect(parent.group.traversalIds).toHaveLength(21);
+    const refused = await apiFailure(createGroup(ctx, { name: "Too deep", path: "too-deep", parentId: parent.group.id }));
+    expect(refused).toMatchObject({ errors: { parent_id: ["has too deep level of nesting"] } });
   });
 
   it("keeps full paths unique among siblings and against usernames, case-insensitively", async () => {

@@ -87,6 +87,12 @@ function visibilityProblem(visibility: ProjectVisibility, parent: NamespaceRow |
  * subgroup (the parent's Maintainers and Owners); the creator becomes its Owner. Private unless asked otherwise, and
  * never more visible than its parent. GitLab records no event for it.
  */
+/**
+ * How deep groups nest: a top-level group and 20 levels of subgroups, as GitLab (`NUMBER_OF_ANCESTORS_ALLOWED`), which
+ * also bounds what every inherited-role check reads (one probe per ancestor).
+ */
+export const maxNamespaceDepth = 21;
+
 export async function createGroup(ctx: Ctx, input: NewGroup): Promise<GroupView> {
   const user = actingUser(ctx);
   if (!user) throw new UnauthorizedError();
@@ -103,6 +109,7 @@ export async function createGroup(ctx: Ctx, input: NewGroup): Promise<GroupView>
   const errors = groupInputProblems(input, parent === null);
   const visibilityIssue = visibilityProblem(visibility, parent?.group ?? null);
   if (visibilityIssue) errors.visibility_level = [visibilityIssue];
+  if (parent && parent.group.traversalIds.length >= maxNamespaceDepth) errors.parent_id = ["has too deep level of nesting"];
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   return savingPath(async () => {
     const group = await ctx.db.transaction(async (tx) => {
