@@ -109,6 +109,35 @@ export function matrixLists(server, setup) {
       ],
     },
     {
+      name: "/groups",
+      surface: "api",
+      pages: [
+        { label: "page 1", url: () => `${api}/groups` },
+        { label: `page ${deepPage(layout.groups * 2)}`, url: () => offset("/groups", deepPage(layout.groups * 2)) },
+        { label: "min_access_level=10", url: () => `${api}/groups?min_access_level=10` },
+      ],
+    },
+    {
+      name: "/namespaces",
+      surface: "api",
+      pages: [{ label: "page 1", url: () => `${api}/namespaces` }],
+    },
+    {
+      name: "group projects (with subgroups)",
+      surface: "api",
+      pages: [{ label: "page 1", url: () => `${api}/groups/${ids.firstGroupId}/projects?include_subgroups=true` }],
+    },
+    {
+      name: "group issues",
+      surface: "api",
+      pages: [{ label: "page 1", url: () => `${api}/groups/${ids.firstGroupId}/issues` }],
+    },
+    {
+      name: "group members (with inherited)",
+      surface: "api",
+      pages: [{ label: "page 1", url: () => `${api}/groups/${ids.midGroupId}/members/all` }],
+    },
+    {
       name: "/users",
       surface: "api",
       pages: [

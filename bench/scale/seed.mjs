@@ -42,6 +42,8 @@ export function scaleLayout(events) {
     // Users and projects other than the viewers' (one project per bulk user, in their namespace).
     users: Math.max(members + 100, Math.round(100_000 * factor)),
     projects: Math.max(100, Math.round(100_000 * factor)),
+    // Top-level groups, each with one subgroup; half of the other projects live in them (a quarter at each level).
+    groups: Math.max(10, Math.round(5_000 * factor)),
     otherIssues: Math.max(200, Math.round(1_000_000 * factor) - bigIssues),
     // Each signed-in viewer is a member of about this many other projects (the external user of ten private ones).
     viewerMemberships: Math.max(10, Math.round(1_000 * Math.min(1, factor * 10))),
@@ -53,6 +55,7 @@ export function scaleLayout(events) {
 const tablesLoaded = [
   "users",
   "namespaces",
+  "group_members",
   "projects",
   "project_members",
   "milestones",
@@ -92,6 +95,9 @@ const knownTriggers = new Set([
   "notes_count_comment_insert",
   "notes_count_comment_update",
   "notes_count_comment_delete",
+  // What these keep (each namespace's full path, full name and traversal ids) the seed writes itself.
+  "namespaces_place",
+  "namespaces_move_children",
 ]);
 
 /**
@@ -175,15 +181,57 @@ export async function seedScale(query, layout, context, { parallelQuery, log = (
         (select password_hash from users where username = '${context.passwordHashOf}'), now(),
         ${at("(u * 1.0 / " + L.users + ") * " + L.events)}, now()
       from generate_series(1, ${L.users}) u`);
-    await query(`insert into namespaces (id, path, name, owner_id, created_at)
-      select ${base.namespaces} + u, 'user-' || ${pad("u")}, 'User ' || u, ${base.users} + u, now()
+    await query(`insert into namespaces (id, path, name, owner_id, full_path, full_name, traversal_ids, created_at)
+      select ${base.namespaces} + u, 'user-' || ${pad("u")}, 'User ' || u, ${base.users} + u, 'user-' || ${pad("u")}, 'User ' || u,
+        array[${base.namespaces} + u], now()
       from generate_series(1, ${L.users}) u`);
   });
 
+  // Group g (1-based) is namespace groupBase + g and its subgroup groupBase + groups + g; what the namespaces_place
+  // trigger would set (full path, full name, traversal ids) is written here.
+  const groupBase = base.namespaces + L.users;
+  const topGroup = (g) => `(${groupBase} + (${g}))`;
+  const subgroup = (g) => `(${groupBase} + ${L.groups} + (${g}))`;
+  await step(`${L.groups} groups, ${L.groups} subgroups and their members`, async () => {
+    await query(`insert into namespaces (id, kind, path, name, full_path, full_name, traversal_ids, description, visibility, created_at)
+      select ${topGroup("g")}, 'group', 'group-' || ${pad("g")}, 'Group ' || g, 'group-' || ${pad("g")}, 'Group ' || g, array[${topGroup("g")}],
+        'Team number ' || g, case when g % 10 in (0, 1) then 'public' when g % 10 = 2 then 'internal' else 'private' end, now()
+      from generate_series(1, ${L.groups}) g`);
+    await query(`insert into namespaces (id, kind, parent_id, path, name, full_path, full_name, traversal_ids, visibility, created_at)
+      select ${subgroup("g")}, 'group', ${topGroup("g")}, 'services', 'Services', 'group-' || ${pad("g")} || '/services',
+        'Group ' || g || ' / Services', array[${topGroup("g")}, ${subgroup("g")}],
+        case when g % 10 in (0, 1) then 'public' when g % 10 = 2 then 'internal' else 'private' end, now()
+      from generate_series(1, ${L.groups}) g`);
+    // Each group is owned by one bulk user and has four more members of each other role; the signed-in viewers are
+    // members of one group in ten each (their roles reach the subgroup and every project below), the external user of one.
+    await query(`insert into group_members (group_id, user_id, access_level, created_by_id, created_at)
+      select ${topGroup("g")}, ${base.users} + ((g - 1) % ${L.users}) + 1, 50, ${base.users} + ((g - 1) % ${L.users}) + 1, now()
+      from generate_series(1, ${L.groups}) g
+      union all
+      select ${topGroup("g")}, ${base.users} + ((g * 17 + r) % ${L.users}) + 1, (array[10, 20, 30, 40])[1 + r % 4],
+        ${base.users} + ((g - 1) % ${L.users}) + 1, now()
+      from generate_series(1, ${L.groups}) g, generate_series(1, 16) r where (g * 17 + r) % ${L.users} <> (g - 1) % ${L.users}`);
+    const viewerRows = [
+      [context.ownerId, 30, 1, L.groups],
+      [context.reporterId, 20, 4, L.groups],
+      [context.guestId, 10, 7, L.groups],
+      [context.externalId, 20, 3, 10],
+    ];
+    for (const [userId, level, offset, below] of viewerRows) {
+      await query(`insert into group_members (group_id, user_id, access_level, created_by_id, created_at)
+        select ${topGroup("g")}, ${userId}, ${level}, ${base.users} + ((g - 1) % ${L.users}) + 1, now()
+        from generate_series(1, ${L.groups}) g where g % 10 = ${offset} and g < ${below}`);
+    }
+  });
+
   await step(`${L.projects} other projects, their owners and ${L.otherIssues} issues`, async () => {
-    // Project p belongs to bulk user ((p - 1) % users) + 1; 20 % are public, 10 % internal.
+    // Project p was created by bulk user ((p - 1) % users) + 1, in that user's namespace when p is odd, else in group
+    // ((p / 2 - 1) % groups) + 1 (p % 4 = 2) or its subgroup (p % 4 = 0); 20 % are public, 10 % internal.
     await query(`insert into projects (id, namespace_id, creator_id, name, path, description, visibility, created_at, updated_at, last_activity_at)
-      select ${base.projects} + p, ${base.namespaces} + ((p - 1) % ${L.users}) + 1, ${base.users} + ((p - 1) % ${L.users}) + 1,
+      select ${base.projects} + p,
+        case when p % 2 = 1 then ${base.namespaces} + ((p - 1) % ${L.users}) + 1
+          when p % 4 = 2 then ${topGroup(`((p / 2 - 1) % ${L.groups}) + 1`)} else ${subgroup(`((p / 2 - 1) % ${L.groups}) + 1`)} end,
+        ${base.users} + ((p - 1) % ${L.users}) + 1,
         'Project ' || p, 'project-' || p, 'Service number ' || p || ' of the platform',
         case when p % 10 in (0, 1) then 'public' when p % 10 = 2 then 'internal' else 'private' end,
         ${at(`p * ${L.events / L.projects / 2}`)}, now(), ${at(`p * ${L.events / L.projects / 2}`)}
@@ -419,6 +467,8 @@ export async function seedScale(query, layout, context, { parallelQuery, log = (
       (select id from events where author_id = ${context.prolificId} order by created_at, id offset ${Math.floor(L.events / 10)} limit 1) as "midProlificEventId",
       (select id from users order by id offset ${Math.floor(L.users / 2)} limit 1) as "midUserId",
       (select id from projects order by id offset ${Math.floor(L.projects / 2)} limit 1) as "midProjectId",
+      ${topGroup(1)} as "firstGroupId",
+      (select id from namespaces where kind = 'group' order by id offset ${L.groups} limit 1) as "midGroupId",
       (select count(*) from events) as "totalEvents"`);
   return { ids: Object.fromEntries(Object.entries(ids).map(([key, id]) => [key, Number(id)])), steps, base };
 }
