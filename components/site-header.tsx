@@ -23,6 +23,9 @@ export function SiteHeader({ user, signUpEnabled }: { user: HeaderUser | null; s
               <Link href="/projects">Projects</Link>
             </li>
             <li>
+              <Link href="/dashboard/groups">Groups</Link>
+            </li>
+            <li>
               <Link href="/dashboard/activity">Activity</Link>
             </li>
             {user.isAdmin ? (

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound, permanentRedirect } from "next/navigation";
+import { notFound, permanentRedirect, redirect } from "next/navigation";
 import { cache } from "react";
 import { ActivityFeed } from "@/components/events/activity-feed";
 import { ProjectTable } from "@/components/projects/project-table";
@@ -9,6 +9,8 @@ import { Pagination } from "@/components/ui/pagination";
 import { pageFromQuery } from "@/lib/api/pagination";
 import { sessionContext } from "@/lib/auth/session";
 import { NotFoundError } from "@/lib/errors";
+import { findVisibleGroup } from "@/lib/groups/groups";
+import { groupPagePath } from "@/lib/groups/paths";
 import { absoluteUrl, feedPaths } from "@/lib/events/feeds";
 import { listUserProjects } from "@/lib/projects/projects";
 import { renamedUsername } from "@/lib/users/users";
@@ -28,6 +30,9 @@ const loadUserPage = cache(async (username: string, pageParam: string | string[]
     // A username given up in a rename leads to the user's page under the new one, until someone else takes it.
     const renamed = await renamedUsername(ctx, username);
     if (renamed) permanentRedirect(`/${renamed}${page.page === 1 ? "" : `?page=${page.page}`}`);
+    // A top-level group's path is a first segment too, as on GitLab.
+    const group = await findVisibleGroup(ctx, username);
+    if (group) redirect(groupPagePath(group.group.fullPath));
     notFound();
   }
 });

@@ -17,9 +17,11 @@ interface AddMemberFormProps {
   /** The roles the viewer may hand out (only Owners grant Owner). */
   roles: { accessLevel: number; name: string }[];
   suggestUsers: (query: string) => Promise<ActionResult<UserSuggestion[]>>;
+  /** What the member joins, as the confirmation names it. */
+  source?: "project" | "group";
 }
 
-export function AddMemberForm({ add, roles, suggestUsers }: AddMemberFormProps) {
+export function AddMemberForm({ add, roles, suggestUsers, source = "project" }: AddMemberFormProps) {
   const router = useRouter();
   const { register, handleSubmit, formState, setError, setFocus, setValue, reset } = useForm<AddMemberValues>({
     resolver: zodResolver(addMemberFormSchema),
@@ -47,7 +49,7 @@ export function AddMemberForm({ add, roles, suggestUsers }: AddMemberFormProps) 
         Add a member
       </h2>
       <FormFailureNotice failure={failure} />
-      {added ? <Notice tone="success">@{added} was added to the project.</Notice> : null}
+      {added ? <Notice tone="success">@{added} was added to the {source}.</Notice> : null}
       <div className="inline-form">
         <UserSearchField
           label="Username"

@@ -39,14 +39,16 @@ interface MemberTableProps {
     roles: { accessLevel: number; name: string }[];
   };
   viewerId: number | null;
+  /** What the members belong to, as the removal's confirmation names it. */
+  source?: "project" | "group";
 }
 
-export function MemberTable({ members, remove, edit, viewerId }: MemberTableProps) {
+export function MemberTable({ members, remove, edit, viewerId, source = "project" }: MemberTableProps) {
   const { pendingId, failure, run } = useRowAction();
   const [saved, setSaved] = useState<string | null>(null);
 
   async function onRemove(member: MemberListItem) {
-    if (!remove || !window.confirm(`Remove @${member.username} from the project?`)) return;
+    if (!remove || !window.confirm(`Remove @${member.username} from the ${source}?`)) return;
     await run(member.userId, remove);
   }
 

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { NamespaceCrumbs } from "@/components/groups/namespace-crumbs";
 import { can } from "@/lib/projects/policy";
 import type { ProjectView } from "@/lib/projects/projects";
 
@@ -14,14 +15,13 @@ export function ProjectHeader({
   current: "overview" | "members" | "activity" | "issues" | "alerts" | "monitor-settings" | "webhooks" | "integrations";
 }) {
   const { project, namespace } = view;
-  const namespacePath = namespace.path;
   const fullPath = `${namespace.fullPath}/${project.path}`;
   const name = project.name;
   const visibility = project.visibility;
   return (
     <>
       <div className="breadcrumbs">
-        <Link href={`/${namespacePath}`}>{namespacePath}</Link> / <Link href={`/${fullPath}`}>{name}</Link>
+        <NamespaceCrumbs namespace={namespace} /> / <Link href={`/${fullPath}`}>{name}</Link>
       </div>
       <div className="page-header">
         <div>

@@ -27,6 +27,8 @@ export interface SiteFixture {
   /** A webhook of the project, and one logged request of it. */
   hookId: number;
   hookLogId: number;
+  /** The full path of a subgroup the owner owns, with a project in it. */
+  groupPath: string;
 }
 
 export const sitePages: SitePage[] = [
@@ -43,6 +45,12 @@ export const sitePages: SitePage[] = [
   { route: "/projects", visitor: "owner", url: () => "/projects" },
   { route: "/projects/new", visitor: "owner", url: () => "/projects/new" },
   { route: "/dashboard/activity", visitor: "owner", url: () => "/dashboard/activity" },
+  { route: "/dashboard/groups", visitor: "owner", url: () => "/dashboard/groups" },
+  { route: "/groups", visitor: "owner", url: () => "/groups" },
+  { route: "/groups/new", visitor: "owner", url: () => "/groups/new" },
+  { route: "/groups/[group]", visitor: "owner", url: (site) => `/groups/${site.groupPath}` },
+  { route: "/groups/[group]/-/group_members", visitor: "owner", url: (site) => `/groups/${site.groupPath}/-/group_members` },
+  { route: "/groups/[group]/-/edit", visitor: "owner", url: (site) => `/groups/${site.groupPath}/-/edit` },
   { route: "/[namespace]", visitor: "owner", url: (site) => `/${site.owner.username}` },
   { route: "/[namespace]/[project]", visitor: "owner", url: (site) => `/${site.projectPath}` },
   { route: "/[namespace]/[project]/activity", visitor: "owner", url: (site) => `/${site.projectPath}/activity` },
@@ -112,7 +120,15 @@ export async function siteFixture(request: APIRequestContext): Promise<SiteFixtu
     data: { webhook: "http://127.0.0.1:9/slack", channel: "#checkout", labels_to_be_notified: "~bug" },
   });
   if (slack.status() !== 200) throw new Error(`setting Slack up answered ${slack.status()}: ${await slack.text()}`);
+  const group = await created<{ id: number }>(request, "/api/v4/groups", owner.token, { name: "Payments", path: `payments-${owner.id}`, visibility: "internal" });
+  const subgroup = await created<{ id: number; full_path: string }>(request, "/api/v4/groups", owner.token, {
+    name: "Checkout team",
+    path: "checkout-team",
+    parent_id: group.id,
+    description: "Everything between the cart and the receipt.",
+  });
+  await created(request, "/api/v4/projects", owner.token, { name: "Receipts", namespace_id: subgroup.id });
   const application = await createApplication(request, { scopes: "read_user openid" });
   const authorize = new URLSearchParams({ client_id: application.application_id, redirect_uri: callbackUrl, response_type: "code", scope: "read_user openid", state: "page-check" });
-  return { owner, projectPath: project.path_with_namespace, issueIid: issue.iid, alertIid: 1, authorizeUrl: `/oauth/authorize?${authorize.toString()}`, hookId: hook.id, hookLogId: hookLogs[0].id };
+  return { owner, projectPath: project.path_with_namespace, issueIid: issue.iid, alertIid: 1, authorizeUrl: `/oauth/authorize?${authorize.toString()}`, hookId: hook.id, hookLogId: hookLogs[0].id, groupPath: subgroup.full_path };
 }

@@ -6,6 +6,7 @@ import { directlyDispatchable } from "@/lib/http/direct-dispatch";
 import { logger } from "@/lib/log";
 import { observeRequest } from "@/lib/metrics";
 import { receiveAlert, receiverRequestOf, type ReceiverAnswer, type ReceiverEndpoint, type ReceiverRequest, type ReceiverTarget } from "./receive";
+import { routeProjectPath } from "@/lib/projects/route-path";
 
 const endpointIdentifierPattern = /^[A-Za-z0-9-]+$/;
 
@@ -63,7 +64,7 @@ export async function answerReceiverCall(database: () => Promise<Database>, call
 /** The integration a receiver URL names: its project, and the path after `/:namespace/:project/` in segments. */
 export function receiverTargetOf(namespace: string, project: string, tail: string[]): ReceiverTarget | null {
   const endpoint = parseReceiverPath(tail);
-  return endpoint ? { projectPath: `${namespace}/${project}`, endpoint } : null;
+  return endpoint ? { projectPath: routeProjectPath({ namespace, project }), endpoint } : null;
 }
 
 /** The headers of every receiver answer, besides those the answer adds. */

@@ -67,8 +67,11 @@ export function parseActionInput<S extends z.ZodType>(
   return { ok: false, failure: invalidInput(fieldErrors) };
 }
 
-/** A project's `namespace/path`, as the project pages' server actions take it. */
-export const projectPathSchema = z.string().regex(/^[^/]+\/[^/]+$/, "is not a project path");
+/** A project's full path (`namespace/path`, the namespace a user's or a group's at any depth), as the project pages' server actions take it. */
+export const projectPathSchema = z.string().regex(/^[^/]+(?:\/[^/]+)+$/, "is not a project path");
+
+/** A group's full path, as the group pages' server actions take it. */
+export const groupPathSchema = z.string().regex(/^[^/]+(?:\/[^/]+)*$/, "is not a group path");
 
 /**
  * The skeleton every server action shares: the signed-in person's context (sign-in first, back to `returnTo`), the
@@ -103,6 +106,16 @@ export function runFormAction<S extends z.ZodType>(
   });
 }
 
+/** A server action whose success carries what the form needs next (where the new record is, what was saved). */
+export function runValueAction<S extends z.ZodType, T>(
+  returnTo: string | undefined,
+  schema: S,
+  input: unknown,
+  verb: (ctx: Ctx, data: z.output<S>) => Promise<T>,
+): Promise<ActionResult<T>> {
+  return runSessionAction(returnTo, schema, input, async (ctx, data) => actionSuccess(await verb(ctx, data)));
+}
+
 /** A server action whose success is a message the page shows (a test's or a resend's outcome). */
 export function runMessageAction<S extends z.ZodType>(
   returnTo: string | undefined,
@@ -110,7 +123,7 @@ export function runMessageAction<S extends z.ZodType>(
   input: unknown,
   verb: (ctx: Ctx, data: z.output<S>) => Promise<string>,
 ): Promise<ActionResult<string>> {
-  return runSessionAction(returnTo, schema, input, async (ctx, data) => actionSuccess(await verb(ctx, data)));
+  return runValueAction(returnTo, schema, input, verb);
 }
 
 const recordIdSchema = z.number().int().positive();

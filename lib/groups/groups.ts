@@ -16,7 +16,7 @@ import { projectNameProblem, projectPathProblem } from "@/lib/projects/path-rule
 import { claimGroupPath, redirectMovedGroup } from "@/lib/projects/redirect-routes";
 import { usernameProblem } from "@/lib/users/username-rules";
 import { groupAccessLevelIn, groupVisibilityParts, groupVisibleTo, memberGroupIds } from "./access";
-import { canInGroup, visibilityWithin, type GroupAbility } from "./policy";
+import { canInGroup, groupAbilityMinimumLevels, visibilityWithin, type GroupAbility } from "./policy";
 
 /** A group with what every view of it needs: its full name and the caller's role there (null: none). */
 export interface GroupView {
@@ -47,6 +47,13 @@ export async function getVisibleGroup(ctx: Ctx, reference: string): Promise<Grou
   const [row] = named ? await groupViews(ctx, viewer, and(named, groupVisibleTo(viewer))) : [];
   if (!row) throw new NotFoundError("Group");
   return row;
+}
+
+/** The group at a full path (pages name groups by path only), if the caller may see it; null otherwise. */
+export async function findVisibleGroup(ctx: Ctx, fullPath: string): Promise<GroupView | null> {
+  const viewer = viewerOf(ctx);
+  const [row] = await groupViews(ctx, viewer, and(sql`lower(${namespaces.fullPath}) = lower(${fullPath})`, groupVisibleTo(viewer)));
+  return row ?? null;
 }
 
 /** The group, if the caller's role there allows `ability`: 404 when they cannot see it, 403 when they can. */
@@ -133,6 +140,21 @@ export async function createGroup(ctx: Ctx, input: NewGroup): Promise<GroupView>
     });
     return { group, fullName: parent ? `${parent.fullName} / ${group.name}` : group.name, accessLevel: accessLevels.owner };
   });
+}
+
+/**
+ * Where the new-group form would put a group: below `parentId` for that group's Maintainers and Owners, at the top level
+ * for admins and, while the instance lets them, everyone; null when the caller may not create one there.
+ */
+export async function newGroupPlace(ctx: Ctx, parentId: number | undefined): Promise<{ parent: GroupView | null } | null> {
+  const user = actingUser(ctx);
+  if (!user) return null;
+  if (parentId === undefined) return user.isAdmin || (await instanceSettingsOf(ctx.db)).canCreateGroup ? { parent: null } : null;
+  const parent = await getVisibleGroup(ctx, String(parentId)).catch((error: unknown) => {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  });
+  return parent && canInGroup(parent, "createSubgroup") ? { parent } : null;
 }
 
 /** A save that may take a full path another namespace has: GitLab's "has already been taken" on `path`. */
@@ -329,3 +351,26 @@ export async function listSubgroups(
   const { group } = await getVisibleGroup(ctx, reference);
   return listGroups(ctx, depth === "children" ? { ...filters, parentId: group.id } : { ...filters, below: group }, page);
 }
+
+/** A namespace the new-project form offers. */
+export interface NamespaceChoice {
+  id: number;
+  fullPath: string;
+  kind: "user" | "group";
+}
+
+/**
+ * Where the caller may create projects, for the new-project form: their own namespace first, then the groups where
+ * their role allows it (the first hundred by full path; the API takes any other by `namespace_id`).
+ */
+export async function newProjectNamespaces(ctx: Ctx): Promise<NamespaceChoice[]> {
+  const user = actingUser(ctx);
+  if (!user) return [];
+  const [own, groups] = await Promise.all([
+    ctx.db.select({ id: namespaces.id, fullPath: namespaces.fullPath, kind: namespaces.kind }).from(namespaces).where(eq(namespaces.ownerId, user.id)),
+    listGroups(ctx, { minAccessLevel: groupAbilityMinimumLevels.createProject, orderBy: "path" }, { page: 1, perPage: 100, offset: 0 }),
+  ]);
+  const groupChoices = groups.items.map(({ group }) => ({ id: group.id, fullPath: group.fullPath, kind: group.kind }));
+  return [...own, ...groupChoices.sort((a, b) => a.fullPath.localeCompare(b.fullPath))];
+}
+

@@ -9,8 +9,8 @@ import type { PageRequest } from "@/lib/api/pagination";
 import { groupMembershipActive, isAccessLevel, membershipActive, utcDay } from "@/lib/projects/access";
 import type { MemberChanges, MemberFilters, NewMember } from "@/lib/projects/members";
 import { getVisibleProject } from "@/lib/projects/projects";
-import { findUserById, userSearch } from "@/lib/users/users";
-import { getGroupWithAbility, getVisibleGroup } from "./groups";
+import { findUserById, findUserByUsername, userSearch } from "@/lib/users/users";
+import { findVisibleGroup, getGroupWithAbility, getVisibleGroup, type GroupView } from "./groups";
 import { canInGroup } from "./policy";
 
 /** A membership as the member entity shows it, direct or inherited. */
@@ -93,6 +93,20 @@ export async function addGroupMember(ctx: Ctx, reference: string, input: NewMemb
     return { user, member };
   } catch (error) {
     if (violatedUniqueConstraint(error) !== undefined) throw new ConflictError("Member already exists");
+    throw error;
+  }
+}
+
+/** The group members page's form: the member named by username. */
+export async function addGroupMemberByUsername(ctx: Ctx, reference: string, input: { username: string; accessLevel: number }): Promise<GroupMemberView> {
+  // Check the caller's rights first, so the answer does not reveal which usernames exist to those who may not add.
+  await getGroupWithAbility(ctx, reference, "manageMembers");
+  const user = await findUserByUsername(ctx.db, input.username.trim());
+  if (!user) throw new ValidationError({ username: ["does not belong to any user"] });
+  try {
+    return await addGroupMember(ctx, reference, { userId: user.id, accessLevel: input.accessLevel });
+  } catch (error) {
+    if (error instanceof ConflictError) throw new ConflictError(`@${user.username} is already a member of this group`, "username");
     throw error;
   }
 }
@@ -215,4 +229,25 @@ export async function getAllMember(ctx: Ctx, source: { project?: string; group?:
   const [member] = list.items;
   if (!member) throw new NotFoundError("Member");
   return member;
+}
+
+/** What the group members page shows: the group, its direct members and, for a subgroup, the roles held in the groups above. */
+export interface GroupMembersPage {
+  view: GroupView;
+  direct: ListPage<GroupMemberView>;
+  /** Each member of the groups above with their highest role there; empty for a top-level group. */
+  inherited: ListPage<GroupMemberView>;
+}
+
+/** The members page of the group at `fullPath` (the first hundred of each list), or null when the caller may not see it. */
+export async function groupMembersPage(ctx: Ctx, fullPath: string): Promise<GroupMembersPage | null> {
+  const view = await findVisibleGroup(ctx, fullPath);
+  if (!view) return null;
+  const page = { page: 1, perPage: 100, offset: 0 };
+  const ancestors = view.group.traversalIds.slice(0, -1);
+  const [direct, inherited] = await Promise.all([
+    listGroupMembers(ctx, String(view.group.id), page),
+    ancestors.length === 0 ? { items: [], total: 0, hasNext: false } : allMembersPage(ctx, { groupIds: ancestors }, page, {}),
+  ]);
+  return { view, direct, inherited };
 }

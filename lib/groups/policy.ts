@@ -1,4 +1,4 @@
-import { roleLevels } from "@/lib/projects/roles";
+import { roleLevels, roleOptions } from "@/lib/projects/roles";
 
 /**
  * Who may do what in a group, as GitLab's GroupPolicy has it for the settings this service keeps at their defaults:
@@ -25,6 +25,11 @@ export interface GroupStanding {
 
 export function canInGroup(standing: GroupStanding, ability: GroupAbility): boolean {
   return (standing.accessLevel ?? 0) >= groupAbilityMinimumLevels[ability];
+}
+
+/** The roles the caller may hand out in the group: every one for its Owners, none for anyone else. */
+export function grantableGroupRoles(standing: GroupStanding) {
+  return canInGroup(standing, "manageMembers") ? [...roleOptions] : [];
 }
 
 const visibilityOrder = { private: 0, internal: 1, public: 2 } as const;

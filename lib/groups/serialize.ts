@@ -3,6 +3,7 @@ import { env } from "@/lib/env";
 import type { NamespaceRow } from "@/lib/db/schema";
 import { serializeNamespaceBasic } from "@/lib/projects/serialize";
 import type { GroupView } from "./groups";
+import { groupPagePath } from "./paths";
 
 /**
  * GitLab's Group entity, for the settings this service has: the rest are GitLab's defaults (project creation by
@@ -12,7 +13,7 @@ import type { GroupView } from "./groups";
 export function serializeGroup({ group, fullName }: GroupView) {
   return {
     id: group.id,
-    web_url: `${env.EXTERNAL_URL}/groups/${group.fullPath}`,
+    web_url: `${env.EXTERNAL_URL}${groupPagePath(group.fullPath)}`,
     name: group.name,
     path: group.path,
     description: group.description ?? "",

@@ -8,6 +8,8 @@ export const projectVisibilityOptions = [
 
 export const newProjectFormSchema = z.object({
   name: z.string().trim().min(1, "Enter a project name.").max(255),
+  // The namespace's id, as the select holds it.
+  namespaceId: z.string().regex(/^[1-9]\d{0,9}$/, "Choose where the project goes."),
   // Empty means "derive it from the name", as GitLab does.
   path: z.string().trim().max(255).optional(),
   visibility: z.enum(["private", "internal", "public"]),

@@ -1,10 +1,13 @@
 import type { Metadata } from "next";
-import { notFound, permanentRedirect } from "next/navigation";
+import { notFound, permanentRedirect, redirect } from "next/navigation";
 import { cache } from "react";
 import { sessionContext } from "@/lib/auth/session";
 import { ForbiddenError, NotFoundError, ProjectMovedError } from "@/lib/errors";
+import { groupPagePath } from "@/lib/groups/paths";
+import { findVisibleGroup } from "@/lib/groups/groups";
 import { getVisibleProject, type ProjectView } from "@/lib/projects/projects";
 import { projectFullPath } from "@/lib/projects/serialize";
+import { routeProjectPath } from "@/lib/projects/route-path";
 
 export interface ProjectPageProps {
   params: Promise<{ namespace: string; project: string }>;
@@ -37,7 +40,7 @@ export function projectPageFailure(error: unknown, pageAt: (fullPath: string) =>
  */
 const findVisibleProject = cache(async (namespace: string, project: string): Promise<ProjectView | ProjectMovedError | null> => {
   try {
-    return await getVisibleProject(await sessionContext(), `${namespace}/${project}`);
+    return await getVisibleProject(await sessionContext(), routeProjectPath({ namespace, project }));
   } catch (error) {
     if (error instanceof ProjectMovedError) return error;
     if (error instanceof NotFoundError) return null;
@@ -53,7 +56,11 @@ export async function loadProjectPage(params: ProjectPageProps["params"], subpag
   const { namespace, project } = await params;
   const found = await findVisibleProject(namespace, project);
   if (found instanceof ProjectMovedError) projectPageFailure(found, (fullPath) => `/${fullPath}${subpage === "" ? "" : `/${subpage}`}`);
-  return found ?? notFound();
+  if (found) return found;
+  // `/acme/platform` names a project or, as on GitLab, a subgroup: its page is the group's.
+  const group = subpage === "" ? await findVisibleGroup(await sessionContext(), routeProjectPath({ namespace, project })) : null;
+  if (group) redirect(groupPagePath(group.group.fullPath));
+  notFound();
 }
 
 /**

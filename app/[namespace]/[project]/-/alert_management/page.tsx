@@ -15,6 +15,7 @@ import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { updateAlertStatusAction } from "./actions";
 import { projectPageFailure, projectPageMetadata, searchOf } from "../../project-page";
+import { routeProjectPath } from "@/lib/projects/route-path";
 
 export const generateMetadata = projectPageMetadata("Alerts");
 
@@ -55,13 +56,13 @@ export default async function AlertListPage({
   const { namespace, project } = await params;
   const raw = await searchParams;
   const query = querySchema.parse({ tab: first(raw.tab), search: first(raw.search), sort: first(raw.sort), page: first(raw.page) });
-  const ctx = await requireSessionContext(`/${namespace}/${project}/-/alert_management`);
+  const ctx = await requireSessionContext(`/${routeProjectPath({ namespace, project })}/-/alert_management`);
   const tab = alertListTabs.find((candidate) => candidate.key === query.tab) ?? alertListTabs[0];
   let result: Awaited<ReturnType<typeof listAlertsWithStatusCounts>>;
   try {
     result = await listAlertsWithStatusCounts(
       ctx,
-      `${namespace}/${project}`,
+      routeProjectPath({ namespace, project }),
       { status: [...tab.statuses], search: query.search || undefined, sort: query.sort },
       pageRequest({ page: query.page, per_page: perPage }),
     );

@@ -9,6 +9,7 @@ import { emptyHookForm } from "@/lib/webhooks/form-schemas";
 import { getWebhooksPage, type SerializedHook } from "@/lib/webhooks/settings-page";
 import { createHookAction, deleteHookAction, testHookAction } from "./actions";
 import { projectPageFailure, projectPageMetadata } from "../../project-page";
+import { routeProjectPath } from "@/lib/projects/route-path";
 
 export const generateMetadata = projectPageMetadata("Webhook settings");
 
@@ -26,10 +27,10 @@ const eventLabels: [keyof SerializedHook, string][] = [
 /** Settings › Webhooks: add a hook, and the project's hooks with their state. Maintainers and above; others get 404. */
 export default async function WebhooksPage({ params }: { params: Promise<{ namespace: string; project: string }> }) {
   const { namespace, project } = await params;
-  const ctx = await requireSessionContext(`/${namespace}/${project}/-/hooks`);
+  const ctx = await requireSessionContext(`/${routeProjectPath({ namespace, project })}/-/hooks`);
   let page: Awaited<ReturnType<typeof getWebhooksPage>>;
   try {
-    page = await getWebhooksPage(ctx, `${namespace}/${project}`);
+    page = await getWebhooksPage(ctx, routeProjectPath({ namespace, project }));
   } catch (error) {
     if (error instanceof ForbiddenError) notFound();
     projectPageFailure(error, (fullPath) => `/${fullPath}/-/hooks`);

@@ -11,6 +11,7 @@ import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { createIssueAction } from "./actions";
 import { projectPageFailure, projectPageMetadata, searchOf } from "../../project-page";
+import { routeProjectPath } from "@/lib/projects/route-path";
 
 export const generateMetadata = projectPageMetadata("Issues");
 
@@ -30,7 +31,7 @@ export default async function IssuesPage({ params, searchParams }: IssuesPagePro
   const ctx = await sessionContext();
   let result: Awaited<ReturnType<typeof listIssues>>;
   try {
-    result = await listIssues(ctx, `${namespace}/${project}`, { state }, page);
+    result = await listIssues(ctx, routeProjectPath({ namespace, project }), { state }, page);
   } catch (error) {
     projectPageFailure(error, (fullPath) => `/${fullPath}/-/issues${searchOf(query)}`);
   }

@@ -1,23 +1,24 @@
 import { AddMemberForm } from "@/components/projects/add-member-form";
+import { memberListItem } from "@/components/projects/member-list-item";
 import { MemberTable } from "@/components/projects/member-table";
 import { ProjectHeader } from "@/components/projects/project-header";
 import { pageRequest } from "@/lib/api/pagination";
 import { sessionContext } from "@/lib/auth/session";
 import { actingUser } from "@/lib/context";
-import { accessLevelNames, isMembershipActive } from "@/lib/projects/access";
 import { listMembers } from "@/lib/projects/members";
 import { can, grantableRoles } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { addMemberAction, removeMemberAction, suggestUsersAction, updateMemberAction } from "./actions";
 import { projectPageFailure, projectPageMetadata } from "../../project-page";
 import { countLabel } from "@/components/ui/pagination";
+import { routeProjectPath } from "@/lib/projects/route-path";
 
 export const generateMetadata = projectPageMetadata("Members");
 
 export default async function ProjectMembersPage({ params }: { params: Promise<{ namespace: string; project: string }> }) {
   const { namespace, project } = await params;
   const ctx = await sessionContext();
-  const reference = `${namespace}/${project}`;
+  const reference = routeProjectPath({ namespace, project });
   let members: Awaited<ReturnType<typeof listMembers>>;
   try {
     members = await listMembers(ctx, reference, pageRequest({ per_page: 100 }));
@@ -39,16 +40,7 @@ export default async function ProjectMembersPage({ params }: { params: Promise<{
           viewerId={actingUser(ctx)?.id ?? null}
           remove={canManage ? removeMemberAction.bind(null, fullPath) : undefined}
           edit={canManage ? { update: updateMemberAction.bind(null, fullPath), roles: grantableRoles(view) } : undefined}
-          members={items.map(({ user, member }) => ({
-            userId: user.id,
-            name: user.name,
-            username: user.username,
-            role: accessLevelNames[member.accessLevel] ?? String(member.accessLevel),
-            accessLevel: member.accessLevel,
-            since: member.createdAt.toISOString(),
-            expiresAt: member.expiresAt,
-            expired: !isMembershipActive(member, ctx.now),
-          }))}
+          members={items.map((item) => memberListItem(item, ctx.now))}
         />
         {total === null || total > items.length ? <p className="muted">Showing the first {items.length} members.</p> : null}
       </section>

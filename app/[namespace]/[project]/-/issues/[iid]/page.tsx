@@ -15,6 +15,7 @@ import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { addCommentAction, setIssueStateAction } from "../actions";
 import { projectPageFailure } from "../../../project-page";
+import { routeProjectPath } from "@/lib/projects/route-path";
 
 interface IssuePageProps {
   params: Promise<{ namespace: string; project: string; iid: string }>;
@@ -25,7 +26,7 @@ const loadIssue = cache(async (namespace: string, project: string, iid: string, 
   if (!/^\d{1,9}$/.test(iid)) notFound();
   const ctx = await sessionContext();
   try {
-    return await listIssueNotes(ctx, `${namespace}/${project}`, Number(iid), notesPage);
+    return await listIssueNotes(ctx, routeProjectPath({ namespace, project }), Number(iid), notesPage);
   } catch (error) {
     projectPageFailure(error, (fullPath) => `/${fullPath}/-/issues/${iid}${notesPage === 1 ? "" : `?page=${notesPage}`}`);
   }

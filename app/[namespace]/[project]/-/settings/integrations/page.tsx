@@ -5,14 +5,15 @@ import { requireSessionContext } from "@/lib/auth/session";
 import { getIntegrationsPage } from "@/lib/integrations/settings-page";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { orNotFound, projectPageMetadata } from "../../../project-page";
+import { routeProjectPath } from "@/lib/projects/route-path";
 
 export const generateMetadata = projectPageMetadata("Integrations");
 
 /** Settings › Integrations: the chat integrations and whether each is on. Maintainers and above; others get 404. */
 export default async function IntegrationsPage({ params }: { params: Promise<{ namespace: string; project: string }> }) {
   const { namespace, project } = await params;
-  const ctx = await requireSessionContext(`/${namespace}/${project}/-/settings/integrations`);
-  const page = await orNotFound(getIntegrationsPage(ctx, `${namespace}/${project}`));
+  const ctx = await requireSessionContext(`/${routeProjectPath({ namespace, project })}/-/settings/integrations`);
+  const page = await orNotFound(getIntegrationsPage(ctx, routeProjectPath({ namespace, project })));
   const fullPath = projectFullPath(page.view);
   return (
     <>

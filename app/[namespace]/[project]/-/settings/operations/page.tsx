@@ -15,16 +15,17 @@ import {
   updateIntegrationAction,
 } from "./actions";
 import { projectPageFailure, projectPageMetadata } from "../../../project-page";
+import { routeProjectPath } from "@/lib/projects/route-path";
 
 export const generateMetadata = projectPageMetadata("Alerts · Monitor settings");
 
 /** Settings → Monitor → Alerts. Maintainers and above; everyone else gets the 404 page, as for a missing project. */
 export default async function AlertSettingsPage({ params }: { params: Promise<{ namespace: string; project: string }> }) {
   const { namespace, project } = await params;
-  const ctx = await requireSessionContext(`/${namespace}/${project}/-/settings/operations`);
+  const ctx = await requireSessionContext(`/${routeProjectPath({ namespace, project })}/-/settings/operations`);
   let page: AlertSettingsPage;
   try {
-    page = await getAlertSettingsPage(ctx, `${namespace}/${project}`);
+    page = await getAlertSettingsPage(ctx, routeProjectPath({ namespace, project }));
   } catch (error) {
     if (error instanceof ForbiddenError) notFound();
     projectPageFailure(error, (fullPath) => `/${fullPath}/-/settings/operations`);

@@ -15,6 +15,7 @@ import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { createAlertIncidentAction, updateAlertStatusAction } from "../../actions";
 import { projectPageFailure, projectPageMetadata } from "../../../../project-page";
+import { routeProjectPath } from "@/lib/projects/route-path";
 
 export const generateMetadata = projectPageMetadata("Alert details");
 
@@ -33,10 +34,10 @@ function exactTime(date: Date | null): string {
 export default async function AlertDetailsPage({ params }: { params: Promise<{ namespace: string; project: string; iid: string }> }) {
   const { namespace, project, iid } = await params;
   if (!/^\d{1,9}$/.test(iid)) notFound();
-  const ctx = await requireSessionContext(`/${namespace}/${project}/-/alert_management/${iid}/details`);
+  const ctx = await requireSessionContext(`/${routeProjectPath({ namespace, project })}/-/alert_management/${iid}/details`);
   let details: AlertDetails;
   try {
-    details = await getAlert(ctx, `${namespace}/${project}`, Number(iid));
+    details = await getAlert(ctx, routeProjectPath({ namespace, project }), Number(iid));
   } catch (error) {
     if (error instanceof ForbiddenError) notFound();
     projectPageFailure(error, (fullPath) => `/${fullPath}/-/alert_management/${iid}/details`);

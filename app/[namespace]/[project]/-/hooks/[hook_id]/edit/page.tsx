@@ -13,6 +13,7 @@ import { projectFullPath } from "@/lib/projects/serialize";
 import { getHookEditPage, hookFormOf } from "@/lib/webhooks/settings-page";
 import { updateHookAction } from "../../actions";
 import { projectPageFailure, projectPageMetadata, searchOf } from "../../../../project-page";
+import { routeProjectPath } from "@/lib/projects/route-path";
 
 export const generateMetadata = projectPageMetadata("Edit webhook");
 
@@ -25,14 +26,14 @@ export default async function EditWebhookPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const { namespace, project, hook_id: hookIdText } = await params;
-  const ctx = await requireSessionContext(`/${namespace}/${project}/-/hooks/${hookIdText}/edit`);
+  const ctx = await requireSessionContext(`/${routeProjectPath({ namespace, project })}/-/hooks/${hookIdText}/edit`);
   const hookId = Number(hookIdText);
   if (!/^\d{1,10}$/.test(hookIdText) || hookId > 2_147_483_647) notFound();
   const query = await searchParams;
   const page = pageFromQuery(query.page, 20);
   let data: Awaited<ReturnType<typeof getHookEditPage>>;
   try {
-    data = await getHookEditPage(ctx, `${namespace}/${project}`, hookId, page);
+    data = await getHookEditPage(ctx, routeProjectPath({ namespace, project }), hookId, page);
   } catch (error) {
     if (error instanceof ForbiddenError) notFound();
     projectPageFailure(error, (fullPath) => `/${fullPath}/-/hooks/${hookIdText}/edit${searchOf(query)}`);

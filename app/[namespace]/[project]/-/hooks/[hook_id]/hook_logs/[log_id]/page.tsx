@@ -9,6 +9,7 @@ import { projectFullPath } from "@/lib/projects/serialize";
 import { getHookLogPage } from "@/lib/webhooks/settings-page";
 import { resendHookLogAction } from "../../../actions";
 import { projectPageFailure, projectPageMetadata } from "../../../../../project-page";
+import { routeProjectPath } from "@/lib/projects/route-path";
 
 export const generateMetadata = projectPageMetadata("Webhook request details");
 
@@ -42,11 +43,11 @@ function Exchange({ title, headers, body }: { title: "Request" | "Response"; hea
 /** One request sent to a hook: what was sent, what came back, and Resend. */
 export default async function HookLogPage({ params }: { params: Promise<{ namespace: string; project: string; hook_id: string; log_id: string }> }) {
   const { namespace, project, hook_id: hookIdText, log_id: logIdText } = await params;
-  const ctx = await requireSessionContext(`/${namespace}/${project}/-/hooks/${hookIdText}/hook_logs/${logIdText}`);
+  const ctx = await requireSessionContext(`/${routeProjectPath({ namespace, project })}/-/hooks/${hookIdText}/hook_logs/${logIdText}`);
   if (!/^\d{1,10}$/.test(hookIdText) || Number(hookIdText) > 2_147_483_647 || !/^\d{1,15}$/.test(logIdText)) notFound();
   let data: Awaited<ReturnType<typeof getHookLogPage>>;
   try {
-    data = await getHookLogPage(ctx, `${namespace}/${project}`, Number(hookIdText), Number(logIdText));
+    data = await getHookLogPage(ctx, routeProjectPath({ namespace, project }), Number(hookIdText), Number(logIdText));
   } catch (error) {
     if (error instanceof ForbiddenError) notFound();
     projectPageFailure(error, (fullPath) => `/${fullPath}/-/hooks/${hookIdText}/hook_logs/${logIdText}`);

@@ -9,6 +9,7 @@ import { getIntegrationEditPage } from "@/lib/integrations/settings-page";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { saveIntegrationAction, testIntegrationAction } from "../../actions";
 import { orNotFound, projectPageMetadata } from "../../../../../project-page";
+import { routeProjectPath } from "@/lib/projects/route-path";
 
 /** "Slack notifications · Integrations · <project>". */
 export async function generateMetadata(props: { params: Promise<{ namespace: string; project: string; slug: string }> }) {
@@ -19,10 +20,10 @@ export async function generateMetadata(props: { params: Promise<{ namespace: str
 /** One integration's settings, with "Test settings". Maintainers and above; others, and unknown integrations, get 404. */
 export default async function IntegrationEditPage({ params }: { params: Promise<{ namespace: string; project: string; slug: string }> }) {
   const { namespace, project, slug } = await params;
-  const ctx = await requireSessionContext(`/${namespace}/${project}/-/settings/integrations/${slug}/edit`);
+  const ctx = await requireSessionContext(`/${routeProjectPath({ namespace, project })}/-/settings/integrations/${slug}/edit`);
   const type = chatIntegrationSlugs.includes(slug) ? integrationTypeOfSlug(slug) : null;
   if (!type) notFound();
-  const page = await orNotFound(getIntegrationEditPage(ctx, `${namespace}/${project}`, type));
+  const page = await orNotFound(getIntegrationEditPage(ctx, routeProjectPath({ namespace, project }), type));
   const fullPath = projectFullPath(page.view);
   const definition = chatIntegrations[type];
   return (

@@ -1,0 +1,33 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { cache } from "react";
+import { sessionContext } from "@/lib/auth/session";
+import { findVisibleGroup, type GroupView } from "@/lib/groups/groups";
+import { routeNamespacePath } from "@/lib/projects/route-path";
+
+/** `[group]` is the group's full path: proxy.ts turns `/groups/acme/platform/-/…` into one encoded segment. */
+export interface GroupPageProps {
+  params: Promise<{ group: string }>;
+}
+
+/** The group's full path from the route. */
+export async function groupPathOf(params: GroupPageProps["params"]): Promise<string> {
+  return routeNamespacePath((await params).group);
+}
+
+/** Cached per request: a page's metadata and its body both ask. */
+const visibleGroup = cache(async (fullPath: string) => findVisibleGroup(await sessionContext(), fullPath));
+
+/** The group of a page, or the 404 page: private groups look exactly like missing ones to those who cannot see them. */
+export async function loadGroupPage(params: GroupPageProps["params"]): Promise<GroupView> {
+  return (await visibleGroup(await groupPathOf(params))) ?? notFound();
+}
+
+/** "<page> · <group's full name>", or the page's name alone for a group the visitor may not see. */
+export function groupPageMetadata(page: string | null): (props: GroupPageProps) => Promise<Metadata> {
+  return async ({ params }) => {
+    const view = await visibleGroup(await groupPathOf(params));
+    if (!view) return { title: page ?? "Group" };
+    return { title: page ? `${page} · ${view.fullName}` : view.fullName };
+  };
+}
