@@ -17,7 +17,10 @@ import {
 import { relativeTimeText } from "@/lib/time/relative";
 
 export interface ActivityFeedProps {
-  /** The Events API list to show: `/api/v4/events`, `/api/v4/users/:id/events` or `/api/v4/projects/:id/events`. */
+  /**
+   * The list to show, in the Events API's JSON: `/api/v4/events`, `/api/v4/users/:id/events`,
+   * `/api/v4/projects/:id/events`, or a group's activity (whose group events name their group).
+   */
   endpoint: string;
   /** Offer the “all projects” switch (`scope=all`, only on `/api/v4/events`). */
   scopeToggle?: boolean;
@@ -257,7 +260,15 @@ function EventRow({ event, project, now }: { event: FeedEvent; project?: { id: n
               {phrase.href ? <Link href={phrase.href}>{phrase.text}</Link> : phrase.code ? <code>{phrase.text}</code> : phrase.text}{" "}
             </span>
           ))}
-          {sentence.projectWording === "project" ? <>project {projectLink}</> : <>at {projectLink}</>}
+          {sentence.group ? (
+            <>
+              group <Link href={sentence.group.href}>{sentence.group.fullName}</Link>
+            </>
+          ) : sentence.projectWording === "project" ? (
+            <>project {projectLink}</>
+          ) : (
+            <>at {projectLink}</>
+          )}
         </span>
         <time className="event-time muted" dateTime={event.created_at} title={new Date(event.created_at).toUTCString()}>
           {relativeTimeText(event.created_at, now)}

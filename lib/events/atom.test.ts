@@ -42,6 +42,24 @@ describe("Atom feeds", () => {
     expect(comment.link).toBe("https://code.example.com/group/project/-/issues/4#note_9");
   });
 
+  it("titles a group's own event with the group's full name and links the group", () => {
+    const joined: FeedEvent = {
+      ...push,
+      push_data: undefined,
+      project_id: null,
+      action_name: "joined",
+      group: { id: 4, name: "Platform", full_name: "Acme / Platform", full_path: "acme/platform", web_url: "https://code.example.com/groups/acme/platform" },
+    };
+    expect(eventEntry(joined, "unused", "https://code.example.com")).toEqual({
+      id: "tag:code.example.com,2005:events/7",
+      title: "Alice <A&B> joined group Acme / Platform",
+      updated: "2024-05-01T10:00:00.000Z",
+      link: "https://code.example.com/groups/acme/platform",
+      author: { name: "Alice <A&B>", uri: "https://code.example.com/alice" },
+      summary: null,
+    });
+  });
+
   it("writes a well-formed feed", () => {
     const xml = renderAtom({
       id: "https://code.example.com/alice.atom",

@@ -77,14 +77,19 @@ export function renderAtom(feed: AtomFeed): string {
 }
 
 /**
- * An event as an entry, titled as GitLab titles them (“Alice pushed to branch main at group/project”). `projectPath`
- * is the event's project (namespace/path); `baseUrl` makes the links absolute.
+ * An event as an entry, titled as GitLab titles them (“Alice pushed to branch main at group/project”, “Alice joined
+ * group Acme / Platform”). `projectPath` is the event's project (namespace/path), unused for a group's own event;
+ * `baseUrl` makes the links absolute.
  */
 export function eventEntry(event: FeedEvent, projectPath: string, baseUrl: string): AtomEntry {
   const sentence = describeEvent(event, projectPath);
   const words = sentence.phrases.map((phrase) => phrase.text.trim()).filter(Boolean);
-  const where = sentence.projectWording === "project" ? `project ${projectPath}` : `at ${projectPath}`;
-  const targetPath = sentence.phrases.find((phrase) => phrase.href)?.href ?? `/${projectPath}`;
+  const where = sentence.group
+    ? `group ${sentence.group.fullName}`
+    : sentence.projectWording === "project"
+      ? `project ${projectPath}`
+      : `at ${projectPath}`;
+  const targetPath = sentence.phrases.find((phrase) => phrase.href)?.href ?? sentence.group?.href ?? `/${projectPath}`;
   return {
     // A tag URI: an entry keeps its id when its project is renamed or moved.
     id: `tag:${new URL(baseUrl).host},2005:events/${event.id}`,

@@ -55,6 +55,19 @@ describe("activity feed sentences", () => {
     expect(describeEvent(joined, null).projectWording).toBe("project");
   });
 
+  it("words a group's own events with the group's full name and a link to it", () => {
+    const group = { id: 9, name: "Platform", full_name: "Acme / Platform", full_path: "acme/platform", web_url: "http://x/groups/acme/platform" };
+    const joined = { ...base, project_id: null, action_name: "joined", target_id: null, target_iid: null, target_type: null, target_title: null, group };
+    expect(describeEvent(joined, null)).toEqual({
+      phrases: [{ text: "joined" }],
+      projectWording: "project",
+      group: { fullName: "Acme / Platform", href: "/groups/acme/platform" },
+      detail: null,
+    });
+    expect(words({ ...joined, action_name: "removed due to membership expiration from" })).toBe("removed due to membership expiration from");
+    expect(describeEvent(base, "group/project").group).toBeNull();
+  });
+
   it("reads the keyset cursor from the Link header and says times relatively", () => {
     expect(nextCursorFromLink('<http://x/api/v4/events?id_before=42&pagination=keyset>; rel="next"')).toBe("42");
     expect(nextCursorFromLink(null)).toBeNull();

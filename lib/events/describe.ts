@@ -27,6 +27,8 @@ export interface FeedEvent {
     ref_count?: number | null;
   };
   note?: { id: number; body: string; noteable_iid?: number | null };
+  /** A group's own event (created, a member joining or leaving): the group, which the sentence names instead of a project. */
+  group?: { id: number; name: string; full_name: string; full_path: string; web_url: string };
 }
 
 /** One piece of a sentence: plain words, or a link to something in the project. */
@@ -42,6 +44,11 @@ export interface EventSentence {
   phrases: Phrase[];
   /** Whether the sentence ends with “at <project>” (or names the project itself, as “joined project”). */
   projectWording: "at" | "project";
+  /**
+   * For a group's own event, the group the sentence ends with instead of a project (“joined group Acme / Platform”),
+   * with the path of its page.
+   */
+  group: { fullName: string; href: string } | null;
   /** A second line: the pushed commit's title or the comment's text. */
   detail: string | null;
 }
@@ -71,6 +78,14 @@ export function noteExcerpt(body: string): string {
 
 /** The feed's sentence for an event; `projectPath` (namespace/path) makes targets into links when known. */
 export function describeEvent(event: FeedEvent, projectPath: string | null): EventSentence {
+  if (event.group) {
+    // “created group”, “joined group”, “left group”, “removed due to membership expiration from group”.
+    return { phrases: [{ text: event.action_name }], projectWording: "project", group: { fullName: event.group.full_name, href: `/groups/${event.group.full_path}` }, detail: null };
+  }
+  return { ...describeProjectEvent(event, projectPath), group: null };
+}
+
+function describeProjectEvent(event: FeedEvent, projectPath: string | null): Omit<EventSentence, "group"> {
   const action = event.action_name;
   if (event.push_data) {
     const push = event.push_data;

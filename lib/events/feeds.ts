@@ -3,12 +3,13 @@ import { eq, inArray, sql } from "drizzle-orm";
 import type { Ctx } from "@/lib/context";
 import { namespaces, projects } from "@/lib/db/schema";
 import { env } from "@/lib/env";
+import { getVisibleGroupByFullPath } from "@/lib/groups/groups";
 import { getVisibleProject } from "@/lib/projects/projects";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { getUserByUsername } from "@/lib/users/users";
 import type { FeedEvent, FeedFilters } from "./describe";
 import { eventEntry, type AtomFeed } from "./atom";
-import { listOwnEvents, listProjectEvents, listUserEvents, type EventFilters, type EventList } from "./query";
+import { listEventsOfGroup, listOwnEvents, listProjectEvents, listUserEvents, type EventFilters, type EventList } from "./query";
 
 /** GitLab's feeds show the latest twenty events. */
 const feedLength = 20;
@@ -18,6 +19,7 @@ export const feedPaths = {
   dashboard: "/dashboard/activity.atom",
   user: (username: string) => `/${username}.atom`,
   project: (fullPath: string) => `/${fullPath}/activity.atom`,
+  group: (fullPath: string) => `/groups/${fullPath}.atom`,
 };
 
 export function absoluteUrl(path: string): string {
@@ -78,4 +80,14 @@ export async function projectActivityFeed(ctx: Ctx, reference: string, filters: 
   const fullPath = projectFullPath(view);
   const list = await listProjectEvents(ctx, String(view.project.id), eventFilters(filters), latestEvents);
   return atomFeed(ctx, { path: feedPaths.project(fullPath), title: `${view.project.name} activity`, alternatePath: `/${fullPath}/activity` }, list);
+}
+
+/**
+ * `/groups/<full path>.atom`: the activity of the group, its subgroups and their projects, as far as the reader may
+ * see; 404 for a group the reader cannot see.
+ */
+export async function groupActivityFeed(ctx: Ctx, fullPath: string, filters: FeedFilters): Promise<AtomFeed> {
+  const { group, fullName } = await getVisibleGroupByFullPath(ctx, fullPath);
+  const list = await listEventsOfGroup(ctx, group, eventFilters(filters), latestEvents);
+  return atomFeed(ctx, { path: feedPaths.group(group.fullPath), title: `${fullName} activity`, alternatePath: `/groups/${group.fullPath}/-/activity` }, list);
 }

@@ -14,10 +14,24 @@ import {
   projects,
   users,
   type EventAction,
+  type NamespaceRow,
 } from "@/lib/db/schema";
 import { NotFoundError, OffsetLimitExceededError, UnauthorizedError } from "@/lib/errors";
 import { maxPerPage, offsetLimit, type PageRequest } from "@/lib/api/pagination";
-import { accessLevelIn, memberProjectIds, memberProjectRoles, projectVisibleTo, utcDay, viewerOf, type Viewer } from "@/lib/projects/access";
+import { groupVisibleTo } from "@/lib/groups/access";
+import { getVisibleGroup } from "@/lib/groups/groups";
+import {
+  accessLevelIn,
+  inheritedAccessLevel,
+  memberProjectIds,
+  memberProjectRoles,
+  membershipActive,
+  namespacesBelow,
+  projectVisibleTo,
+  utcDay,
+  viewerOf,
+  type Viewer,
+} from "@/lib/projects/access";
 import { abilityMinimumLevels } from "@/lib/projects/policy";
 import { missingProject, parseProjectReference, projectNamed, type ProjectReference } from "@/lib/projects/projects";
 import { getUserByIdOrUsername } from "@/lib/users/users";
@@ -89,6 +103,12 @@ const audience = {
  */
 const memberScopeRowBudget = 500_000;
 
+/**
+ * The same for a group's activity: a deep offset page reads up to its reach from each project and group of the
+ * subtree that has events past the page's floor (see `groupHeads`), so its offset limit shrinks as the subtree grows.
+ */
+const groupScopeRowBudget = 500_000;
+
 function dayStart(day: string, offsetDays = 0): Date {
   const start = new Date(`${day}T00:00:00.000Z`);
   start.setUTCDate(start.getUTCDate() + offsetDays);
@@ -100,14 +120,16 @@ type EventScope =
   | { kind: "project"; project: ProjectReference }
   | { kind: "author"; userId: number }
   /** The events of every project the user is a member of (`scope=all`). */
-  | { kind: "member"; userId: number };
+  | { kind: "member"; userId: number }
+  /** The events of a group, its subgroups and every project in them (the group's activity). */
+  | { kind: "group"; groupId: number };
 
 /**
  * Everything about a list request that changes its statement's text. Each shape is prepared once, so a page costs
  * one statement that PostgreSQL has already parsed and planned; the values travel as parameters.
  */
 interface EventPageShape {
-  scope: "project-by-id" | "project-by-path" | "author" | "member";
+  scope: "project-by-id" | "project-by-path" | "author" | "member" | "group";
   viewer: Viewer["kind"];
   /** An external user sees fewer projects (`projectVisibleTo`). */
   externalViewer: boolean;
@@ -161,6 +183,9 @@ type Stream = { guard?: SQL } & ({ where: SQL; leading: SQLWrapper; from?: SQL }
  *   index (`events_project_code_readers_idx` where the code is public, `events_project_everyone_idx` where it is not)
  *   and, if signed in, the events about confidential issues they wrote (`events_issue_idx`, through their issues);
  * - for `scope=all`, the same per project the reader is a member of, with their role there;
+ * - for a group's activity, the same per project of its subtree the reader may see, with their role there, and each
+ *   visible group's own events (`events_group_created_id_idx`), read past one probe per source only from the few
+ *   sources whose newest events make the page (`groupHeads`);
  * - for one author, their events (`events_author_created_id_idx`), each checked against its project.
  */
 class EventStatement {
@@ -203,15 +228,15 @@ class EventStatement {
       where ${issues.id} = ${events.issueId} and ${issues.authorId} = ${placeholder("viewerId")})`;
   }
 
-  /** One stream's keys, in the list's order, no further than `reach`. */
-  ordered(stream: Stream, reach: SQL): SQL {
+  /** One stream's keys, in the list's order, no further than `reach` (and, if given, not past `bound`, over `events`). */
+  ordered(stream: Stream, reach: SQL, bound?: SQL): SQL {
     const { direction } = this;
     if ("ownConfidentialIn" in stream) {
       // From the reader's confidential issues in the project to each one's events, so the events of every other issue
       // are never read.
       return sql`(select own.created_at, own.id from ${issues} cross join lateral (
           select ${events.createdAt} as created_at, ${events.id} as id from ${events}
-          where ${and(sql`${events.issueId} = ${issues.id} and ${events.audience} = ${audience.confidentialIssue}`, this.filters(), this.walk())}
+          where ${and(sql`${events.issueId} = ${issues.id} and ${events.audience} = ${audience.confidentialIssue}`, this.filters(), this.walk(), bound)}
           order by ${events.createdAt} ${direction}, ${events.id} ${direction} limit ${reach}) own
         where ${and(stream.guard, this.ownIssues(stream.ownConfidentialIn))}
         order by own.created_at ${direction}, own.id ${direction} limit ${reach})`;
@@ -219,7 +244,7 @@ class EventStatement {
     // Ordering by the leading column too, which `where` fixes, makes the index that serves the stream the plan's choice
     // whatever the column's statistics say.
     return sql`(select ${events.createdAt} as created_at, ${events.id} as id from ${stream.from ?? events}
-      where ${and(stream.guard, stream.where, this.filters(), this.walk())}
+      where ${and(stream.guard, stream.where, this.filters(), this.walk(), bound)}
       order by ${stream.leading} ${direction}, ${events.createdAt} ${direction}, ${events.id} ${direction} limit ${reach})`;
   }
 
@@ -250,6 +275,12 @@ class EventStatement {
     if (shape.scope === "member") {
       return sql`exists (select 1 from ${this.memberships()} inner join ${projects} on ${projects.id} = ${projectMembers.projectId}
         where ${projectMembers.projectId} = ${events.projectId} and ${this.memberSees()})`;
+    }
+    if (shape.scope === "group") {
+      const partial = this.viewer.kind === "user" ? sql` or (not source.sees_all and ${this.ownConfidential()})` : sql``;
+      return sql`exists (select 1 from group_sources source where source.group_id = ${events.groupId}
+        or (source.project_id = ${events.projectId} and (source.sees_all or ${events.audience} = ${audience.everyone}
+          or (${events.audience} = ${audience.codeReaders} and source.public_code)${partial})))`;
     }
     return sql`exists (select 1 from ${projects} where ${projects.id} = ${events.projectId} and ${this.authorEventVisible()})`;
   }
@@ -394,6 +425,122 @@ class EventStatement {
     return this.maintainedPlusCounted(maintained, own);
   }
 
+  // --- a group's activity
+
+  /**
+   * The namespaces of the group's subtree (the group and every subgroup), an index range of their traversal ids, with
+   * the reader's role inherited there (one probe per ancestor, once per namespace rather than per project) and whether
+   * they may see the group itself. The group was found visible before the statement runs.
+   */
+  groupSubtree(): SQL {
+    const root = sql`(select scope_root.traversal_ids from ${namespaces} scope_root where scope_root.id = ${placeholder("groupId")})`;
+    const { viewer } = this;
+    const inherited =
+      viewer.kind === "user"
+        ? inheritedAccessLevel(viewer.id, viewer.today, sql`${namespaces.id}`)
+        : viewer.kind === "everything"
+          ? this.fullLevel
+          : sql`null::integer`;
+    return sql`select ${namespaces.id} as id, ${inherited} as inherited_level, ${groupVisibleTo(viewer)} as visible
+      from ${namespaces} where ${namespacesBelow(root)}`;
+  }
+
+  /**
+   * What the group's activity reads from, one row per source: each project of the subtree the reader may see, with
+   * what they may see of its events (the project scope's `sees_all` and `public_code`, their role the higher of their
+   * own membership and the one inherited from the groups above), and each group of the subtree they may see, whose
+   * own events everyone who sees it sees. Costs one row per project and group of the subtree: a project's role is its
+   * namespace's inherited one and, for a signed-in reader, a join with their own project memberships.
+   */
+  groupSources(): SQL {
+    const { viewer } = this;
+    const groups = sql`select null::integer as project_id, subtree.id as group_id, false as sees_all, false as public_code
+      from group_subtree subtree where subtree.visible`;
+    const publicCode = sql`${projects.visibility} <> 'private'`;
+    const inSubtree = sql`from group_subtree subtree inner join ${projects} on ${projects.namespaceId} = subtree.id`;
+    if (viewer.kind !== "user") {
+      const visible = viewer.kind === "anonymous" ? sql`${projects.visibility} = 'public'` : sql`true`;
+      return sql`select ${projects.id} as project_id, null::integer as group_id, ${sql.raw(String(viewer.kind === "everything"))} as sees_all,
+        ${publicCode} as public_code ${inSubtree} where ${visible} union all ${groups}`;
+    }
+    const level = sql`greatest(own.access_level, subtree.inherited_level)`;
+    const levels = viewer.external ? sql`'public'` : sql`'public', 'internal'`;
+    return sql`select ${projects.id} as project_id, null::integer as group_id, coalesce(${level}, 0) >= ${this.fullLevel} as sees_all,
+        ${publicCode} as public_code ${inSubtree}
+        left join (select ${projectMembers.projectId} as project_id, ${projectMembers.accessLevel} as access_level from ${projectMembers}
+          where ${projectMembers.userId} = ${viewer.id} and ${membershipActive(viewer.today)}) own on own.project_id = ${projects.id}
+        where ${projects.visibility} in (${levels}) or ${level} is not null
+      union all ${groups}`;
+  }
+
+  /** Per source (`source`, a row of `group_sources`), the streams of its events the reader sees, guarded as the project's. */
+  groupStreams(): Stream[] {
+    const inProject = sql`${events.projectId} = source.project_id`;
+    const isProject = sql`source.project_id is not null`;
+    const groupStream: Stream = { guard: sql`source.group_id is not null`, where: sql`${events.groupId} = source.group_id`, leading: events.groupId };
+    const streams: Stream[] = [
+      { guard: sql`${isProject} and source.sees_all`, where: inProject, leading: events.projectId },
+      {
+        guard: sql`${isProject} and not source.sees_all and source.public_code`,
+        where: sql`${inProject} and ${events.audience} <= ${audience.codeReaders}`,
+        leading: events.projectId,
+      },
+      {
+        guard: sql`${isProject} and not source.sees_all and not source.public_code`,
+        where: sql`${inProject} and ${events.audience} = ${audience.everyone}`,
+        leading: events.projectId,
+      },
+    ];
+    if (this.viewer.kind === "user") streams.push({ guard: sql`${isProject} and not source.sees_all`, ownConfidentialIn: sql`source.project_id` });
+    return [...streams, groupStream];
+  }
+
+  /**
+   * The rows of `perSource` (streams of one source) over the sources (rows named `source`: `group_sources`, or the
+   * `group_heads` that `where` keeps).
+   */
+  overGroupSources(perSource: SQL[], heads?: { where: SQL }): SQL {
+    return sql`select streams.* from ${heads ? sql`group_heads` : sql`group_sources`} source
+      cross join lateral (${sql.join(perSource, sql` union all `)}) streams${heads ? sql` where ${heads.where}` : sql``}`;
+  }
+
+  /**
+   * Each source's newest event in the list's order (its head), and the page's floor: the head at the page's reach
+   * among all heads. At least `reach` events (those heads) lie at or before the floor in the list's order, so the page
+   * holds no event past it, and no source whose head is past it has anything for the page. The page then reads only
+   * the sources whose head is not past the floor, each no further than the floor and the page's reach: with thousands of
+   * projects, a page costs one index probe per source and about a page of rows from the few whose newest events make
+   * the page, instead of a page's reach from every project. An empty floor (fewer heads than the reach) bounds nothing.
+   */
+  groupHeads(reach: SQL): SQL[] {
+    const { direction } = this;
+    const heads = this.groupStreams().map((stream) => this.ordered(stream, literal(1)));
+    const [unboundedTime, unboundedId] = this.shape.ascending ? ["infinity", "9223372036854775807"] : ["-infinity", "0"];
+    return [
+      sql`group_heads as (select source.*, head.created_at as head_created_at, head.id as head_id from group_sources source
+        cross join lateral (select heads.created_at, heads.id from (${sql.join(heads, sql` union all `)}) heads
+          order by heads.created_at ${direction}, heads.id ${direction} limit 1) head)`,
+      sql`group_floor as (select coalesce(floor.created_at, ${sql.raw(`'${unboundedTime}'`)}::timestamptz) as created_at,
+          coalesce(floor.id, ${sql.raw(unboundedId)}::bigint) as id
+        from (select 1) one left join (select head_created_at as created_at, head_id as id from group_heads
+          order by head_created_at ${direction}, head_id ${direction} offset ${reach} - 1 limit 1) floor on true)`,
+    ];
+  }
+
+  /** Not past the page's floor in the list's order, for `key` (an events row's, or a head's). */
+  withinFloor(key: SQL = sql`${events.createdAt}, ${events.id}`): SQL {
+    return sql`(${key}) ${sql.raw(this.shape.ascending ? "<=" : ">=")} (select group_floor.created_at, group_floor.id from group_floor)`;
+  }
+
+  /**
+   * The page's keys from the sources whose head is within the floor, each stream read no further than the floor (an
+   * index condition, so a stream stops there) and the page's reach.
+   */
+  groupPageKeys(reach: SQL): SQL {
+    const bounded = this.groupStreams().map((stream) => this.ordered(stream, reach, this.withinFloor()));
+    return this.overGroupSources(bounded, { where: this.withinFloor(sql`source.head_created_at, source.head_id`) });
+  }
+
   // --- one author's events
 
   /** Whether the reader may see the events row of the joined `projects` row, which they must be able to see. */
@@ -490,6 +637,11 @@ class EventStatement {
       const rows = this.overMemberships(this.memberStreams().map((stream) => this.countable(stream)));
       return this.cappedTotal([sql`(${rows} limit ${literal(countLimit + 1)})`]);
     }
+    if (shape.scope === "group") {
+      // Counted, up to the count limit: summing the maintained counts would read every project's, however many.
+      const rows = this.overGroupSources(this.groupStreams().map((stream) => this.countable(stream)));
+      return this.cappedTotal([sql`(${rows} limit ${literal(countLimit + 1)})`]);
+    }
     if (!dated) return this.authorMaintainedTotal();
     return this.cappedTotal([this.countable(this.authorStream())]);
   }
@@ -502,6 +654,7 @@ class EventStatement {
     let merged: SQL;
     if (isProjectScope(shape)) merged = sql.join(ordered(this.projectStreams()), sql` union all `);
     else if (shape.scope === "member") merged = this.overMemberships(ordered(this.memberStreams()));
+    else if (shape.scope === "group") merged = this.groupPageKeys(reach);
     else merged = sql.join(ordered([this.authorStream()]), sql``);
     return sql`select keys.created_at, keys.id from (${merged}) keys
       order by keys.created_at ${this.direction}, keys.id ${this.direction}
@@ -512,6 +665,7 @@ class EventStatement {
     const { shape } = this;
     const ctes: SQL[] = [];
     if (isProjectScope(shape)) ctes.push(sql`project as (${this.namedProject()})`);
+    if (shape.scope === "group") ctes.push(sql`group_subtree as materialized (${this.groupSubtree()})`, sql`group_sources as materialized (${this.groupSources()})`);
     let cursorFound = sql``;
     if (shape.page.endsWith("-position")) {
       // Only an event this list could show positions the page: for any other id (another project's, one the caller may
@@ -521,6 +675,7 @@ class EventStatement {
         where ${events.id} = ${placeholder("cursorId")} and ${this.listed()})`);
       cursorFound = sql`, exists (select 1 from cursor) as cursor_found`;
     }
+    if (shape.scope === "group") ctes.push(...this.groupHeads(this.reach()));
     const page = sql`select ${events.id} as id, ${events.createdAt} as created_at, ${eventJson()} as json
       from (${this.pageKeys()}) keys
       inner join ${events} on ${events.id} = keys.id
@@ -563,7 +718,8 @@ function shapeAndValues(ctx: Ctx, scope: EventScope, filters: EventFilters, page
     projectId: scope.kind === "project" && scope.project.by === "id" ? scope.project.id : null,
     namespacePath: scope.kind === "project" && scope.project.by === "path" ? scope.project.namespacePath : null,
     projectPath: scope.kind === "project" && scope.project.by === "path" ? scope.project.projectPath : null,
-    scopeUserId: scope.kind === "project" ? null : scope.userId,
+    scopeUserId: "userId" in scope ? scope.userId : null,
+    groupId: scope.kind === "group" ? scope.groupId : null,
     viewerId: viewer.kind === "user" ? viewer.id : null,
     today: utcDay(ctx.now),
     action: filters.action ?? null,
@@ -634,4 +790,37 @@ export async function listProjectEvents(ctx: Ctx, projectReference: string, filt
     if (error instanceof NotFoundError && project.by === "path") throw await missingProject(ctx, project);
     throw error;
   }
+}
+
+/**
+ * A group's pages cost one probe per project and group of the subtree, then up to a page's reach from each source
+ * whose newest events reach the page, of which there are no more than the reach nor than the subtree's sources: a deep
+ * offset page may read its reach times the subtree's sources. Past `groupScopeRowBudget` such rows an offset page is
+ * refused as a deep `scope=all` page is, pointing at keyset pages, whose cost does not grow with depth.
+ */
+async function checkGroupScopeReach(ctx: Ctx, group: NamespaceRow, page: EventPage): Promise<void> {
+  if (page.kind !== "offset" || page.page.offset === 0) return;
+  const root = sql`(select scope_root.traversal_ids from ${namespaces} scope_root where scope_root.id = ${group.id})`;
+  const subtree = sql`(select ${namespaces.id} from ${namespaces} where ${namespacesBelow(root)})`;
+  const [row] = await ctx.db
+    .select({ sources: sql<number>`(select count(*) from ${subtree} subtree) + (select count(*) from ${projects} where ${projects.namespaceId} in ${subtree})`.mapWith(Number) })
+    .from(sql`(select 1) one`);
+  const limit = Math.min(offsetLimit, Math.floor(groupScopeRowBudget / Math.max(1, row?.sources ?? 0)));
+  if (page.page.page * page.page.perPage > limit) throw new OffsetLimitExceededError(limit, "Event");
+}
+
+/**
+ * A group's activity: the events of every project in the group and its subgroups that the reader may see, each shown
+ * as on that project's own activity, and the group-level events (created, joined, left, expired) of every group of the
+ * subtree they may see. 404 for a group the reader may not see, as `getVisibleGroup`.
+ */
+export async function listGroupEvents(ctx: Ctx, groupReference: string, filters: EventFilters, page: EventPage): Promise<EventList> {
+  const { group } = await getVisibleGroup(ctx, groupReference);
+  return listEventsOfGroup(ctx, group, filters, page);
+}
+
+/** `listGroupEvents` for a group already found visible to the reader. */
+export async function listEventsOfGroup(ctx: Ctx, group: NamespaceRow, filters: EventFilters, page: EventPage): Promise<EventList> {
+  await checkGroupScopeReach(ctx, group, page);
+  return queryEvents(ctx, { kind: "group", groupId: group.id }, filters, page);
 }

@@ -5,6 +5,8 @@ import { events, projects, type EventAction, type EventTargetType } from "@/lib/
 
 export interface NewEvent {
   projectId: number | null;
+  /** A group's own event (created, joined, left, expired); then `projectId` is null. */
+  groupId?: number | null;
   authorId: number;
   action: EventAction;
   targetType?: EventTargetType | null;
@@ -27,12 +29,13 @@ const projectActivityInterval = 60 * 60 * 1000;
 
 /**
  * Records an event. Call it with the transaction that makes the change, so the event exists exactly when the change
- * does. The database sets who may see it and counts it (drizzle/0014_event_audiences.sql); a project event also moves
- * the project's last activity time, if that is more than an hour old.
+ * does. The database sets who may see it and counts a project's events (drizzle/0014_event_audiences.sql); a project
+ * event also moves the project's last activity time, if that is more than an hour old.
  */
 export async function recordEvent(tx: Executor, event: NewEvent): Promise<void> {
   await tx.insert(events).values({
     projectId: event.projectId,
+    groupId: event.groupId ?? null,
     authorId: event.authorId,
     action: event.action,
     targetType: event.targetType ?? null,

@@ -1,6 +1,7 @@
 import "server-only";
 import { sql, type SQL } from "drizzle-orm";
-import { events, users } from "@/lib/db/schema";
+import { env } from "@/lib/env";
+import { events, namespaces, users } from "@/lib/db/schema";
 import { userBasicSqlFields } from "@/lib/users/serialize";
 
 // Event lists are the hottest read of the API, so PostgreSQL renders each event as GitLab's JSON and the server only
@@ -69,8 +70,19 @@ function noteJson(author: SQL): SQL {
 }
 
 /**
+ * The group of a group's own event, so a page can name and link it ("joined group Acme / Platform"); the Events API
+ * never lists these events, so no GitLab client meets the key.
+ */
+function groupJson(): SQL {
+  const externalUrl = sql.raw(`'${env.EXTERNAL_URL.replaceAll("'", "''")}'::text`);
+  return sql`(select row_to_json(g) from (select ${namespaces.id} as id, ${namespaces.name} as name, ${namespaces.fullName} as full_name,
+    ${namespaces.fullPath} as full_path, ${externalUrl} || '/groups/' || ${namespaces.fullPath} as web_url
+    from ${namespaces} where ${namespaces.id} = ${events.groupId}) g)`;
+}
+
+/**
  * An event as GitLab's Events API shows it, as JSON text, for a query over `events` joined to its author in `users`.
- * `push_data` and `note` appear only on push and comment events.
+ * `push_data` and `note` appear only on push and comment events, `group` only on a group's own events.
  */
 export function eventJson(): SQL<string> {
   const author = jsonObject(userBasicSqlFields());
@@ -93,6 +105,7 @@ export function eventJson(): SQL<string> {
   return sql<string>`(case
     when ${events.action} = 'pushed' and jsonb_typeof(${events.data}->'push_data') = 'object' then ${eventWith([["push_data", pushData]])}
     when ${events.action} = 'commented' and jsonb_typeof(${events.data}->'note') = 'object' then ${eventWith([["note", noteJson(author)]])}
+    when ${events.groupId} is not null then ${eventWith([["group", groupJson()]])}
     else ${eventWith([])}
   end)::text`;
 }

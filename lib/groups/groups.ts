@@ -9,6 +9,7 @@ import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } fro
 import { detachRepository, discardRepository, reattachRepository } from "@/lib/git/repositories";
 import { instanceSettingsOf } from "@/lib/instance/settings";
 import { logger } from "@/lib/log";
+import { recordEvent } from "@/lib/events/record";
 import type { PageRequest } from "@/lib/api/pagination";
 import { noSuchId, numericReference } from "@/lib/api/param-types";
 import { namespacesBelow, utcDay, viewerOf, type Viewer } from "@/lib/projects/access";
@@ -49,11 +50,21 @@ export async function getVisibleGroup(ctx: Ctx, reference: string): Promise<Grou
   return row;
 }
 
-/** The group at a full path (pages name groups by path only), if the caller may see it; null otherwise. */
+/**
+ * The group at a full path, if the caller may see it; null otherwise. For URLs that carry a full path only (pages,
+ * feeds), where a group whose path is all digits must not be read as an id.
+ */
 export async function findVisibleGroup(ctx: Ctx, fullPath: string): Promise<GroupView | null> {
   const viewer = viewerOf(ctx);
   const [row] = await groupViews(ctx, viewer, and(sql`lower(${namespaces.fullPath}) = lower(${fullPath})`, groupVisibleTo(viewer)));
   return row ?? null;
+}
+
+/** `findVisibleGroup`, or 404 ("Group Not Found"). */
+export async function getVisibleGroupByFullPath(ctx: Ctx, fullPath: string): Promise<GroupView> {
+  const view = await findVisibleGroup(ctx, fullPath);
+  if (!view) throw new NotFoundError("Group");
+  return view;
 }
 
 /** The group, if the caller's role there allows `ability`: 404 when they cannot see it, 403 when they can. */
@@ -90,16 +101,16 @@ function visibilityProblem(visibility: ProjectVisibility, parent: NamespaceRow |
 }
 
 /**
- * `POST /groups`: a top-level group (admins, and users while the instance lets them: `can_create_group`) or a
- * subgroup (the parent's Maintainers and Owners); the creator becomes its Owner. Private unless asked otherwise, and
- * never more visible than its parent. GitLab records no event for it.
- */
-/**
  * How deep groups nest: a top-level group and 20 levels of subgroups, as GitLab (`NUMBER_OF_ANCESTORS_ALLOWED`), which
  * also bounds what every inherited-role check reads (one probe per ancestor).
  */
 export const maxNamespaceDepth = 21;
 
+/**
+ * `POST /groups`: a top-level group (admins, and users while the instance lets them: `can_create_group`) or a
+ * subgroup (the parent's Maintainers and Owners); the creator becomes its Owner. Private unless asked otherwise, and
+ * never more visible than its parent. Records the group's `created` event, authored by the creator.
+ */
 export async function createGroup(ctx: Ctx, input: NewGroup): Promise<GroupView> {
   const user = actingUser(ctx);
   if (!user) throw new UnauthorizedError();
@@ -136,6 +147,7 @@ export async function createGroup(ctx: Ctx, input: NewGroup): Promise<GroupView>
       if (!row) throw new Error("insert into namespaces returned no row");
       await claimGroupPath(tx, row.fullPath);
       await tx.insert(groupMembers).values({ groupId: row.id, userId: user.id, accessLevel: accessLevels.owner, createdById: user.id, createdAt: ctx.now });
+      await recordEvent(tx, { projectId: null, groupId: row.id, authorId: user.id, action: "created", createdAt: ctx.now });
       return row;
     });
     return { group, fullName: parent ? `${parent.fullName} / ${group.name}` : group.name, accessLevel: accessLevels.owner };

@@ -6,7 +6,8 @@ import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { accessLevels, groupMembers, projectMembers, users, type UserRow } from "@/lib/db/schema";
 import { ConflictError, ForbiddenError, NotFoundError, ParameterError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
-import { groupMembershipActive, isAccessLevel, membershipActive, utcDay } from "@/lib/projects/access";
+import { recordEvent } from "@/lib/events/record";
+import { groupMembershipActive, isAccessLevel, isMembershipActive, membershipActive, utcDay } from "@/lib/projects/access";
 import type { MemberChanges, MemberFilters, NewMember } from "@/lib/projects/members";
 import { getVisibleProject } from "@/lib/projects/projects";
 import { findUserById, findUserByUsername, userSearch } from "@/lib/users/users";
@@ -73,10 +74,7 @@ function checkLevel(ctx: Ctx, level: number, expiresAt: string | null | undefine
   if (expiresAt && expiresAt < utcDay(ctx.now)) throw new ValidationError({ expires_at: ["cannot be a date in the past"] });
 }
 
-/**
- * `POST /groups/:id/members` (Owners). GitLab records no event for group memberships (its `joined` and `left` are
- * project events), and neither does this.
- */
+/** `POST /groups/:id/members` (Owners): adds a member and records the group's `joined`, authored by the new member. */
 export async function addGroupMember(ctx: Ctx, reference: string, input: NewMember): Promise<GroupMemberView> {
   const actor = actingUser(ctx);
   if (!actor) throw new UnauthorizedError();
@@ -85,11 +83,15 @@ export async function addGroupMember(ctx: Ctx, reference: string, input: NewMemb
   const user = await findUserById(ctx.db, input.userId);
   if (!user) throw new NotFoundError("User");
   try {
-    const [member] = await ctx.db
-      .insert(groupMembers)
-      .values({ groupId: group.id, userId: user.id, accessLevel: input.accessLevel, expiresAt: input.expiresAt ?? null, createdById: actor.id, createdAt: ctx.now })
-      .returning();
-    if (!member) throw new Error("insert into group_members returned no row");
+    const member = await ctx.db.transaction(async (tx) => {
+      const [inserted] = await tx
+        .insert(groupMembers)
+        .values({ groupId: group.id, userId: user.id, accessLevel: input.accessLevel, expiresAt: input.expiresAt ?? null, createdById: actor.id, createdAt: ctx.now })
+        .returning();
+      if (!inserted) throw new Error("insert into group_members returned no row");
+      await recordEvent(tx, { projectId: null, groupId: group.id, authorId: user.id, action: "joined", createdAt: ctx.now });
+      return inserted;
+    });
     return { user, member };
   } catch (error) {
     if (violatedUniqueConstraint(error) !== undefined) throw new ConflictError("Member already exists");
@@ -127,7 +129,10 @@ export async function updateGroupMember(ctx: Ctx, reference: string, userId: num
   return { user: existing.user, member };
 }
 
-/** `DELETE /groups/:id/members/:user_id`: Owners remove others; anyone may leave, unless they are the last Owner. */
+/**
+ * `DELETE /groups/:id/members/:user_id`: Owners remove others; anyone may leave, unless they are the last Owner.
+ * Records the group's `left`, authored by the member (`expired` when the membership had already ended), as for projects.
+ */
 export async function removeGroupMember(ctx: Ctx, reference: string, userId: number): Promise<void> {
   const actor = actingUser(ctx);
   if (!actor) throw new UnauthorizedError();
@@ -135,7 +140,15 @@ export async function removeGroupMember(ctx: Ctx, reference: string, userId: num
   if (actor.id !== userId && !canInGroup(view, "manageMembers")) throw new ForbiddenError();
   const { member } = await directGroupMember(ctx, view.group.id, userId);
   if (member.accessLevel === accessLevels.owner) await checkNotLastOwner(ctx, view.group.id, view.group.parentId, userId);
-  await ctx.db.delete(groupMembers).where(and(eq(groupMembers.groupId, view.group.id), eq(groupMembers.userId, userId)));
+  await ctx.db.transaction(async (tx) => {
+    const removed = await tx
+      .delete(groupMembers)
+      .where(and(eq(groupMembers.groupId, view.group.id), eq(groupMembers.userId, userId)))
+      .returning({ userId: groupMembers.userId });
+    if (removed.length === 0) throw new NotFoundError("Member");
+    const action = isMembershipActive(member, ctx.now) ? "left" : "expired";
+    await recordEvent(tx, { projectId: null, groupId: view.group.id, authorId: userId, action, createdAt: ctx.now });
+  });
 }
 
 /** A top-level group keeps an Owner in force (a subgroup has its parent's). */

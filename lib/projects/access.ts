@@ -114,6 +114,11 @@ export function membershipExpired(today: string | Placeholder): SQL {
   return sql`${projectMembers.expiresAt} <= ${today}::date`;
 }
 
+/** `membershipExpired` for the `group_members` row of the surrounding query. */
+export function groupMembershipExpired(today: string | Placeholder): SQL {
+  return sql`${groupMembers.expiresAt} <= ${today}::date`;
+}
+
 /** `membershipActive` for a row already read. */
 export function isMembershipActive(member: Pick<ProjectMemberRow, "expiresAt">, now: Date): boolean {
   return member.expiresAt === null || member.expiresAt > utcDay(now);

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, smallint, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, smallint, text } from "drizzle-orm/pg-core";
 import { createdAt } from "./columns";
 import { issues } from "./issues";
-import { projects } from "./projects";
+import { namespaces, projects } from "./projects";
 import { users } from "./users";
 
 export const eventActions = [
@@ -30,7 +30,7 @@ export type EventTargetType = (typeof eventTargetTypes)[number];
  * confidentiality changes, so lists can find an audience's events through an index instead of deciding row by row.
  */
 export const eventAudiences = {
-  /** Everyone who sees the project. */
+  /** Everyone who sees the project (or, for a group's own event, the group). */
   everyone: 0,
   /** Those who may read the project's code: pushes. */
   codeReaders: 1,
@@ -46,6 +46,11 @@ export const events = pgTable(
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
     projectId: integer("project_id").references(() => projects.id, { onDelete: "cascade" }),
+    /**
+     * A group's own event (created, a member joining or leaving): shown on the group's activity, never by the Events
+     * API, which lists project events only. An event belongs to a project, to a group, or to neither.
+     */
+    groupId: integer("group_id").references(() => namespaces.id, { onDelete: "cascade" }),
     authorId: integer("author_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
@@ -79,6 +84,9 @@ export const events = pgTable(
     // Deleting an issue deletes its events (and the foreign key's cascade looks them up) through this; a reader's own
     // confidential issues' events are found through it too, by audience and author, reading those issues' events only.
     index("events_issue_idx").on(table.issueId, table.audience, table.authorId).where(sql`${table.issueId} is not null`),
+    // A group's own events in order (its activity page), and what deleting the group cascades through.
+    index("events_group_created_id_idx").on(table.groupId, table.createdAt, table.id).where(sql`${table.groupId} is not null`),
+    check("events_project_or_group", sql`${table.projectId} is null or ${table.groupId} is null`),
   ],
 );
 
