@@ -73,6 +73,13 @@ test("a user creates a group and a subgroup, then a project in the subgroup, who
     expect(await project.json()).toMatchObject({ path_with_namespace: `${path}/platform-team/billing-api`, visibility: "internal", namespace: { kind: "group" } });
   });
 
+  // The subgroup's activity shows its project's, and its feed is at `/groups/<full path>.atom`.
+  await page.goto(`/groups/${path}/platform-team`);
+  await page.getByRole("navigation", { name: "Group" }).getByRole("link", { name: "Activity" }).click();
+  await expect(page).toHaveURL(new RegExp(`/groups/${path}/platform-team/-/activity$`));
+  await expect(page.getByRole("main")).toContainText(`created project ${path}/platform-team/billing-api`);
+  await expect(page.getByRole("link", { name: "Subscribe" })).toHaveAttribute("href", `/groups/${path}/platform-team.atom`);
+
   // The dashboard lists both groups; a group's and a subgroup's path without `/groups` lead to their pages.
   await page.goto("/dashboard/groups");
   await expect(page.getByRole("row").filter({ hasText: `${path}/platform-team` })).toContainText("Owner");

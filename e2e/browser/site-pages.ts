@@ -51,6 +51,7 @@ export const sitePages: SitePage[] = [
   { route: "/groups/[group]", visitor: "owner", url: (site) => `/groups/${site.groupPath}` },
   { route: "/groups/[group]/-/group_members", visitor: "owner", url: (site) => `/groups/${site.groupPath}/-/group_members` },
   { route: "/groups/[group]/-/edit", visitor: "owner", url: (site) => `/groups/${site.groupPath}/-/edit` },
+  { route: "/groups/[group]/-/activity", visitor: "owner", url: (site) => `/groups/${site.groupPath}/-/activity` },
   { route: "/[namespace]", visitor: "owner", url: (site) => `/${site.owner.username}` },
   { route: "/[namespace]/[project]", visitor: "owner", url: (site) => `/${site.projectPath}` },
   { route: "/[namespace]/[project]/activity", visitor: "owner", url: (site) => `/${site.projectPath}/activity` },

@@ -19,7 +19,7 @@ import {
 import { NotFoundError, OffsetLimitExceededError, UnauthorizedError } from "@/lib/errors";
 import { maxPerPage, offsetLimit, type PageRequest } from "@/lib/api/pagination";
 import { groupVisibleTo } from "@/lib/groups/access";
-import { getVisibleGroup } from "@/lib/groups/groups";
+import { getVisibleGroup, getVisibleGroupByFullPath } from "@/lib/groups/groups";
 import {
   accessLevelIn,
   inheritedAccessLevel,
@@ -816,6 +816,12 @@ async function checkGroupScopeReach(ctx: Ctx, group: NamespaceRow, page: EventPa
  */
 export async function listGroupEvents(ctx: Ctx, groupReference: string, filters: EventFilters, page: EventPage): Promise<EventList> {
   const { group } = await getVisibleGroup(ctx, groupReference);
+  return listEventsOfGroup(ctx, group, filters, page);
+}
+
+/** `listGroupEvents` for the group at a full path (its activity page's), never read as an id. */
+export async function listGroupEventsAt(ctx: Ctx, fullPath: string, filters: EventFilters, page: EventPage): Promise<EventList> {
+  const { group } = await getVisibleGroupByFullPath(ctx, fullPath);
   return listEventsOfGroup(ctx, group, filters, page);
 }
 

@@ -23,11 +23,14 @@ export async function loadGroupPage(params: GroupPageProps["params"]): Promise<G
   return (await visibleGroup(await groupPathOf(params))) ?? notFound();
 }
 
-/** "<page> · <group's full name>", or the page's name alone for a group the visitor may not see. */
-export function groupPageMetadata(page: string | null): (props: GroupPageProps) => Promise<Metadata> {
+/**
+ * "<page> · <group's full name>", plus what `more` adds, or the page's name alone for a group the visitor may not see
+ * (its page answers 404 anyway).
+ */
+export function groupPageMetadata(page: string | null, more?: (fullPath: string) => Metadata): (props: GroupPageProps) => Promise<Metadata> {
   return async ({ params }) => {
     const view = await visibleGroup(await groupPathOf(params));
     if (!view) return { title: page ?? "Group" };
-    return { title: page ? `${page} · ${view.fullName}` : view.fullName };
+    return { ...more?.(view.group.fullPath), title: page ? `${page} · ${view.fullName}` : view.fullName };
   };
 }
