@@ -23,6 +23,12 @@ export function memberGroupIds(userId: number | Placeholder, today: string | Pla
     where ${groupMembers.userId} = ${userId} and ${groupMembershipActive(today)} and ${atLeast}`;
 }
 
+/** The groups where a user's own membership (not one inherited from above) is in force at `level` or higher. */
+export function directMemberGroupIds(userId: number | Placeholder, today: string | Placeholder, level: number): SQL {
+  return sql`select ${groupMembers.groupId} from ${groupMembers}
+    where ${groupMembers.userId} = ${userId} and ${groupMembershipActive(today)} and ${groupMembers.accessLevel} >= ${literal(level)}`;
+}
+
 /**
  * The groups a user sees because something below them is theirs: the ancestors of their group memberships and of the
  * namespaces of their project memberships (user namespaces among them, which group lists leave out by kind).

@@ -186,6 +186,12 @@ describe.each(testDatabases())("groups on $name", ({ open }) => {
     const ownerCtx = userContext(handle.db, owner);
     expect(ids(await listGroups(ownerCtx, { minAccessLevel: 10 }, page)).sort()).toEqual([root.group.id, platform.group.id, publicGroup.group.id].sort());
     expect(ids(await listGroups(ownerCtx, { topLevelOnly: true }, page)).sort()).toEqual([root.group.id, publicGroup.group.id].sort());
+    // `owned` is GitLab's `owned_groups`: Owner memberships of one's own, while `min_access_level` reaches below them.
+    const coOwner = await createTestUser(handle.db);
+    await addGroupMember(ctx, String(root.group.id), { userId: coOwner.id, accessLevel: 50 });
+    const coOwnerCtx = userContext(handle.db, coOwner);
+    expect(ids(await listGroups(coOwnerCtx, { owned: true }, page))).toEqual([root.group.id]);
+    expect(ids(await listGroups(coOwnerCtx, { minAccessLevel: 50 }, page)).sort()).toEqual([root.group.id, platform.group.id].sort());
     const deeper = await createGroup(ctx, { name: "Deeper", path: "deeper", parentId: platform.group.id });
     expect(ids(await listSubgroups(ownerCtx, String(root.group.id), "children", {}, page))).toEqual([platform.group.id]);
     expect(ids(await listSubgroups(ownerCtx, String(root.group.id), "descendants", {}, page)).sort()).toEqual([platform.group.id, deeper.group.id].sort());

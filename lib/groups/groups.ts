@@ -16,7 +16,7 @@ import { namespacesBelow, utcDay, viewerOf, type Viewer } from "@/lib/projects/a
 import { projectNameProblem, projectPathProblem } from "@/lib/projects/path-rules";
 import { claimGroupPath, redirectMovedGroup } from "@/lib/projects/redirect-routes";
 import { usernameProblem } from "@/lib/users/username-rules";
-import { groupAccessLevelIn, groupVisibilityParts, groupVisibleTo, memberGroupIds } from "./access";
+import { directMemberGroupIds, groupAccessLevelIn, groupVisibilityParts, groupVisibleTo, memberGroupIds } from "./access";
 import { canInGroup, groupAbilityMinimumLevels, visibilityWithin, type GroupAbility } from "./policy";
 
 /** A group with what every view of it needs: its full name and the caller's role there (null: none). */
@@ -303,7 +303,8 @@ const groupOrderColumns = { name: namespaces.name, path: namespaces.path, id: na
 function groupCollection(ctx: Ctx, filters: GroupListFilters): SQL | undefined {
   const user = actingUser(ctx);
   const today = utcDay(ctx.now);
-  if (filters.owned) return user ? sql`${namespaces.id} in (${memberGroupIds(user.id, today, accessLevels.owner)})` : sql`false`;
+  // GitLab's `owned_groups`: the user's own Owner memberships, not the subgroups below them (unlike `min_access_level`).
+  if (filters.owned) return user ? sql`${namespaces.id} in (${directMemberGroupIds(user.id, today, accessLevels.owner)})` : sql`false`;
   if (filters.minAccessLevel !== undefined) {
     return user ? sql`${namespaces.id} in (${memberGroupIds(user.id, today, filters.minAccessLevel)})` : sql`false`;
   }
