@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { createProject, createUser, expectJson } from "../support/api";
+import { asToken, createProject, createUser, expectJson, uniqueName } from "../support/api";
 import {
   alertmanagerWebhook,
   basicWithKey,
@@ -209,4 +209,28 @@ test.describe("alert receiver", () => {
     // Each integration's own key only.
     await expectJson(await postAlert(request, `/${projectPath}/prometheus/alerts/notify.json`, { title: "x" }, auth), 401, unauthorized);
   });
+});
+
+test("a project in a subgroup receives alerts at its nested receiver URL", async ({ request }) => {
+  const owner = await createUser(request);
+  const group = await request.post("/api/v4/groups", { headers: asToken(owner.token), data: { name: "Ops", path: uniqueName("ops").toLowerCase() } });
+  expect(group.status()).toBe(201);
+  const { id: groupId, full_path: groupPath } = (await group.json()) as { id: number; full_path: string };
+  const subgroup = await request.post("/api/v4/groups", { headers: asToken(owner.token), data: { name: "Edge", path: "edge", parent_id: groupId } });
+  expect(subgroup.status()).toBe(201);
+  const created = await request.post("/api/v4/projects", {
+    headers: asToken(owner.token),
+    data: { name: "Gateway", namespace_id: ((await subgroup.json()) as { id: number }).id },
+  });
+  expect(created.status()).toBe(201);
+  const project = (await created.json()) as { id: number };
+  const integration = await createIntegration(request, owner.token, project.id, { name: "edge-monitor" });
+  expect(receiverPath(integration)).toBe(`/${groupPath}/edge/gateway/alerts/notify/edge-monitor/${integration.endpoint_identifier}.json`);
+
+  const fired = await postAlert(request, receiverPath(integration), { title: "Gateway 5xx", fingerprint: "gw" }, bearer(integration.token));
+  expect(fired.status(), await fired.text()).toBe(200);
+  expect(await fired.json()).toEqual([{ iid: 1, title: "Gateway 5xx" }]);
+  const refused = await postAlert(request, receiverPath(integration), { title: "Gateway 5xx" }, bearer("not-the-key"));
+  expect(refused.status()).toBe(401);
+  expect((await listAlerts(request, owner.token, project.id)).map((alert) => [alert.iid, alert.title, alert.event_count])).toEqual([[1, "Gateway 5xx", 1]]);
 });
