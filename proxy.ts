@@ -19,7 +19,7 @@ const nestedGitPath = /^\/([^/]+(?:\/[^/]+)+)\/([^/]+)\/(info\/refs|git-upload-p
 const projectRouteSegments = new Set(["-", "activity", "activity.atom", "alerts", "prometheus", "info", "git-upload-pack", "git-receive-pack"]);
 
 /**
- * Five kinds of requests come here (see `config.matcher`), so other requests pay nothing:
+ * These requests come here (see `config.matcher`), so other requests pay nothing:
  * - A path with malformed percent-encoding (`/api/v4/projects/%E0%A4%A`) cannot be routed; without this the framework
  *   answers it with a bare 500. A git path names no repository then, and the git code answers it as it answers any
  *   path that names none (401 asking for credentials, or 404 to someone signed in, as GitLab does): its segments,

@@ -70,9 +70,6 @@ export function parseActionInput<S extends z.ZodType>(
 /** A project's full path (`namespace/path`, the namespace a user's or a group's at any depth), as the project pages' server actions take it. */
 export const projectPathSchema = z.string().regex(/^[^/]+(?:\/[^/]+)+$/, "is not a project path");
 
-/** A group's full path, as the group pages' server actions take it. */
-export const groupPathSchema = z.string().regex(/^[^/]+(?:\/[^/]+)*$/, "is not a group path");
-
 /**
  * The skeleton every server action shares: the signed-in person's context (sign-in first, back to `returnTo`), the
  * input checked with `schema`, then `act`, whose typed errors become the form's failure.

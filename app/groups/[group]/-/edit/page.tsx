@@ -20,13 +20,13 @@ export default async function GroupSettingsPage({ params }: GroupPageProps) {
       <GroupHeader view={view} current="settings" />
       <h2>General settings</h2>
       <GroupForm
-        save={updateGroupAction.bind(null, group.fullPath)}
+        save={updateGroupAction.bind(null, group.id)}
         initial={{ name: group.name, path: group.path, visibility: group.visibility, description: group.description ?? "" }}
         parentPath={parentPath}
         submitLabel="Save changes"
         cancelHref={groupPagePath(group.fullPath)}
       />
-      {canInGroup(view, "removeGroup") ? <DeleteGroup fullName={fullName} remove={deleteGroupAction.bind(null, group.fullPath)} /> : null}
+      {canInGroup(view, "removeGroup") ? <DeleteGroup fullName={fullName} remove={deleteGroupAction.bind(null, group.id)} /> : null}
     </>
   );
 }

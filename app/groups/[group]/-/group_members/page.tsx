@@ -19,7 +19,6 @@ export default async function GroupMembersPage({ params }: GroupPageProps) {
   const page = await groupMembersPage(ctx, await groupPathOf(params));
   if (!page) notFound();
   const { view, direct, inherited } = page;
-  const fullPath = view.group.fullPath;
   const canManage = canInGroup(view, "manageMembers");
   const listed = (item: GroupMemberView) => memberListItem(item, ctx.now);
   const viewerId = actingUser(ctx)?.id ?? null;
@@ -27,7 +26,7 @@ export default async function GroupMembersPage({ params }: GroupPageProps) {
     <>
       <GroupHeader view={view} current="members" />
       {canManage ? (
-        <AddMemberForm add={addGroupMemberAction.bind(null, fullPath)} roles={grantableGroupRoles(view)} suggestUsers={suggestUsersAction} source="group" />
+        <AddMemberForm add={addGroupMemberAction.bind(null, view.group.id)} roles={grantableGroupRoles(view)} suggestUsers={suggestUsersAction} source="group" />
       ) : null}
       <section aria-labelledby="members-heading">
         <h2 id="members-heading">Members ({countLabel(direct.total)})</h2>
@@ -35,8 +34,8 @@ export default async function GroupMembersPage({ params }: GroupPageProps) {
         <MemberTable
           viewerId={viewerId}
           source="group"
-          remove={canManage ? removeGroupMemberAction.bind(null, fullPath) : undefined}
-          edit={canManage ? { update: updateGroupMemberAction.bind(null, fullPath), roles: grantableGroupRoles(view) } : undefined}
+          remove={canManage ? removeGroupMemberAction.bind(null, view.group.id) : undefined}
+          edit={canManage ? { update: updateGroupMemberAction.bind(null, view.group.id), roles: grantableGroupRoles(view) } : undefined}
           members={direct.items.map(listed)}
         />
         {direct.total === null || direct.total > direct.items.length ? <p className="muted">Showing the first {direct.items.length} members.</p> : null}
