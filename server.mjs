@@ -6,7 +6,7 @@
 //
 //   node server.mjs [-p <port>] [-H <hostname>] [--keepAliveTimeout <ms>]     (the options of `next start`)
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -34,12 +34,14 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 process.env.NODE_ENV ??= "production";
 
 // Imported after NODE_ENV is set: Next.js reads it as it loads.
-const [{ default: next }, { securityHeaders }, { directLane }, { peerAddressHeader, operatorSocketHeader, operatorSecretVariable, operatorSocketFile }] = await Promise.all([
-  import("next"),
-  import("./next.config.mjs"),
-  import("./lib/http/direct-lane.mjs"),
-  import("./lib/http/lane-keys.mjs"),
-]);
+const [{ default: next }, { securityHeaders }, { directLane }, { frameworkLaneMetrics }, { peerAddressHeader, operatorSocketHeader, operatorSecretVariable, operatorSocketFile }] =
+  await Promise.all([
+    import("next"),
+    import("./next.config.mjs"),
+    import("./lib/http/direct-lane.mjs"),
+    import("./lib/http/framework-lane-metrics.mjs"),
+    import("./lib/http/lane-keys.mjs"),
+  ]);
 const app = next({ dev: false, hostname: options.hostname ?? "localhost", port });
 const handle = app.getRequestHandler();
 // Next.js keeps the process alive after an uncaught error; a server that cannot start must stop.
@@ -54,8 +56,10 @@ if (!["on", "off", undefined].includes(process.env.DIRECT_DISPATCH)) {
   process.exit(2);
 }
 // The framework adds next.config.mjs's headers to what it answers; the lane is given them to add.
-const takenDirectly =
-  process.env.DIRECT_DISPATCH === "off" ? () => false : directLane({ distDir: path.resolve(".next"), commonHeaders: securityHeaders });
+const distDir = path.resolve(".next");
+const takenDirectly = process.env.DIRECT_DISPATCH === "off" ? () => false : directLane({ distDir, commonHeaders: securityHeaders });
+// The protocol wrappers count their own requests, on either lane; this counts everything else the framework answers.
+const handleCounted = frameworkLaneMetrics({ manifest: JSON.parse(readFileSync(path.join(distDir, "server", "app-paths-manifest.json"), "utf8")) });
 
 const server = createServer((request, response) => {
   // Only the operator socket's requests carry this header; a client's own is dropped before anything reads it.
@@ -64,7 +68,7 @@ const server = createServer((request, response) => {
   // Rate limits count per client address, which the application reads from this header (lib/http/client-address.ts):
   // whatever a client sent under it is replaced by the socket's peer. The direct lane does the same for its requests.
   request.headers[peerAddressHeader] = request.socket.remoteAddress ?? "";
-  void handle(request, response);
+  handleCounted(request, response, handle);
 });
 if (options.keepAliveTimeout) {
   const keepAliveTimeout = Number(options.keepAliveTimeout);

@@ -1,38 +1,14 @@
 import "server-only";
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { markObservedByWrapper, requestMetrics } from "@/lib/http/metrics-registry.mjs";
 
-interface Metrics {
-  registry: Registry;
-  httpRequests: Counter<"method" | "route" | "status">;
-  httpRequestDuration: Histogram<"method" | "route">;
-}
+export const metrics = requestMetrics();
 
-function createMetrics(): Metrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  return {
-    registry,
-    httpRequests: new Counter({
-      name: "http_requests_total",
-      help: "HTTP requests answered, by route pattern and status",
-      labelNames: ["method", "route", "status"],
-      registers: [registry],
-    }),
-    httpRequestDuration: new Histogram({
-      name: "http_request_duration_seconds",
-      help: "Time to answer an HTTP request, by route pattern",
-      labelNames: ["method", "route"],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-      registers: [registry],
-    }),
-  };
-}
-
-// Route bundles may load this module more than once; the counters must not be registered twice.
-const globalForMetrics = globalThis as unknown as { metrics?: Metrics };
-export const metrics: Metrics = (globalForMetrics.metrics ??= createMetrics());
-
+/**
+ * Counts a request answered by a protocol wrapper (API, OAuth, alert receivers, MCP) under the wrapper's route pattern;
+ * the production server then leaves it out of what it counts for the framework (lib/http/framework-lane-metrics.mjs).
+ */
 export function observeRequest(method: string, route: string, status: number, startedAt: number): void {
+  markObservedByWrapper();
   metrics.httpRequests.inc({ method, route, status: String(status) });
   metrics.httpRequestDuration.observe({ method, route }, (performance.now() - startedAt) / 1000);
 }

@@ -43,6 +43,64 @@ test.describe("operations", () => {
     expect(text).toContain("http_request_duration_seconds_bucket");
   });
 
+  test("metrics count pages, server actions and static assets by route pattern, and API requests once", async ({ page, request }) => {
+    const count = (text: string, labels: string) => {
+      const series = `http_requests_total{${labels}} `;
+      return Number(text.split("\n").find((line) => line.startsWith(series))?.slice(series.length) ?? 0);
+    };
+    const counts = async () => {
+      const text = await (await request.get("/-/metrics")).text();
+      return {
+        page: count(text, 'method="GET",route="/users/password/new",status="200"'),
+        action: count(text, 'method="POST",route="/users/password/new (action)",status="200"'),
+        assets: count(text, 'method="GET",route="/_next/static",status="200"'),
+        project: count(text, 'method="GET",route="/[namespace]/[project]",status="404"'),
+        nestedProject: count(text, 'method="GET",route="/[namespace]/[project]/-/issues",status="404"'),
+        unmatched: count(text, 'method="GET",route="(unmatched)",status="404"'),
+        // A route no other spec asks for anonymously, so nothing else moves this count meanwhile.
+        api: count(text, 'method="GET",route="/namespaces",status="401"'),
+        apiByPath: text.split("\n").filter((line) => line.includes('route="/api/v4/')),
+      };
+    };
+    const before = await counts();
+
+    await page.goto("/users/password/new");
+    await page.getByLabel("Email").fill(`nobody-${Date.now()}@example.com`);
+    await page.getByRole("button", { name: "Reset password" }).click();
+    await expect(page.getByRole("status")).toContainText("you will receive a password recovery link");
+    // Labels are patterns, whatever the path names: a project that does not exist, one in a subgroup (which the
+    // proxy rewrites to the project routes), and a path no route takes.
+    expect((await request.get(`/nobody-${Date.now()}/nothing`)).status()).toBe(404);
+    expect((await request.get(`/nobody-${Date.now()}/subgroup/nothing/-/issues`)).status()).toBe(404);
+    expect((await request.get(`/nobody-${Date.now()}/nothing/-/no/such/page`)).status()).toBe(404);
+
+    await expect
+      .poll(async () => {
+        const after = await counts();
+        return {
+          page: after.page > before.page,
+          action: after.action > before.action,
+          assets: after.assets > before.assets,
+          project: after.project > before.project,
+          nestedProject: after.nestedProject > before.nestedProject,
+          unmatched: after.unmatched > before.unmatched,
+        };
+      })
+      .toEqual({ page: true, action: true, assets: true, project: true, nestedProject: true, unmatched: true });
+
+    // The API counts its own requests: once when the direct lane answers, once when the framework does (a request
+    // with a cookie), and never a second time under the route file's path.
+    const beforeApi = await counts();
+    expect((await request.get("/api/v4/namespaces")).status()).toBe(401);
+    expect((await request.get("/api/v4/namespaces", { headers: { Cookie: "theme=dark" } })).status()).toBe(401);
+    await expect
+      .poll(async () => {
+        const after = await counts();
+        return { api: after.api - beforeApi.api, apiByPath: after.apiByPath };
+      })
+      .toEqual({ api: 2, apiByPath: [] });
+  });
+
   test("a sender that hangs up mid-body is counted as a closed request, never as a server error", async ({ request, baseURL }) => {
     const user = await createUser(request);
     const project = await createProject(request, user.token);
@@ -68,6 +126,11 @@ test.describe("operations", () => {
     const before = await counted();
     for (const sender of senders) await hangUpMidBody(baseURL!, sender.path, sender.headers);
     await expect.poll(counted).toEqual(before.map(({ route, closed, failed }) => ({ route, closed: closed + 1, failed })));
+    // Counted by the wrappers alone, though the framework answered them where direct dispatch is off: never under
+    // their route files' patterns (the OAuth endpoint's is the same as its wrapper's, so it stays at one).
+    const text = await (await request.get("/-/metrics")).text();
+    expect(text.split("\n").filter((line) => line.startsWith("http_requests_total") && /route="\/(api\/v4|\[namespace\])\//.test(line))).toEqual([]);
+    expect(await counted()).toEqual(before.map(({ route, closed, failed }) => ({ route, closed: closed + 1, failed })));
   });
 
   test("security headers on pages, API answers and errors", async ({ request }) => {

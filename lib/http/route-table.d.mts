@@ -7,5 +7,6 @@ export interface RouteFile {
 export interface RouteTable {
   readonly __brand: "RouteTable";
 }
-export function routeTable(manifest: Record<string, string>): RouteTable;
+export function routeTable(manifest: Record<string, string>, options?: { pages?: boolean }): RouteTable;
 export function matchRoute(table: RouteTable, pathname: string): (RouteFile & { params: Record<string, string | string[]> }) | null;
+export function matchPattern(table: RouteTable, pathname: string): string | null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { matchRoute, routeTable } from "./route-table.mjs";
+import { matchPattern, matchRoute, routeTable } from "./route-table.mjs";
 
 const manifest = {
   "/api/v4/[...path]/route": "app/api/v4/[...path]/route.js",
@@ -54,6 +54,26 @@ describe("the route table built from the framework's manifest", () => {
     expect(file("/api/v4/projects/%E0%A4%A")).toBeNull();
     expect(file("api/v4/projects")).toBeNull();
     expect(file("/")).toBeNull();
+  });
+
+  it("takes pages too when asked, and gives each match its folders' pattern", () => {
+    const withPages = routeTable({ ...manifest, "/page": "app/page.js", "/(auth)/users/@modal/sign_in/page": "app/(auth)/users/@modal/sign_in/page.js" }, { pages: true });
+    expect(matchRoute(withPages, "/group/project/activity")).toEqual({
+      entry: "/[namespace]/[project]/activity/page",
+      file: "app/[namespace]/[project]/activity/page.js",
+      params: { namespace: "group", project: "project" },
+    });
+    expect(matchPattern(withPages, "/group/project/activity")).toBe("/[namespace]/[project]/activity");
+    expect(matchPattern(withPages, "/")).toBe("/");
+    expect(matchPattern(withPages, "/users/sign_in")).toBe("/users/sign_in");
+    expect(matchPattern(withPages, "/api/v4/projects/group%2Fproject/events")).toBe("/api/v4/projects/[id]/events");
+    expect(matchPattern(withPages, "/api/v4/projects/7/nothing")).toBe("/api/v4/[...path]");
+    expect(matchPattern(withPages, "/docs/a/b")).toBe("/docs/[[...slug]]");
+    expect(matchPattern(withPages, "/docs")).toBe("/docs/[[...slug]]");
+    for (const pathname of ["/group/project/nothing", "/api/v4/projects/", "/api//v4", "/api/v4/../x", "api/v4/projects"]) {
+      expect(matchPattern(withPages, pathname), pathname).toBeNull();
+    }
+    expect(matchPattern(table, "/group/project/activity")).toBeNull();
   });
 
   it("refuses a manifest whose catch-all is not the last segment", () => {
