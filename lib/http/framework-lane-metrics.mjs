@@ -26,7 +26,22 @@ export function routeLabel(table, method, url, nextAction) {
   const queryStart = url.indexOf("?");
   const pattern = matchPattern(table, queryStart < 0 ? url : url.slice(0, queryStart));
   if (pattern === null) return unmatchedRoute;
+  if (pattern.startsWith(apiPrefix)) return apiRouteLabel(pattern);
   return method === "POST" && nextAction !== undefined ? pattern + actionSuffix : pattern;
+}
+
+const apiPrefix = "/api/v4/";
+
+/**
+ * An API route's label as the API's own wrapper writes it (`/projects/:id`, `/*` for the catch-all), for the API
+ * requests that reach no wrapper (the proxy refuses a path with malformed percent-encoding itself), so that each API
+ * route has one series whoever answered.
+ */
+function apiRouteLabel(pattern) {
+  return pattern
+    .slice(apiPrefix.length - 1)
+    .replace(/\[\.\.\.[^\]]+\]/g, "*")
+    .replace(/\[([^\]]+)\]/g, ":$1");
 }
 
 const frameworkRequestMetaKey = Symbol.for("NextInternalRequestMeta");

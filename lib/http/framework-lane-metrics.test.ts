@@ -18,6 +18,7 @@ const manifest = {
   "/projects/page": "app/projects/page.js",
   "/api/v4/[...path]/route": "app/api/v4/[...path]/route.js",
   "/api/v4/user/route": "app/api/v4/user/route.js",
+  "/api/v4/projects/[id]/route": "app/api/v4/projects/[id]/route.js",
   "/-/liveness/route": "app/-/liveness/route.js",
   "/-/feeds/users/[username]/route": "app/-/feeds/users/[username]/route.js",
 };
@@ -38,8 +39,12 @@ describe("the route labels of the framework lane's metrics", () => {
 
   it("prefers a static segment to a dynamic one, as the framework does", () => {
     expect(routeLabel(table, "GET", "/projects", undefined)).toBe("/projects");
-    expect(routeLabel(table, "GET", "/api/v4/user", undefined)).toBe("/api/v4/user");
-    expect(routeLabel(table, "GET", "/api/v4/projects/1", undefined)).toBe("/api/v4/[...path]");
+    expect(routeLabel(table, "GET", "/api/v4/user", undefined)).toBe("/user");
+  });
+
+  it("labels an API route as the API's wrapper labels it, for the requests no wrapper answered", () => {
+    expect(routeLabel(table, "GET", "/api/v4/projects/%E0%A4%A", undefined)).toBe("/projects/:id");
+    expect(routeLabel(table, "GET", "/api/v4/projects/1/nothing", undefined)).toBe("/*");
   });
 
   it("labels a server action by its page's pattern with a suffix, and only a POST carrying Next-Action", () => {
