@@ -174,6 +174,17 @@ export async function seedScale(query, layout, context, { parallelQuery, log = (
   /** The big project's issue iid a comment (1-based number j, in block b) is about. */
   const noteIssueIid = (j, b) => `(case when (${j}) % 50 = 0 then 1 else 1 + ${hash(`(${j}) * 7`, `((${b}) * 6 + 6)`)} end)`;
   const pad = (n) => `lpad((${n})::text, 6, '0')`;
+  /**
+   * The signed-in viewers' roles in the groups and projects that are not the big project's, and which of every ten they
+   * belong to: the owner as Developer, the reporter as Reporter, the guest as Guest, the external user as Reporter of
+   * the first few only.
+   */
+  const viewerRoles = [
+    { userId: context.ownerId, level: 30, offset: 1, external: false },
+    { userId: context.reporterId, level: 20, offset: 4, external: false },
+    { userId: context.guestId, level: 10, offset: 7, external: false },
+    { userId: context.externalId, level: 20, offset: 3, external: true },
+  ];
 
   await step(`${L.users} users and their namespaces`, async () => {
     await query(`insert into users (id, username, email, name, password_hash, confirmed_at, created_at, updated_at)
@@ -211,16 +222,10 @@ export async function seedScale(query, layout, context, { parallelQuery, log = (
       select ${topGroup("g")}, ${base.users} + ((g * 17 + r) % ${L.users}) + 1, (array[10, 20, 30, 40])[1 + r % 4],
         ${base.users} + ((g - 1) % ${L.users}) + 1, now()
       from generate_series(1, ${L.groups}) g, generate_series(1, 16) r where (g * 17 + r) % ${L.users} <> (g - 1) % ${L.users}`);
-    const viewerRows = [
-      [context.ownerId, 30, 1, L.groups],
-      [context.reporterId, 20, 4, L.groups],
-      [context.guestId, 10, 7, L.groups],
-      [context.externalId, 20, 3, 10],
-    ];
-    for (const [userId, level, offset, below] of viewerRows) {
+    for (const { userId, level, offset, external } of viewerRoles) {
       await query(`insert into group_members (group_id, user_id, access_level, created_by_id, created_at)
         select ${topGroup("g")}, ${userId}, ${level}, ${base.users} + ((g - 1) % ${L.users}) + 1, now()
-        from generate_series(1, ${L.groups}) g where g % 10 = ${offset} and g < ${below}`);
+        from generate_series(1, ${L.groups}) g where g % 10 = ${offset} and g < ${external ? 10 : L.groups}`);
     }
   });
 
@@ -249,16 +254,10 @@ export async function seedScale(query, layout, context, { parallelQuery, log = (
     // The signed-in viewers' memberships elsewhere: owner (Developer), reporter (Reporter), guest (Guest) in about a
     // thousand projects each, the external user in ten private ones.
     const stride = Math.max(10, Math.floor(L.projects / L.viewerMemberships));
-    const viewerRows = [
-      [context.ownerId, 30, 1, L.viewerMemberships],
-      [context.reporterId, 20, 4, L.viewerMemberships],
-      [context.guestId, 10, 7, L.viewerMemberships],
-      [context.externalId, 20, 3, 10],
-    ];
-    for (const [userId, level, offset, count] of viewerRows) {
+    for (const { userId, level, offset, external } of viewerRoles) {
       await query(`insert into project_members (project_id, user_id, access_level, created_by_id, created_at)
         select ${base.projects} + p, ${userId}, ${level}, ${base.users} + ((p - 1) % ${L.users}) + 1, now()
-        from generate_series(1, ${L.projects}) p where p % ${stride} = ${offset} and p / ${stride} < ${count}`);
+        from generate_series(1, ${L.projects}) p where p % ${stride} = ${offset} and p / ${stride} < ${external ? 10 : L.viewerMemberships}`);
     }
   });
 

@@ -8,9 +8,9 @@ import { ConflictError, ForbiddenError, NotFoundError, ParameterError, Unauthori
 import type { PageRequest } from "@/lib/api/pagination";
 import { recordEvent } from "@/lib/events/record";
 import { groupMembershipActive, isAccessLevel, isMembershipActive, membershipActive, utcDay } from "@/lib/projects/access";
-import type { MemberChanges, MemberFilters, NewMember } from "@/lib/projects/members";
+import { addByUsername, type MemberChanges, type MemberFilters, type NewMember } from "@/lib/projects/members";
 import { getVisibleProject } from "@/lib/projects/projects";
-import { findUserById, findUserByUsername, userSearch } from "@/lib/users/users";
+import { findUserById, userSearch } from "@/lib/users/users";
 import { findVisibleGroup, getGroupWithAbility, getVisibleGroup, type GroupView } from "./groups";
 import { canInGroup } from "./policy";
 
@@ -29,8 +29,13 @@ export interface GroupMemberView {
 /** `GET /groups/:id/members`: the group's direct members, oldest membership first, for anyone who sees the group. */
 export async function listGroupMembers(ctx: Ctx, reference: string, page: PageRequest, filters: MemberFilters = {}): Promise<ListPage<GroupMemberView>> {
   const { group } = await getVisibleGroup(ctx, reference);
+  return membersOfGroup(ctx, group.id, page, filters);
+}
+
+/** A page of a group's direct members, for a group already found visible to the caller. */
+function membersOfGroup(ctx: Ctx, groupId: number, page: PageRequest, filters: MemberFilters): Promise<ListPage<GroupMemberView>> {
   const where = and(
-    eq(groupMembers.groupId, group.id),
+    eq(groupMembers.groupId, groupId),
     filters.query ? userSearch(ctx, filters.query) : undefined,
     filters.userIds === undefined ? undefined : inArray(groupMembers.userId, filters.userIds),
   );
@@ -48,7 +53,7 @@ export async function listGroupMembers(ctx: Ctx, reference: string, page: PageRe
       ctx.db
         .select({ user: users, member: groupMembers })
         .from(pageKeys)
-        .innerJoin(groupMembers, and(eq(groupMembers.groupId, group.id), sql`${groupMembers.userId} = ${key(1)}`))
+        .innerJoin(groupMembers, and(eq(groupMembers.groupId, groupId), sql`${groupMembers.userId} = ${key(1)}`))
         .innerJoin(users, eq(users.id, groupMembers.userId))
         .$dynamic(),
   });
@@ -103,14 +108,7 @@ export async function addGroupMember(ctx: Ctx, reference: string, input: NewMemb
 export async function addGroupMemberByUsername(ctx: Ctx, reference: string, input: { username: string; accessLevel: number }): Promise<GroupMemberView> {
   // Check the caller's rights first, so the answer does not reveal which usernames exist to those who may not add.
   await getGroupWithAbility(ctx, reference, "manageMembers");
-  const user = await findUserByUsername(ctx.db, input.username.trim());
-  if (!user) throw new ValidationError({ username: ["does not belong to any user"] });
-  try {
-    return await addGroupMember(ctx, reference, { userId: user.id, accessLevel: input.accessLevel });
-  } catch (error) {
-    if (error instanceof ConflictError) throw new ConflictError(`@${user.username} is already a member of this group`, "username");
-    throw error;
-  }
+  return addByUsername(ctx, input.username, "group", (userId) => addGroupMember(ctx, reference, { userId, accessLevel: input.accessLevel }));
 }
 
 /** `PUT /groups/:id/members/:user_id` (Owners); the last Owner in force is not demoted. */
@@ -259,7 +257,7 @@ export async function groupMembersPage(ctx: Ctx, fullPath: string): Promise<Grou
   const page = { page: 1, perPage: 100, offset: 0 };
   const ancestors = view.group.traversalIds.slice(0, -1);
   const [direct, inherited] = await Promise.all([
-    listGroupMembers(ctx, String(view.group.id), page),
+    membersOfGroup(ctx, view.group.id, page, {}),
     ancestors.length === 0 ? { items: [], total: 0, hasNext: false } : allMembersPage(ctx, { groupIds: ancestors }, page, {}),
   ]);
   return { view, direct, inherited };

@@ -219,12 +219,20 @@ export async function addMemberByUsername(
 ): Promise<MemberView> {
   // Check the caller's rights first, so the answer does not reveal which usernames exist to non-maintainers.
   await getProjectWithAbility(ctx, projectReference, "manageMembers");
-  const user = await findUserByUsername(ctx.db, input.username.trim());
+  return addByUsername(ctx, input.username, "project", (userId) => addMember(ctx, projectReference, { userId, accessLevel: input.accessLevel }));
+}
+
+/**
+ * What the members pages' forms share, once the caller's right to add members is checked: the user the username names
+ * (an unknown one is a field error), added by `add`, a membership they already hold said on the username field.
+ */
+export async function addByUsername<T>(ctx: Ctx, username: string, source: "project" | "group", add: (userId: number) => Promise<T>): Promise<T> {
+  const user = await findUserByUsername(ctx.db, username.trim());
   if (!user) throw new ValidationError({ username: ["does not belong to any user"] });
   try {
-    return await addMember(ctx, projectReference, { userId: user.id, accessLevel: input.accessLevel });
+    return await add(user.id);
   } catch (error) {
-    if (error instanceof ConflictError) throw new ConflictError(`@${user.username} is already a member of this project`, "username");
+    if (error instanceof ConflictError) throw new ConflictError(`@${user.username} is already a member of this ${source}`, "username");
     throw error;
   }
 }
