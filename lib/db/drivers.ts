@@ -58,10 +58,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   return openPglite(options.dataDir, options.onFailure ?? throwFailure);
 }
 
+/**
+ * The service's connections run with PostgreSQL's JIT compilation off (a session setting, whatever the server's
+ * default). Its statements read a page through indexes, yet a capped count or a list over a large table is *estimated*
+ * above `jit_above_cost`, and compiling it then costs 50–100 ms against the few milliseconds the statement itself
+ * takes.
+ */
 async function openPostgres(url: string, poolSize: number, listenUrl: string): Promise<DatabaseHandle> {
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
-  const client = postgres(url, { max: poolSize, onnotice: () => {} });
+  const client = postgres(url, { max: poolSize, onnotice: () => {}, connection: { jit: "off" } });
   const db = drizzle({ client: preparingStatements(client), schema });
   const listeners = postgresListeners(postgres, listenUrl);
   return {

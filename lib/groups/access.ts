@@ -2,7 +2,7 @@ import "server-only";
 import { eq, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { literal } from "@/lib/db";
 import { accessLevels, groupMembers, namespaces, projectMembers, projects } from "@/lib/db/schema";
-import { groupMembershipActive, inheritedAccessLevel, membershipActive, namespacesBelow, outerNamespace, type Viewer } from "@/lib/projects/access";
+import { amongIds, groupMembershipActive, inheritedAccessLevel, memberGroupIdArray, membershipActive, outerNamespace, type Viewer } from "@/lib/projects/access";
 
 /**
  * Which groups a viewer may see, as predicates on `namespaces` (of kind `group`), in the shape of the project rules
@@ -12,15 +12,12 @@ import { groupMembershipActive, inheritedAccessLevel, membershipActive, namespac
  */
 
 /**
- * The groups a user belongs to, at or below each group membership in force with at least `minimumLevel`: read from
- * their memberships, then an index range of the namespaces below each.
+ * The groups a user belongs to, at or below each group membership in force with at least `minimumLevel`: the
+ * namespaces whose ancestry holds one of their groups, read from `namespaces_traversal_ids_gin`.
  */
 export function memberGroupIds(userId: number | Placeholder, today: string | Placeholder, minimumLevel?: number): SQL {
-  const atLeast = minimumLevel === undefined ? sql`true` : sql`${groupMembers.accessLevel} >= ${literal(minimumLevel)}`;
-  return sql`select ${namespaces.id} from ${groupMembers}
-    inner join ${namespaces} member_group on member_group.id = ${groupMembers.groupId}
-    inner join ${namespaces} on ${namespacesBelow(sql`member_group.traversal_ids`)}
-    where ${groupMembers.userId} = ${userId} and ${groupMembershipActive(today)} and ${atLeast}`;
+  return sql`select member_namespace.id from ${namespaces} member_namespace
+    where member_namespace.traversal_ids && ${memberGroupIdArray(userId, today, minimumLevel)}`;
 }
 
 /** The groups where a user's own membership (not one inherited from above) is in force at `level` or higher. */
@@ -46,7 +43,7 @@ function ancestorsOfMemberships(userId: number | Placeholder, today: string | Pl
 
 /** Private groups a user may see, as a set of ids driven by their memberships. */
 function privateGroupsOf(userId: number | Placeholder, today: string | Placeholder): SQL {
-  return sql`${namespaces.id} in (${memberGroupIds(userId, today)} union all ${ancestorsOfMemberships(userId, today)})`;
+  return amongIds(namespaces.id, sql`${memberGroupIds(userId, today)} union all ${ancestorsOfMemberships(userId, today)}`);
 }
 
 /** Whether the viewer may see the `namespaces` row (a group) of the surrounding query. */
@@ -54,8 +51,8 @@ export function groupVisibleTo(viewer: Viewer): SQL {
   if (viewer.kind === "everything") return sql`true`;
   if (viewer.kind === "anonymous") return eq(namespaces.visibility, "public");
   const levels = viewer.external ? sql`'public'` : sql`'public', 'internal'`;
-  return sql`(${namespaces.visibility} in (${levels}) or ${inheritedAccessLevel(viewer.id, viewer.today, outerNamespace.id)} is not null
-    or ${privateGroupsOf(viewer.id, viewer.today)})`;
+  // A role inherited from above is a membership at or above the group: `privateGroupsOf` holds it.
+  return sql`(${namespaces.visibility} in (${levels}) or ${privateGroupsOf(viewer.id, viewer.today)})`;
 }
 
 /**

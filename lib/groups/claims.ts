@@ -1,8 +1,8 @@
 import "server-only";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Executor } from "@/lib/db";
 import { accessLevels, groupMembers, namespaces } from "@/lib/db/schema";
-import { groupMembershipActive, utcDay } from "@/lib/projects/access";
+import { amongIds, groupMembershipActive, utcDay } from "@/lib/projects/access";
 import { memberGroupIds } from "./access";
 
 /**
@@ -17,7 +17,7 @@ export async function userinfoGroupClaims(db: Executor, userId: number, now: Dat
     db
       .select({ fullPath: namespaces.fullPath })
       .from(namespaces)
-      .where(sql`${namespaces.id} in (${memberGroupIds(userId, today)})`)
+      .where(amongIds(namespaces.id, memberGroupIds(userId, today)))
       .orderBy(asc(namespaces.fullPath)),
     directGroups(db, userId, today),
   ]);

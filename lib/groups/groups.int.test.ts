@@ -7,14 +7,15 @@ import { updateInstanceSettings } from "@/lib/instance/settings";
 import { createContext } from "@/lib/context";
 import { createProject, getVisibleProject, listProjects } from "@/lib/projects/projects";
 import { projectNameWithNamespace } from "@/lib/projects/serialize";
-import { addMember } from "@/lib/projects/members";
+import { addMember, updateMember } from "@/lib/projects/members";
 import { transferProject } from "@/lib/projects/transfer";
 import { databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { anonymousTestContext, apiFailure, createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixtures";
 import { createGroup, deleteGroup, maxNamespaceDepth, getVisibleGroup, listGroups, listSubgroups, updateGroup } from "./groups";
 import { addGroupMember, listAllProjectMembers, removeGroupMember } from "./members";
 import { getNamespace, listNamespaces, namespaceExists } from "./namespaces";
-import { listGroupProjects } from "./projects";
+import { createIssue } from "@/lib/issues/issues";
+import { listGroupIssues, listGroupProjects } from "./projects";
 
 const page = { page: 1, perPage: 100, offset: 0 };
 const eventPage = { kind: "offset", page: { page: 1, perPage: 20, offset: 0 } } as const;
@@ -171,6 +172,55 @@ describe.each(testDatabases())("groups on $name", ({ open }) => {
     expect(own.total).toBe(1);
     expect(own.items.map((item) => (JSON.parse(item.json) as { project_id: number }).project_id)).toEqual([api.project.id]);
     expect((await listOwnEvents(userContext(handle.db, stranger), true, {}, eventPage)).items).toEqual([]);
+  });
+
+  it("lists a group's issues each viewer may read: private projects for members, confidential issues for Reporters and their authors, nothing of the group next door", async () => {
+    const owner = await createTestUser(handle.db);
+    const ctx = userContext(handle.db, owner);
+    const root = await createGroup(ctx, { name: "Open", path: `open-${uniqueSuffix()}`, visibility: "public" });
+    const sub = await createGroup(ctx, { name: "Sub", path: "sub", parentId: root.group.id, visibility: "public" });
+    const site = await createProject(ctx, { path: "site", namespaceId: root.group.id, visibility: "public" });
+    const core = await createProject(ctx, { path: "core", namespaceId: sub.group.id, visibility: "public" });
+    const vault = await createProject(ctx, { path: "vault", namespaceId: sub.group.id, visibility: "private" });
+    const nextDoor = await createGroup(ctx, { name: "Next door", path: `next-${uniqueSuffix()}`, visibility: "public" });
+    const elsewhere = await createProject(ctx, { path: "elsewhere", namespaceId: nextDoor.group.id, visibility: "public" });
+    const [reporter, subGuest, author, stranger, admin] = await Promise.all([
+      createTestUser(handle.db),
+      createTestUser(handle.db),
+      createTestUser(handle.db),
+      createTestUser(handle.db),
+      createTestUser(handle.db, { isAdmin: true }),
+    ]);
+    await addGroupMember(ctx, String(root.group.id), { userId: reporter.id, accessLevel: 20 });
+    await addGroupMember(ctx, String(sub.group.id), { userId: subGuest.id, accessLevel: 10 });
+    // The author files as a Reporter and is a Guest afterwards: their own confidential issue stays theirs to read.
+    await addMember(ctx, String(core.project.id), { userId: author.id, accessLevel: 20 });
+    const file = (who: typeof owner, project: typeof site, title: string, confidential = false) =>
+      createIssue(userContext(handle.db, who), String(project.project.id), { title, confidential });
+    await file(owner, site, "Site bug");
+    await file(owner, site, "Site secret", true);
+    await file(author, core, "Core bug");
+    await file(author, core, "Author's secret", true);
+    await file(owner, vault, "Vault bug");
+    await updateMember(ctx, String(core.project.id), author.id, { accessLevel: 10 });
+    await file(owner, elsewhere, "Elsewhere bug");
+    const titles = async (viewer: ReturnType<typeof userContext>) =>
+      (await listGroupIssues(viewer, String(root.group.id), {}, page)).items.map((item) => item.issue.title);
+    expect(await titles(anonymousTestContext(handle.db))).toEqual(["Core bug", "Site bug"]);
+    expect(await titles(userContext(handle.db, stranger))).toEqual(["Core bug", "Site bug"]);
+    expect(await titles(userContext(handle.db, author))).toEqual(["Author's secret", "Core bug", "Site bug"]);
+    expect(await titles(userContext(handle.db, subGuest))).toEqual(["Vault bug", "Core bug", "Site bug"]);
+    const everything = ["Vault bug", "Author's secret", "Core bug", "Site secret", "Site bug"];
+    expect(await titles(userContext(handle.db, reporter))).toEqual(everything);
+    expect(await titles(ctx)).toEqual(everything);
+    expect(await titles(userContext(handle.db, admin))).toEqual(everything);
+    // The subgroup's list holds its own projects' issues only.
+    expect((await listGroupIssues(userContext(handle.db, reporter), String(sub.group.id), {}, page)).items.map((item) => item.issue.title)).toEqual([
+      "Vault bug",
+      "Author's secret",
+      "Core bug",
+    ]);
+    expect((await listGroupIssues(userContext(handle.db, reporter), String(root.group.id), {}, page)).total).toBe(5);
   });
 
   it("lists groups as GitLab: a user's own by default, all they see with all_available, subgroups and descendants", async () => {

@@ -12,7 +12,7 @@ import { logger } from "@/lib/log";
 import { recordEvent } from "@/lib/events/record";
 import type { PageRequest } from "@/lib/api/pagination";
 import { noSuchId, numericReference } from "@/lib/api/param-types";
-import { namespacesBelow, utcDay, viewerOf, type Viewer } from "@/lib/projects/access";
+import { amongIds, utcDay, viewerOf, type Viewer } from "@/lib/projects/access";
 import { projectNameProblem, projectPathProblem } from "@/lib/projects/path-rules";
 import { claimGroupPath, redirectMovedGroup } from "@/lib/projects/redirect-routes";
 import { usernameProblem } from "@/lib/users/username-rules";
@@ -215,9 +215,13 @@ export async function updateGroup(ctx: Ctx, reference: string, changes: GroupCha
   });
 }
 
-/** The namespaces at or below `group` (itself included), an index range of their traversal ids. */
+/**
+ * The namespaces at or below `group` (itself included): those whose ancestry holds it, read from
+ * `namespaces_traversal_ids_gin`, whose statistics tell PostgreSQL how much of the instance a group holds, so a list of
+ * a small group's issues reads them by project while a large group's walks the list's order.
+ */
 function inSubtreeOf(group: NamespaceRow): SQL {
-  return namespacesBelow(sql`(select subtree_root.traversal_ids from ${namespaces} subtree_root where subtree_root.id = ${group.id})`);
+  return sql`${namespaces.traversalIds} && array[${group.id}::integer]`;
 }
 
 /** The ids of the group and every namespace below it. */
@@ -306,12 +310,12 @@ function groupCollection(ctx: Ctx, filters: GroupListFilters): SQL | undefined {
   // GitLab's `owned_groups`: the user's own Owner memberships, not the subgroups below them (unlike `min_access_level`).
   if (filters.owned) return user ? sql`${namespaces.id} in (${directMemberGroupIds(user.id, today, accessLevels.owner)})` : sql`false`;
   if (filters.minAccessLevel !== undefined) {
-    return user ? sql`${namespaces.id} in (${memberGroupIds(user.id, today, filters.minAccessLevel)})` : sql`false`;
+    return user ? amongIds(namespaces.id, memberGroupIds(user.id, today, filters.minAccessLevel)) : sql`false`;
   }
   // Signed-in users who are not admins see the groups they belong to unless they ask for all they may see; subgroup
   // lists show every visible subgroup, as GitLab's `find_groups` with a parent does.
   const scoped = filters.parentId !== undefined || filters.below !== undefined;
-  if (user && !user.isAdmin && !filters.allAvailable && !scoped) return sql`${namespaces.id} in (${memberGroupIds(user.id, today)})`;
+  if (user && !user.isAdmin && !filters.allAvailable && !scoped) return amongIds(namespaces.id, memberGroupIds(user.id, today));
   return undefined;
 }
 

@@ -7,13 +7,13 @@ import { fuzzySearch } from "@/lib/db/like";
 import { issueAssignees, issueColumns, issueLabels, issues, labels, milestones, namespaces, projects, users } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
-import { accessLevelIn, projectVisibleTo, utcDay, viewerOf } from "@/lib/projects/access";
+import { accessLevelIn, amongIds, projectVisibleTo, utcDay, viewerOf } from "@/lib/projects/access";
 import { can } from "@/lib/projects/policy";
 import { getVisibleProject, type ProjectView } from "@/lib/projects/projects";
 import { withIssueDetail, withIssueDetails, type IssueDetails } from "./issue-details";
 import type { IssueView } from "./issues";
 import type { IssueFilters, IssueOrderColumn } from "./issue-params";
-import { confidentialIssuesWrittenBy, issueReadableBy, issueReadableInItsProject } from "./visibility";
+import { confidentialIssuesWrittenBy, issueReadableAmong, issueReadableBy, issueReadableInItsProject } from "./visibility";
 
 export type { IssueFilters } from "./issue-params";
 
@@ -229,19 +229,25 @@ export async function listIssuesAcrossProjects(
   const scope = filters.scope ?? (namespaceIds ? "all" : "created_by_me");
   if (scope !== "all" && !actingUser(ctx)) throw new UnauthorizedError();
   const viewer = viewerOf(ctx);
-  const where = and(
+  const projectConditions = and(
     projectVisibleTo(viewer),
     eq(projects.issuesEnabled, true),
     filters.nonArchived === false ? undefined : eq(projects.archived, false),
-    issueReadableInItsProject(viewer),
-    namespaceIds ? sql`${projects.namespaceId} in (${namespaceIds})` : undefined,
-    ...filterConditions(ctx, { ...filters, scope }),
-  );
-  const list = await keyedListPage(
-    ctx.db,
-    page,
-    issueList(ctx, where, issueOrder(filters.orderBy, filters.sort), (pageKeys, issueId) => issuesWithTheirProjects(ctx, sql`${issues.id} = ${issueId}`, pageKeys), "issues and projects"),
-  );
+  )!;
+  const filtered = filterConditions(ctx, { ...filters, scope });
+  const rows = (pageKeys: SQL, issueId: SQL) => issuesWithTheirProjects(ctx, sql`${issues.id} = ${issueId}`, pageKeys);
+  const order = issueOrder(filters.orderBy, filters.sort);
+  // A group's list is on `issues` alone: its projects the viewer sees, and those where they read confidential issues,
+  // are each one array read once, so PostgreSQL reads those projects' issues by project, at the cost of the group's
+  // issues. Joined to `projects`, a signed-in viewer's per-row role lookup made it walk every issue of the instance in
+  // order instead.
+  const groupProjects =
+    namespaceIds &&
+    ((condition: SQL) => amongIds(issues.projectId, sql`select ${projects.id} from ${projects} where ${projects.namespaceId} in (${namespaceIds}) and ${condition}`));
+  const where = groupProjects
+    ? and(groupProjects(projectConditions), issueReadableAmong(viewer, groupProjects), ...filtered)
+    : and(projectConditions, issueReadableInItsProject(viewer), ...filtered);
+  const list = await keyedListPage(ctx.db, page, issueList(ctx, where, order, rows, groupProjects ? "issues" : "issues and projects"));
   return { ...list, items: await withIssueDetails(ctx, list.items.map(asIssueView)) };
 }
 

@@ -34,6 +34,21 @@ export function issueReadableInItsProject(viewer: Viewer): SQL {
 }
 
 /**
+ * The same rule on `issues` alone, for a list over a known set of projects (a group's): `projectsWhere(condition)`
+ * keeps the issues of the set's projects that meet a condition on `projects`. The projects where the viewer reads
+ * confidential issues are then one array read once, not a role lookup per issue.
+ */
+export function issueReadableAmong(viewer: Viewer, projectsWhere: (condition: SQL) => SQL): SQL {
+  if (viewer.kind === "everything") return sql`true`;
+  if (viewer.kind === "anonymous") return eq(issues.confidential, false);
+  return or(
+    eq(issues.confidential, false),
+    eq(issues.authorId, viewer.id),
+    projectsWhere(sql`coalesce(${accessLevelIn(viewer)}, 0) >= ${literal(abilityMinimumLevels.readConfidentialIssues)}`),
+  )!;
+}
+
+/**
  * The confidential issues a user wrote (id, project, state), to be filtered further by project, state or label. The
  * subquery is fenced (`offset 0`) so PostgreSQL always reads it from `issues_confidential_author_idx`: a prepared
  * statement's generic plan does not know which project a condition names, and otherwise walks a project index — all

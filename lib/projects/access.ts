@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq, inArray, or, sql, type Placeholder, type SQL } from "drizzle-orm";
+import { and, eq, inArray, or, sql, type AnyColumn, type Placeholder, type SQL } from "drizzle-orm";
 import type { Ctx } from "@/lib/context";
 import { literal } from "@/lib/db";
 import { accessLevels, groupMembers, namespaces, projectMembers, projects, projectVisibilities, type ProjectMemberRow } from "@/lib/db/schema";
@@ -61,24 +61,42 @@ export function namespacesBelow(ancestor: SQL): SQL {
 /**
  * The projects where a user has a membership in force, direct or inherited from a group at or above the project's
  * namespace, with at least `minimumLevel`: a set of ids read from the user's own memberships (their project
- * memberships, and their groups' namespaces and those below, then the projects in them), so it costs what the user
+ * memberships, and the namespaces at or below their groups, then the projects in them), so it costs what the user
  * belongs to, never what the instance holds.
  */
 export function memberProjectIds(userId: number | Placeholder, today: string | Placeholder, minimumLevel?: number): SQL {
   return sql`select roles.project_id from (${memberProjectRoles(userId, today, minimumLevel)}) roles`;
 }
 
-/** `memberProjectIds` with the role of each membership: rows of `project_id` and `access_level`, a project once per membership. */
+/**
+ * `memberProjectIds` with the role of each membership: rows of `project_id` and `access_level`, a project once per
+ * project membership and once for its groups (with the highest role they give). The namespaces at or below the user's
+ * groups come from `namespaces_traversal_ids_gin`, each with one probe of the user's memberships for its role, and the
+ * projects of each in a fenced lateral (`offset 0`), one index probe per namespace: however many rows PostgreSQL
+ * expects, it can never hash the whole `projects` table or compare every namespace with every membership.
+ */
 export function memberProjectRoles(userId: number | Placeholder, today: string | Placeholder, minimumLevel?: number): SQL {
-  const atLeast = (level: SQL) => (minimumLevel === undefined ? sql`true` : sql`${level} >= ${literal(minimumLevel)}`);
+  const atLeast = minimumLevel === undefined ? sql`true` : sql`${projectMembers.accessLevel} >= ${literal(minimumLevel)}`;
   return sql`select ${projectMembers.projectId} as project_id, ${projectMembers.accessLevel} as access_level from ${projectMembers}
-    where ${projectMembers.userId} = ${userId} and ${membershipActive(today)} and ${atLeast(sql`${projectMembers.accessLevel}`)}
+    where ${projectMembers.userId} = ${userId} and ${membershipActive(today)} and ${atLeast}
     union all
-    select below_project.id, ${groupMembers.accessLevel} from ${groupMembers}
-      inner join ${namespaces} member_group on member_group.id = ${groupMembers.groupId}
-      inner join ${namespaces} on ${namespacesBelow(sql`member_group.traversal_ids`)}
-      inner join ${projects} below_project on below_project.namespace_id = ${namespaces.id}
-    where ${groupMembers.userId} = ${userId} and ${groupMembershipActive(today)} and ${atLeast(sql`${groupMembers.accessLevel}`)}`;
+    select below_project.id, below.access_level
+    from (select below_namespace.id, ${inheritedAccessLevel(userId, today, sql`below_namespace.id`)} as access_level
+      from ${namespaces} below_namespace where below_namespace.traversal_ids && ${memberGroupIdArray(userId, today, minimumLevel)} offset 0) below
+    cross join lateral (select ${projects.id} from ${projects} where ${projects.namespaceId} = below.id offset 0) below_project`;
+}
+
+/**
+ * The ids of the groups where a user's own membership is in force (with at least `minimumLevel`), as one array the
+ * statement computes once. `traversal_ids && <this array>` then says "at or below one of the user's groups" of any
+ * namespace: checked on a row already read, or read from `namespaces_traversal_ids_gin`, and estimated from the array
+ * statistics. (An index range per membership is as cheap to read, but PostgreSQL expects a tenth of all namespaces
+ * from each, and then hashes whole tables or gives up hashing a set it thinks too big and scans it for every row.)
+ */
+export function memberGroupIdArray(userId: number | Placeholder, today: string | Placeholder, minimumLevel?: number): SQL {
+  const atLeast = minimumLevel === undefined ? sql`true` : sql`${groupMembers.accessLevel} >= ${literal(minimumLevel)}`;
+  return sql`(select coalesce(array_agg(${groupMembers.groupId}), '{}'::integer[]) from ${groupMembers}
+    where ${groupMembers.userId} = ${userId} and ${groupMembershipActive(today)} and ${atLeast})`;
 }
 
 /**
@@ -107,6 +125,16 @@ export function projectRoleOf(userId: SQL | number | Placeholder, projectId: SQL
 /** A user's role in the `projects` row of the surrounding query (null: none), direct or inherited. */
 export function projectAccessLevel(userId: number | Placeholder, today: string | Placeholder): SQL<number | null> {
   return projectRoleOf(userId, sql`${projects.id}`, sql`${projects.namespaceId}`, today);
+}
+
+/**
+ * Whether `column` is one of the ids a subquery reads from someone's memberships, as an array the statement reads once
+ * (`= any(array(…))`). PostgreSQL then reads the rows by those ids and sorts them, at the cost of the memberships,
+ * where `in (…)` lets it walk a list's index in order and test each row against the set, which costs the whole table
+ * when the memberships hold few of its rows.
+ */
+export function amongIds(column: SQL | AnyColumn, ids: SQL): SQL {
+  return sql`${column} = any(array(${ids}))`;
 }
 
 /** The opposite of `membershipActive`: memberships whose last day is over (what the scheduled job removes). */
@@ -170,10 +198,10 @@ export function accessLevelIn(viewer: Viewer): SQL<number | null> {
  * are driven by.
  */
 export function isMemberOf(userId: number | Placeholder, today: string | Placeholder): SQL {
-  return sql`${projects.id} in (${memberProjectIds(userId, today)})`;
+  return amongIds(projects.id, memberProjectIds(userId, today));
 }
 
 /** `isMemberOf` with at least the role `minimumLevel`, direct or inherited. */
 export function hasRoleIn(userId: number, today: string, minimumLevel: number): SQL {
-  return sql`${projects.id} in (${memberProjectIds(userId, today, minimumLevel)})`;
+  return amongIds(projects.id, memberProjectIds(userId, today, minimumLevel));
 }

@@ -24,6 +24,7 @@ import { noSuchId, numericReference } from "@/lib/api/param-types";
 import { groupAbilityMinimumLevels, visibilityWithin } from "@/lib/groups/policy";
 import {
   accessLevelIn,
+  amongIds,
   hasRoleIn,
   inheritedAccessLevel,
   isMemberOf,
@@ -286,7 +287,7 @@ function inNamespaceOf(userId: number): SQL {
 function ownedOrJoinedBy(userId: number, today: string): SQL {
   const joined = memberProjectIds(userId, today);
   const owned = sql`select ${projects.id} from ${projects} where ${inNamespaceOf(userId)}`;
-  return sql`${projects.id} in (${joined} union all ${owned})`;
+  return amongIds(projects.id, sql`${joined} union all ${owned}`);
 }
 
 /**

@@ -44,6 +44,9 @@ export const namespaces = pgTable(
     uniqueIndex("namespaces_owner_id_key").on(table.ownerId),
     // Descendants of a namespace are the range of arrays that start with its own (arrays compare element by element).
     index("namespaces_traversal_ids_idx").on(table.traversalIds),
+    // "At or below any of these groups" (a user's memberships) is `traversal_ids && <their ids>`, read from here and
+    // estimated from the array's statistics (`memberGroupIdArray`).
+    index("namespaces_traversal_ids_gin").using("gin", table.traversalIds),
     index("namespaces_parent_name_idx").on(table.parentId, table.name, table.id).where(sql`${table.parentId} is not null`),
     // Group lists read each visibility level in the list's order and merge them, as project lists do.
     index("namespaces_group_visibility_name_idx").on(table.visibility, table.name, table.id).where(sql`${table.kind} = 'group'`),

@@ -1,0 +1,1 @@
+CREATE INDEX "namespaces_traversal_ids_gin" ON "namespaces" USING gin ("traversal_ids");
