@@ -157,6 +157,16 @@ test("an Owner renames the group's path in its settings, its project follows, an
   await expect(page.getByRole("heading", { name: "Shop", level: 1 })).toBeVisible();
   await page.getByRole("link", { name: "Storefront" }).click();
   await expect(page).toHaveURL(new RegExp(`/${renamed}/storefront$`));
+  // The old paths lead to the group's pages and the project's at their new paths.
+  for (const [old, now] of [
+    [`/groups/${group.full_path}`, `/groups/${renamed}`],
+    [`/groups/${group.full_path}/-/group_members`, `/groups/${renamed}/-/group_members`],
+    [`/groups/${group.full_path}/-/activity`, `/groups/${renamed}/-/activity`],
+    [`/${group.full_path}/storefront/-/issues`, `/${renamed}/storefront/-/issues`],
+  ] as const) {
+    expect((await page.goto(old))?.status()).toBe(200);
+    await expect(page).toHaveURL(new RegExp(`${now}$`));
+  }
 
   await page.goto(`/groups/${renamed}/-/edit`);
   await page.getByRole("button", { name: "Delete group" }).click();

@@ -4,7 +4,7 @@ import { actingUser, type Ctx } from "@/lib/context";
 import { keyedListPage, type ListPage, type OrderKey } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { fuzzySearch } from "@/lib/db/like";
-import { accessLevels, groupMembers, namespaces, projects, type NamespaceRow, type ProjectVisibility } from "@/lib/db/schema";
+import { accessLevels, groupMembers, namespaces, projects, redirectRoutes, type NamespaceRow, type ProjectVisibility } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { detachRepository, discardRepository, reattachRepository } from "@/lib/git/repositories";
 import { instanceSettingsOf } from "@/lib/instance/settings";
@@ -58,6 +58,19 @@ export async function findVisibleGroup(ctx: Ctx, fullPath: string): Promise<Grou
   const viewer = viewerOf(ctx);
   const [row] = await groupViews(ctx, viewer, and(sql`lower(${namespaces.fullPath}) = lower(${fullPath})`, groupVisibleTo(viewer)));
   return row ?? null;
+}
+
+/**
+ * Where a group named by a path it had before a rename or a move is now (its full path today), if the visitor may see
+ * it, so its old pages lead there as GitLab follows redirect routes; null otherwise.
+ */
+export async function movedGroupPath(ctx: Ctx, oldFullPath: string): Promise<string | null> {
+  const [row] = await ctx.db
+    .select({ fullPath: namespaces.fullPath })
+    .from(redirectRoutes)
+    .innerJoin(namespaces, eq(namespaces.id, redirectRoutes.namespaceId))
+    .where(and(sql`lower(${redirectRoutes.path}) = lower(${oldFullPath})`, eq(namespaces.kind, "group"), groupVisibleTo(viewerOf(ctx))));
+  return row?.fullPath ?? null;
 }
 
 /** `findVisibleGroup`, or 404 ("Group Not Found"). */

@@ -1,8 +1,9 @@
 import type { Metadata } from "next";
-import { notFound } from "next/navigation";
+import { notFound, permanentRedirect } from "next/navigation";
 import { cache } from "react";
 import { sessionContext } from "@/lib/auth/session";
-import { findVisibleGroup, type GroupView } from "@/lib/groups/groups";
+import { findVisibleGroup, movedGroupPath, type GroupView } from "@/lib/groups/groups";
+import { groupPagePath, type GroupSubpage } from "@/lib/groups/paths";
 import { routeNamespacePath } from "@/lib/projects/route-path";
 
 /** `[group]` is the group's full path: proxy.ts turns `/groups/acme/platform/-/…` into one encoded segment. */
@@ -18,9 +19,22 @@ export async function groupPathOf(params: GroupPageProps["params"]): Promise<str
 /** Cached per request: a page's metadata and its body both ask. */
 const visibleGroup = cache(async (fullPath: string) => findVisibleGroup(await sessionContext(), fullPath));
 
-/** The group of a page, or the 404 page: private groups look exactly like missing ones to those who cannot see them. */
-export async function loadGroupPage(params: GroupPageProps["params"]): Promise<GroupView> {
-  return (await visibleGroup(await groupPathOf(params))) ?? notFound();
+/**
+ * The group of a page, or the 404 page: private groups look exactly like missing ones to those who cannot see them.
+ * `subpage` is the page below the group's overview, where a visitor who came by an old path is sent.
+ */
+export async function loadGroupPage(params: GroupPageProps["params"], subpage?: GroupSubpage): Promise<GroupView> {
+  return (await visibleGroup(await groupPathOf(params))) ?? groupPageNotFound(params, subpage);
+}
+
+/**
+ * The 404 page, unless the path is one a group had before a rename or a move: then, permanently, the same page at the
+ * group's path today (as a project's old path leads to its pages).
+ */
+export async function groupPageNotFound(params: GroupPageProps["params"], subpage?: GroupSubpage): Promise<never> {
+  const moved = await movedGroupPath(await sessionContext(), await groupPathOf(params));
+  if (moved) permanentRedirect(groupPagePath(moved, subpage));
+  notFound();
 }
 
 /**

@@ -1,5 +1,4 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { GroupHeader } from "@/components/groups/group-header";
 import { GroupTable } from "@/components/groups/group-table";
 import { ProjectTable } from "@/components/projects/project-table";
@@ -9,14 +8,14 @@ import { sessionContext } from "@/lib/auth/session";
 import { groupPagePath } from "@/lib/groups/paths";
 import { canInGroup } from "@/lib/groups/policy";
 import { groupOverview } from "@/lib/groups/projects";
-import { groupPageMetadata, groupPathOf, type GroupPageProps } from "./group-page";
+import { groupPageMetadata, groupPageNotFound, groupPathOf, type GroupPageProps } from "./group-page";
 
 export const generateMetadata = groupPageMetadata(null);
 
 export default async function GroupOverviewPage({ params, searchParams }: GroupPageProps & { searchParams: Promise<{ page?: string | string[] }> }) {
   const page = pageFromQuery((await searchParams).page, 20);
   const overview = await groupOverview(await sessionContext(), await groupPathOf(params), page);
-  if (!overview) notFound();
+  if (!overview) return groupPageNotFound(params);
   const { view, subgroups, projects } = overview;
   const { group } = view;
   return (

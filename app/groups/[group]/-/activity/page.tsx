@@ -10,7 +10,7 @@ export const generateMetadata = groupPageMetadata("Activity", (fullPath) => ({
 
 /** What happened in the group, its subgroups and their projects, as far as the visitor may see. */
 export default async function GroupActivityPage({ params }: GroupPageProps) {
-  const view = await loadGroupPage(params);
+  const view = await loadGroupPage(params, "activity");
   const fullPath = view.group.fullPath;
   return (
     <>

@@ -11,7 +11,7 @@ export const generateMetadata = groupPageMetadata("Settings");
 
 /** The group's settings: its Owners' alone; anyone else finds the 404 page, as GitLab answers them. */
 export default async function GroupSettingsPage({ params }: GroupPageProps) {
-  const view = await loadGroupPage(params);
+  const view = await loadGroupPage(params, "edit");
   if (!canInGroup(view, "updateGroup")) notFound();
   const { group, fullName } = view;
   const parentPath = group.fullPath.includes("/") ? group.fullPath.slice(0, group.fullPath.lastIndexOf("/")) : null;

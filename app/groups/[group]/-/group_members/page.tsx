@@ -1,4 +1,3 @@
-import { notFound } from "next/navigation";
 import { GroupHeader } from "@/components/groups/group-header";
 import { AddMemberForm } from "@/components/projects/add-member-form";
 import { memberListItem } from "@/components/projects/member-list-item";
@@ -10,14 +9,14 @@ import { groupMembersPage, type GroupMemberView } from "@/lib/groups/members";
 import { canInGroup, grantableGroupRoles } from "@/lib/groups/policy";
 import { suggestUsersAction } from "@/app/[namespace]/[project]/-/project_members/actions";
 import { addGroupMemberAction, removeGroupMemberAction, updateGroupMemberAction } from "./actions";
-import { groupPageMetadata, groupPathOf, type GroupPageProps } from "../../group-page";
+import { groupPageMetadata, groupPageNotFound, groupPathOf, type GroupPageProps } from "../../group-page";
 
 export const generateMetadata = groupPageMetadata("Members");
 
 export default async function GroupMembersPage({ params }: GroupPageProps) {
   const ctx = await sessionContext();
   const page = await groupMembersPage(ctx, await groupPathOf(params));
-  if (!page) notFound();
+  if (!page) return groupPageNotFound(params, "group_members");
   const { view, direct, inherited } = page;
   const canManage = canInGroup(view, "manageMembers");
   const listed = (item: GroupMemberView) => memberListItem(item, ctx.now);
