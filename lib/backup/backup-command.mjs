@@ -69,12 +69,19 @@ async function receive(response, file) {
 
 class Interrupted extends Error {}
 
-function mebibytes(bytes) {
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+function repositories(count) {
+  return count === 1 ? "1 repository" : `${count} repositories`;
+}
+
+function sizeOf(bytes) {
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
 const { positionals, values } = parse();
-if (values.help) fail(usage, 0);
+if (values.help) {
+  console.log(usage);
+  process.exit(0);
+}
 if (positionals.length !== 1) fail(`Name the file to write the backup to.\n\n${usage}`, 2);
 const target = path.resolve(positionals[0]);
 const existing = await stat(target).catch(() => null);
@@ -127,7 +134,7 @@ const rows = manifest.database.tables.reduce((sum, table) => sum + table.rows, 0
 const written = await stat(target);
 const kind = manifest.database.kind === "pglite" ? "embedded database (PGlite)" : "PostgreSQL database";
 console.log(
-  `Backup written to ${positionals[0]} (${mebibytes(written.size)}) in ${((performance.now() - started) / 1000).toFixed(1)} s: the ${kind} at migration ${manifest.schema.migration} (${manifest.database.tables.length} tables, ${rows} rows) and ${manifest.repositories.length} repositories.`,
+  `Backup written to ${positionals[0]} (${sizeOf(written.size)}) in ${((performance.now() - started) / 1000).toFixed(1)} s: the ${kind} at migration ${manifest.schema.migration} (${manifest.database.tables.length} tables, ${rows} rows) and ${repositories(manifest.repositories.length)}.`,
 );
 console.log("It holds the instance's secrets (token signing key, session secret, encryption key): keep it as safe as the database.");
 for (const name of manifest.environmentSecrets) {

@@ -49,7 +49,10 @@ function parse() {
 }
 
 const { positionals, values } = parse();
-if (values.help) fail(usage, exitRestored);
+if (values.help) {
+  console.log(usage);
+  process.exit(exitRestored);
+}
 if (positionals.length !== 1) fail(`Name the backup file to restore.\n\n${usage}`, exitUsage);
 const [file] = positionals;
 if (!(await stat(file).catch(() => null))?.isFile()) fail(`${file} is not a file: name a backup written by npm run backup.`, exitUsage);
@@ -73,7 +76,7 @@ try {
   const restored = await restoreArchive(file, manifest, target, { migrationsFolder, signal: stop.signal });
   const source = manifest.database.kind === "pglite" ? "embedded database (PGlite)" : "PostgreSQL";
   console.log(
-    `Restored the backup of ${manifest.createdAt} (${source}, migration ${manifest.schema.migration}) into ${where}: ${restored.tables} tables, ${restored.rows} rows, ${restored.repositories} repositories.`,
+    `Restored the backup of ${manifest.createdAt} (${source}, migration ${manifest.schema.migration}) into ${where}: ${restored.tables} tables, ${restored.rows} rows, ${restored.repositories === 1 ? "1 repository" : `${restored.repositories} repositories`}.`,
   );
   console.log("Start the server with these settings (npm start); it applies any migration newer than the backup's as it starts.");
   for (const name of manifest.environmentSecrets) {

@@ -142,7 +142,9 @@ export async function restoreArchive(file, manifest, target, { migrationsFolder,
   const migrations = migrationsUpTo(migrationsFolder, manifest.schema);
   const tableOf = new Map(manifest.database.tables.flatMap((table) => table.entries.map((entry) => [entry, table])));
   const repositoryOf = new Map(manifest.repositories.flatMap((repository) => repository.entries.map((entry) => [entry, repository])));
-  const staging = `${target.repositoriesDir.replace(/\/+$/, "")}.restoring-${randomBytes(6).toString("hex")}`;
+  // Absolute: git runs in other directories.
+  const repositoriesDir = path.resolve(target.repositoriesDir);
+  const staging = `${repositoriesDir}.restoring-${randomBytes(6).toString("hex")}`;
   const dataDirExisted = await exists(target.dataDir);
   /** @type {Loader | undefined} */
   let loader;
@@ -192,7 +194,7 @@ export async function restoreArchive(file, manifest, target, { migrationsFolder,
     await loader?.close();
   }
   // Over the empty directory, if there is one: rename replaces an empty directory.
-  await rename(staging, target.repositoriesDir);
+  await rename(staging, repositoriesDir);
   return {
     tables: manifest.database.tables.length,
     rows: manifest.database.tables.reduce((sum, table) => sum + table.rows, 0),
