@@ -110,6 +110,10 @@ describe.each(testDatabases())("a backup of $name", ({ name, open }) => {
     await insertPersonalAccessToken(handle.db, owner.id, { name: "ci", scopes: ["api", "read_user"] }, new Date());
     await getOrCreateInstanceSecret(handle.db, "session_secret");
     await getSigningKey(handle.db);
+    // A table of several hundred pages, read in several ranges.
+    await handle.db.execute(sql`insert into instance_secrets (name, value) select 'bulk-' || n, repeat(md5(n::text), 4) from generate_series(1, 30000) n`);
+    const [bulk] = statementRows<{ pages: number }>(await handle.db.execute(sql`select (pg_relation_size('instance_secrets') / 8192)::int as pages`));
+    expect(bulk!.pages).toBeGreaterThan(600);
     const heads = await pushBranches(project.id, { main: 2, feature: 1 });
     const emptyProject = (await createProject(as, { name: `Empty ${uniqueSuffix()}` })).project;
     execFileSync("git", ["init", "--quiet", "--bare", "--initial-branch=trunk", path.join(repositoriesRoot, `${emptyProject.id}.git`)]);
@@ -122,6 +126,11 @@ describe.each(testDatabases())("a backup of $name", ({ name, open }) => {
       { projectId: project.id, head: "refs/heads/main", entries: [`repositories/${project.id}.bundle.000001`] },
       { projectId: emptyProject.id, head: "refs/heads/trunk", entries: [] },
     ]);
+    // Every row of every table, each once.
+    for (const table of manifest.database.tables) {
+      const [counted] = statementRows<{ count: string }>(await handle.db.execute(sql.raw(`select count(*)::text as count from "${table.name}"`)));
+      expect(table.rows, table.name).toBe(Number(counted!.count));
+    }
     const rows = await tableRows(archive, manifest);
     expect(rows.get("issues")).toContain("tab\\there, newline\\nthere, backslash \\\\ and \\\\N, carriage\\rreturn, ünïcødé ✓");
     expect(rows.get("instance_secrets")).toMatch(/^session_secret\t/m);

@@ -109,23 +109,39 @@ async function dumpTable(sql: postgres.TransactionSql, archive: ArchiveWriter, t
   const parts = new PartWriter(archive, (index) => `database/${table.name}.${String(index).padStart(6, "0")}.copy.gz`, compressRows);
   let rows = 0;
   let rangePages = firstRangePages;
-  for (let start = 0; ; start += rangePages) {
+  for (let start = 0; ; ) {
+    const end = start + rangePages;
     // The last range is open-ended: rows the snapshot sees never lie beyond the table's size, whenever it is read.
-    const last = start + rangePages >= tablePages;
-    const range = last ? `ctid >= '(${start},0)'::tid` : `ctid >= '(${start},0)'::tid and ctid < '(${start + rangePages},0)'::tid`;
+    const last = end >= tablePages;
+    const range = last ? `ctid >= '(${start},0)'::tid` : `ctid >= '(${start},0)'::tid and ctid < '(${end},0)'::tid`;
     let answered = 0;
-    for await (const chunk of await sql.unsafe(`copy (select ${columns} from ${qualified} where ${range}) to stdout`).readable()) {
-      const bytes = chunk as Buffer;
+    for await (const bytes of copyOut(sql, `copy (select ${columns} from ${qualified} where ${range}) to stdout`)) {
       answered += bytes.length;
       rows += countLines(bytes);
       await parts.append(bytes);
     }
     if (last) break;
+    start = end;
     if (answered < entryPartBytes / 4) rangePages = Math.min(rangePages * 2, largestRangePages);
     else if (answered > entryPartBytes * 2) rangePages = Math.max(1, Math.floor(rangePages / 2));
   }
   const entries = await parts.close();
   return { name: table.name, columns: table.columns, rows, entries };
+}
+
+/**
+ * A `COPY … TO STDOUT`, as it arrives; the caller's pace holds the connection back (on PostgreSQL). postgres.js pauses
+ * its socket while the COPY's reader is behind, and a COPY that ends while paused leaves it paused, so the
+ * connection's next query never gets its answer (porsager/postgres#499). The stream's read hook is what resumes the
+ * socket, so it is called once more when the COPY is done.
+ */
+async function* copyOut(sql: postgres.TransactionSql, statement: string): AsyncGenerator<Buffer> {
+  const stream = await sql.unsafe(statement).readable();
+  try {
+    for await (const chunk of stream) yield chunk as Buffer;
+  } finally {
+    (stream as unknown as { _read(size: number): void })._read(0);
+  }
 }
 
 /**
