@@ -29,6 +29,13 @@ export interface DatabaseHandle {
    * the only one, notifications are delivered before the notifying statement (or its transaction's COMMIT) resolves.
    */
   listen(channel: string, listener: NotificationListener): Promise<void>;
+  /**
+   * Runs `job` in one read-only REPEATABLE READ transaction, so all it reads is one snapshot of the whole database, with
+   * the raw driver (postgres.js) for what drizzle does not do (`COPY … TO STDOUT`). On PostgreSQL on a connection of
+   * its own, outside the pool, so the service goes on meanwhile; on PGlite on its one connection, which every other
+   * query waits for until the job ends.
+   */
+  readSnapshot<T>(job: (sql: PostgresClient.TransactionSql) => Promise<T>): Promise<T>;
 }
 
 export interface NotificationListener {
@@ -86,6 +93,14 @@ async function openPostgres(url: string, poolSize: number, listenUrl: string): P
       }
     },
     listen: listeners.listen,
+    async readSnapshot<T>(job: (sql: PostgresClient.TransactionSql) => Promise<T>): Promise<T> {
+      const connection = postgres(url, { max: 1, onnotice: () => {} });
+      try {
+        return await inSnapshot(connection, job);
+      } finally {
+        await connection.end();
+      }
+    },
     async close() {
       await listeners.close();
       await client.end();
@@ -135,12 +150,19 @@ async function openPglite(dataDir: string, onFailure: (error: Error) => void): P
       await thread.close();
     },
     runExclusive: (_key, job) => job(),
+    readSnapshot: (job) => inSnapshot(client, job),
     async listen(channel, listener) {
       if (!listeners.has(channel)) await client.unsafe(`listen "${channel.replaceAll('"', '""')}"`);
       listeners.set(channel, [...(listeners.get(channel) ?? []), listener]);
       listener.listening();
     },
   };
+}
+
+/** `readSnapshot`'s transaction: pg_dump's own choice, one snapshot for every statement, writing nothing. */
+async function inSnapshot<T>(client: PostgresClient.Sql, job: (sql: PostgresClient.TransactionSql) => Promise<T>): Promise<T> {
+  // The driver's type would unwrap an array of promises the job returned; a job here returns its value.
+  return (await client.begin("isolation level repeatable read read only", job)) as T;
 }
 
 const relistenDelayMs = 1000;

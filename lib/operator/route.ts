@@ -18,7 +18,7 @@ const maxCommandBytes = 16 * 1024;
  * to its requests (server.mjs), and its TCP listener drops the header. Anywhere else (`next dev`, no secret) nothing
  * does.
  */
-function cameThroughOperatorSocket(request: Request): boolean {
+export function cameThroughOperatorSocket(request: Request): boolean {
   const secret = process.env[operatorSecretVariable];
   const presented = request.headers.get(operatorSocketHeader);
   return Boolean(secret) && presented !== null && constantTimeEqual(presented, secret!);

@@ -48,6 +48,7 @@ export function databaseForSuite(open: () => Promise<DatabaseHandle>): DatabaseH
     close: () => current().close(),
     runExclusive: (key, job) => current().runExclusive(key, job),
     listen: (channel, listener) => current().listen(channel, listener),
+    readSnapshot: (job) => current().readSnapshot(job),
   };
 }
 
