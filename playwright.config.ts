@@ -68,8 +68,10 @@ const issSettingSpecs = /oauth\/iss-setting\.spec\.ts$/;
  */
 const applicationSettingsSpecs = /api\/application-settings\.spec\.ts$/;
 const applicationSettingsClientSpecs = /clients\/python-gitlab-settings\.spec\.ts$/;
+/** The container image's test builds the image and runs the server in it: no e2e server takes part. */
+const containerSpecs = /operations\/container\.spec\.ts$/;
 /** Specs that run only on a server of their own. */
-const ownServerSpecs = [throttleSpecs, renderFloodSpecs, issSettingSpecs, applicationSettingsSpecs, applicationSettingsClientSpecs];
+const ownServerSpecs = [throttleSpecs, renderFloodSpecs, issSettingSpecs, applicationSettingsSpecs, applicationSettingsClientSpecs, containerSpecs];
 
 interface Target {
   name: string;
@@ -173,6 +175,9 @@ const config: PlaywrightTestConfig = {
   reporter: [["list"]],
   use: { trace: "retain-on-failure", launchOptions },
   projects: [
+    // First, so a worker takes it as the run begins: it is the run's longest test (minutes of image building, mostly
+    // at a lower priority than the servers), and the other worker gets through the rest meanwhile.
+    { name: "container", testMatch: containerSpecs },
     ...targets.map((target) => ({
       name: target.name,
       use: { baseURL: `http://localhost:${target.port}`, launchOptions },
