@@ -106,11 +106,14 @@ operatorServer.listen(operatorSocketPath, () => chmodSync(operatorSocketPath, 0o
 // A stop (SIGTERM, as `docker stop` sends, or Ctrl-C): no new connection is taken, the requests under way are answered,
 // then the application stops its background work and closes the database, and the process exits with the signal's
 // code. Whatever is still running after the grace period is cut off, within the 10 s a container manager waits before
-// it kills; a second Ctrl-C ends the process at once.
+// it kills; a second signal ends the process at once.
 const stopGraceMs = 8_000;
+let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.once(signal, () => {
+  process.on(signal, () => {
     const exitCode = signal === "SIGINT" ? 130 : 143;
+    if (stopping) process.exit(exitCode);
+    stopping = true;
     setTimeout(() => {
       console.error(`Still busy after ${stopGraceMs / 1000} s: stopped without waiting any longer`);
       process.exit(exitCode);

@@ -49,12 +49,12 @@ test("the image builds, serves a push and an alert from its volume, stops on SIG
         "--volume", `${npmCache}:/root/.npm:O`, "--tag", image, "."], { nice: true });
     });
 
-    const config = JSON.parse(await podmanRun.ok(["image", "inspect", "--format", "{{json .Config}}", image])) as ImageConfig;
+    const { Config: config, Healthcheck: healthcheck } = JSON.parse(await podmanRun.ok(["image", "inspect", "--format", "{{json .}}", image])) as ImageInspection;
     expect(config.User).toBe("gitlab");
     expect(Object.keys(config.ExposedPorts)).toEqual(["3000/tcp"]);
     expect(Object.keys(config.Volumes)).toEqual(["/data"]);
     expect(config.StopSignal).toBe("SIGTERM");
-    expect(config.Healthcheck.Test[0]).toBe("CMD");
+    expect(healthcheck.Test[0]).toBe("CMD");
 
     await podmanRun.ok(["volume", "create", volume]);
     await podmanRun.ok(["create", "--name", name, "--publish", `127.0.0.1:${port}:3000`, "--volume", `${volume}:/data`,
@@ -125,11 +125,8 @@ test("the image builds, serves a push and an alert from its volume, stops on SIG
   }
 });
 
-interface ImageConfig {
-  User: string;
-  ExposedPorts: Record<string, unknown>;
-  Volumes: Record<string, unknown>;
-  StopSignal: string;
+interface ImageInspection {
+  Config: { User: string; ExposedPorts: Record<string, unknown>; Volumes: Record<string, unknown>; StopSignal: string };
   Healthcheck: { Test: string[] };
 }
 
