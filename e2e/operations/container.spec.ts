@@ -49,7 +49,7 @@ test("the image builds, serves a push and an alert from its volume, stops on SIG
         "--volume", `${npmCache}:/root/.npm:O`, "--tag", image, "."], { nice: true });
     });
 
-    const { Config: config, Healthcheck: healthcheck } = JSON.parse(await podmanRun.ok(["image", "inspect", "--format", "{{json .}}", image])) as ImageInspection;
+    const [{ Config: config, Healthcheck: healthcheck }] = JSON.parse(await podmanRun.ok(["image", "inspect", image])) as [ImageInspection];
     expect(config.User).toBe("gitlab");
     expect(Object.keys(config.ExposedPorts)).toEqual(["3000/tcp"]);
     expect(Object.keys(config.Volumes)).toEqual(["/data"]);
