@@ -63,6 +63,10 @@ test("the image builds, serves a push and an alert from its volume, stops on SIG
       "--env", `INITIAL_ROOT_PASSWORD=${rootPassword}`, "--env", `EXTERNAL_URL=${baseURL}`, image]);
     await podmanRun.startHealthy(name);
     expect(await podmanRun.ok(["exec", name, "id", "-un"])).toBe("gitlab");
+    // The operator's command line reaches the server through its socket on the volume, as the server's user.
+    expect(await podmanRun.ok(["exec", name, "node", "lib/operator/admin-command.mjs", "unlock", "root"])).toBe(
+      "root can sign in again: the failed attempts that locked the account are forgotten.",
+    );
 
     api = await playwrightRequest.newContext({ baseURL });
     const signIn = await api.post("/oauth/token", { form: { grant_type: "password", username: "root", password: rootPassword } });
