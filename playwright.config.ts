@@ -68,8 +68,19 @@ const issSettingSpecs = /oauth\/iss-setting\.spec\.ts$/;
  */
 const applicationSettingsSpecs = /api\/application-settings\.spec\.ts$/;
 const applicationSettingsClientSpecs = /clients\/python-gitlab-settings\.spec\.ts$/;
+/** The container image's test builds the image and runs the server in it: no e2e server takes part. */
+const containerSpecs = /operations\/container\.spec\.ts$/;
+/**
+ * It runs with the rest by default. `E2E_CONTAINER=only` runs it alone, without the e2e servers, and `elsewhere` leaves
+ * it out: CI runs it beside the rest of its run from the start (.ci/run).
+ */
+const containerRuns = ["with-the-rest", "only", "elsewhere"] as const;
+const containerRun = process.env.E2E_CONTAINER ?? "with-the-rest";
+if (!(containerRuns as readonly string[]).includes(containerRun)) {
+  throw new Error(`E2E_CONTAINER must be one of ${containerRuns.join(", ")}, not ${containerRun}`);
+}
 /** Specs that run only on a server of their own. */
-const ownServerSpecs = [throttleSpecs, renderFloodSpecs, issSettingSpecs, applicationSettingsSpecs, applicationSettingsClientSpecs];
+const ownServerSpecs = [throttleSpecs, renderFloodSpecs, issSettingSpecs, applicationSettingsSpecs, applicationSettingsClientSpecs, containerSpecs];
 
 interface Target {
   name: string;
@@ -161,6 +172,34 @@ const launchOptions = {
   ],
 };
 
+const otherProjects: NonNullable<PlaywrightTestConfig["projects"]> = [
+  ...targets.map((target) => ({
+    name: target.name,
+    use: { baseURL: `http://localhost:${target.port}`, launchOptions },
+    ...(target.testMatch ? { testMatch: target.testMatch } : {}),
+    testIgnore: [...ownServerSpecs.filter((specs) => specs !== target.testMatch), ...(target.testIgnore ?? [])],
+  })),
+  {
+    name: "application-settings-clients",
+    use: { baseURL: `http://localhost:${portBase + 6}`, launchOptions },
+    testMatch: applicationSettingsClientSpecs,
+    dependencies: ["application-settings"],
+  },
+];
+
+const webServers: NonNullable<PlaywrightTestConfig["webServer"]> = targets.map((target) => ({
+  // The production server, as `npm start` runs it, with a keep-alive longer than the test client's, so the server
+  // never closes a connection the client is reusing. Its output goes to a file that tests read (no secret may ever
+  // appear in it) and people debug with.
+  command: `mkdir -p .e2e-data && ${target.prepare ?? ""}npm start -- -p ${target.port} --keepAliveTimeout 70000 >> ${serverLogFile(target.name, runId)} 2>&1`,
+  url: `http://localhost:${target.port}/-/readiness`,
+  reuseExistingServer: false,
+  timeout: 120_000,
+  stdout: "ignore",
+  stderr: "pipe",
+  env: { ...serverEnv, ...target.env, EXTERNAL_URL: `http://localhost:${target.port}`, PORT: String(target.port) },
+}));
+
 const config: PlaywrightTestConfig = {
   testDir: "./e2e",
   timeout: 60_000,
@@ -172,32 +211,15 @@ const config: PlaywrightTestConfig = {
   forbidOnly: !!process.env.CI,
   reporter: [["list"]],
   use: { trace: "retain-on-failure", launchOptions },
+  // Its own output folder when run alone: a run beside it would empty the shared one as it starts.
+  outputDir: containerRun === "only" ? "test-results-container" : "test-results",
   projects: [
-    ...targets.map((target) => ({
-      name: target.name,
-      use: { baseURL: `http://localhost:${target.port}`, launchOptions },
-      ...(target.testMatch ? { testMatch: target.testMatch } : {}),
-      testIgnore: [...ownServerSpecs.filter((specs) => specs !== target.testMatch), ...(target.testIgnore ?? [])],
-    })),
-    {
-      name: "application-settings-clients",
-      use: { baseURL: `http://localhost:${portBase + 6}`, launchOptions },
-      testMatch: applicationSettingsClientSpecs,
-      dependencies: ["application-settings"],
-    },
+    // First, so a worker takes it as the run begins: it is the run's longest test (minutes of image building, mostly
+    // at a lower priority than the servers), and the other worker gets through the rest meanwhile.
+    ...(containerRun === "elsewhere" ? [] : [{ name: "container", testMatch: containerSpecs }]),
+    ...(containerRun === "only" ? [] : otherProjects),
   ],
-  webServer: targets.map((target) => ({
-    // The production server, as `npm start` runs it, with a keep-alive longer than the test client's, so the server
-    // never closes a connection the client is reusing. Its output goes to a file that tests read (no secret may ever
-    // appear in it) and people debug with.
-    command: `mkdir -p .e2e-data && ${target.prepare ?? ""}npm start -- -p ${target.port} --keepAliveTimeout 70000 >> ${serverLogFile(target.name, runId)} 2>&1`,
-    url: `http://localhost:${target.port}/-/readiness`,
-    reuseExistingServer: false,
-    timeout: 120_000,
-    stdout: "ignore",
-    stderr: "pipe",
-    env: { ...serverEnv, ...target.env, EXTERNAL_URL: `http://localhost:${target.port}`, PORT: String(target.port) },
-  })),
+  webServer: containerRun === "only" ? [] : webServers,
 };
 
 export default defineConfig(config);

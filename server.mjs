@@ -34,7 +34,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 process.env.NODE_ENV ??= "production";
 
 // Imported after NODE_ENV is set: Next.js reads it as it loads.
-const [{ default: next }, { securityHeaders }, { directLane }, { frameworkLaneMetrics }, { peerAddressHeader, operatorSocketHeader, operatorSecretVariable, operatorSocketFile }] =
+const [{ default: next }, { securityHeaders }, { directLane }, { frameworkLaneMetrics }, { peerAddressHeader, operatorSocketHeader, operatorSecretVariable, operatorSocketFile, stopServiceKey }] =
   await Promise.all([
     import("next"),
     import("./next.config.mjs"),
@@ -103,10 +103,31 @@ const operatorServer = createServer((request, response) => {
 operatorServer.on("error", stop);
 operatorServer.listen(operatorSocketPath, () => chmodSync(operatorSocketPath, 0o600));
 
+// A stop (SIGTERM, as `docker stop` sends, or Ctrl-C): no new connection is taken, the requests under way are answered,
+// then the application stops its background work and closes the database, and the process exits with the signal's
+// code. Whatever is still running after the grace period is cut off, within the 10 s a container manager waits before
+// it kills; a second signal ends the process at once.
+const stopGraceMs = 8_000;
+let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.once(signal, () => {
-    server.close();
+  process.on(signal, () => {
+    const exitCode = signal === "SIGINT" ? 130 : 143;
+    if (stopping) process.exit(exitCode);
+    stopping = true;
+    setTimeout(() => {
+      console.error(`Still busy after ${stopGraceMs / 1000} s: stopped without waiting any longer`);
+      process.exit(exitCode);
+    }, stopGraceMs).unref();
     operatorServer.close();
-    process.exit(signal === "SIGINT" ? 130 : 143);
+    const requestsAnswered = new Promise((resolve) => server.close(resolve));
+    // Keep-alive connections would otherwise hold the server open until their clients close them.
+    server.closeIdleConnections();
+    requestsAnswered
+      .then(() => globalThis[stopServiceKey]?.())
+      .then(
+        () => console.log("Stopped"),
+        (error) => console.error(`Stopping failed: ${error instanceof Error ? error.message : error}`),
+      )
+      .finally(() => process.exit(exitCode));
   });
 }

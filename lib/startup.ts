@@ -42,6 +42,16 @@ async function prepare(): Promise<void> {
 const globalForOutbox = globalThis as unknown as { outboxWorker?: OutboxWorker };
 
 /**
+ * The end of a server process's life, once it answers no more requests: the sends under way finish and no new one
+ * starts, then the database closes (the embedded one writes its files out as at a clean shutdown, so the next start
+ * has nothing to recover).
+ */
+export async function stopService(): Promise<void> {
+  await globalForOutbox.outboxWorker?.stop();
+  await (await getDatabaseHandle()).close();
+}
+
+/**
  * This process's worker of the outbox: webhook deliveries, chat notifications, alert emails, and the deletions of
  * users (`DELETE /users/:id`). A lease outlasts a request's time limit several times over, and a deletion hands its
  * message back well within one, so only a process that died loses one; the poll picks up retries that come due and

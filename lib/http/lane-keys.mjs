@@ -11,6 +11,11 @@ export const hungUpKey = Symbol.for("gitlab-compatible.sender-hung-up");
 /** On globalThis: true once the application has started (migrations applied); until then the framework answers. */
 export const startedKey = Symbol.for("gitlab-compatible.started");
 /**
+ * On globalThis, once the application has started: the function that stops its background work and closes the
+ * database, which the production server calls on its way out, after the last request it takes was answered.
+ */
+export const stopServiceKey = Symbol.for("gitlab-compatible.stop-service");
+/**
  * The request header in which both lanes of the production server pass on the socket's peer address, replacing
  * whatever a client sent under that name (lib/http/client-address.ts reads it for the per-address throttles).
  */
