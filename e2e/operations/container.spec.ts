@@ -30,7 +30,7 @@ test("the image builds, serves a push and an alert from its volume, stops on SIG
     `podman or mmdebstrap is not installed: install Debian's podman, runc and mmdebstrap (apt-get install -y podman runc mmdebstrap)`,
   );
   test.skip(process.getuid?.() !== 0, "builds its base image and runs podman as root, which this account is not");
-  // Cold, on two cores busy with other work: 5.5 minutes for the base, 6.5 for the image; a rerun skips the base.
+  // Cold, on two cores busy with other work: 5.5 minutes for the base, 7 for the image; a rerun skips the base.
   test.setTimeout(40 * 60_000);
 
   const podmanRun = new Podman(testInfo);
