@@ -309,6 +309,11 @@ test.describe("backup and restore", () => {
       // Nothing was written anywhere.
       expect(existsSync(emptyDir)).toBe(false);
 
+      // Over HTTP, whatever a client sends, there is no such route.
+      const forged = await request.get("/-/operator/backup", { headers: { "X-Operator-Socket": "0".repeat(64) } });
+      expect(forged.status()).toBe(404);
+      expect(await forged.text()).toBe("404 Not Found");
+
       // Usage, and no server to back up.
       expect(await operatorScript("restore", [], {})).toMatchObject({ status: 2, stderr: expect.stringMatching(/^Name the backup file to restore\.\n\nUsage: npm run restore -- <file>\n/) });
       expect(await operatorScript("backup", ["--help"], {})).toMatchObject({ status: 0, stdout: expect.stringMatching(/^Usage: npm run backup -- <file> \[--force\]\n/) });

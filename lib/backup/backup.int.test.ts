@@ -55,6 +55,24 @@ async function tableRows(file: string, manifest: BackupManifest): Promise<Map<st
   return rows;
 }
 
+/** An archive at the schema of `migration` that holds no rows at all. */
+async function archiveOfNoRows(file: string, migration: { tag: string; when: number }): Promise<string> {
+  const output = new PassThrough();
+  const written = finished(output.pipe(createWriteStream(file)));
+  await new ArchiveWriter(output, new Date()).finish({
+    format: backupFormat,
+    formatVersion: backupFormatVersion,
+    createdAt: new Date().toISOString(),
+    schema: { migration: migration.tag, createdAt: migration.when },
+    database: { kind: "pglite", serverVersion: "", tables: [], sequences: [] },
+    repositories: [],
+    environmentSecrets: [],
+  });
+  output.end();
+  await written;
+  return file;
+}
+
 interface Target {
   name: string;
   target: Parameters<typeof checkTarget>[0];
@@ -198,20 +216,7 @@ describe("a backup taken at an older schema", () => {
     // A database as a version of the service without the latest migration left it: restored from an archive of no
     // rows at that schema.
     const olderDir = path.join(scratch, `older-source-${uniqueSuffix()}`);
-    const empty = path.join(scratch, "older-empty.tar");
-    const output = new PassThrough();
-    const written = finished(output.pipe(createWriteStream(empty)));
-    await new ArchiveWriter(output, new Date()).finish({
-      format: backupFormat,
-      formatVersion: backupFormatVersion,
-      createdAt: new Date().toISOString(),
-      schema: { migration: older.tag, createdAt: older.when },
-      database: { kind: "pglite", serverVersion: "", tables: [], sequences: [] },
-      repositories: [],
-      environmentSecrets: [],
-    });
-    output.end();
-    await written;
+    const empty = await archiveOfNoRows(path.join(scratch, "older-empty.tar"), older);
     const olderTarget = { database: { kind: "pglite" as const, dataDir: olderDir }, dataDir: olderDir, repositoriesDir: path.join(olderDir, "repositories") };
     await restoreArchive(empty, await verifyArchiveFile(empty), olderTarget, { migrationsFolder });
     const source = await openDatabase({ dataDir: olderDir });
@@ -240,6 +245,37 @@ describe("a backup taken at an older schema", () => {
       await source.close();
       rmSync(olderDir, { recursive: true, force: true });
       for (const target of targets) await target.drop();
+    }
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)("restoring into PostgreSQL", () => {
+  it("needs a role that may load rows without their triggers, and says how to grant it", { timeout: restoreTimeout }, async () => {
+    const serverUrl = process.env.TEST_DATABASE_URL!;
+    const role = `backup_restorer_${uniqueSuffix()}`;
+    const admin = (await import("postgres")).default(serverUrl, { max: 1, onnotice: () => {} });
+    const database = await createPostgresDatabase(serverUrl);
+    const url = new URL(database.url);
+    url.username = role;
+    url.password = "";
+    try {
+      await admin.unsafe(`create role "${role}" login`);
+      await admin.unsafe(`alter database "${new URL(database.url).pathname.slice(1)}" owner to "${role}"`);
+      const archive = await archiveOfNoRows(path.join(scratch, "unprivileged.tar"), journal.at(-1)!);
+      const dataDir = path.join(scratch, `unprivileged-${uniqueSuffix()}`);
+      const target = { database: { kind: "postgres" as const, url: url.toString() }, dataDir, repositoriesDir: path.join(dataDir, "repositories") };
+      await checkTarget(target);
+      const failure = await restoreArchive(archive, await verifyArchiveFile(archive), target, { migrationsFolder }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(TargetError);
+      expect((failure as Error).message).toBe(
+        "the database role of DATABASE_URL may not set session_replication_role, which restoring needs to load the rows without running the triggers that would count them again. Restore as a superuser, or grant it (PostgreSQL 15 or newer): GRANT SET ON PARAMETER session_replication_role TO <role>;",
+      );
+      // Rolled back: still empty, as it was.
+      await checkTarget(target);
+    } finally {
+      await database.drop();
+      await admin.unsafe(`drop role if exists "${role}"`);
+      await admin.end();
     }
   });
 });

@@ -16,7 +16,11 @@ import { writeBackup } from "./dump";
  */
 export async function serveBackup(request: Request): Promise<Response> {
   if (!cameThroughOperatorSocket(request)) return new Response("404 Not Found", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
-  const handle = await getDatabaseHandle();
+  const handle = await getDatabaseHandle().catch((error: unknown) => {
+    logger.error({ err: error }, "backup refused: the database is not available");
+    return null;
+  });
+  if (!handle) return new Response("The server cannot reach its database; its log says why.", { status: 503, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   const body = new PassThrough();
   logger.info({ backup: { database: handle.driver } }, "backup started");
   writeBackup(handle, body, {
