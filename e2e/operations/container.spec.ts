@@ -21,7 +21,7 @@ import { GitSandbox, pushMain, remoteUrl } from "../support/git";
 const podman = "/usr/bin/podman";
 const mmdebstrap = "/usr/bin/mmdebstrap";
 const rootPassword = "container-root-password";
-const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 8;
+const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 9;
 const baseURL = `http://127.0.0.1:${port}`;
 
 test("the image builds, serves a push and an alert from its volume, stops on SIGTERM and keeps all of it", async ({}, testInfo) => {
