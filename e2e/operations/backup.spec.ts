@@ -126,7 +126,8 @@ async function rewrittenArchive(file: string, target: string, change: { entry?: 
 
 test.describe("backup and restore", () => {
   test("a backup of the running server, taken under writes, restores into a fresh database where every account, token, session, alert, event and repository works", async ({ request, baseURL }, testInfo) => {
-    test.setTimeout(180_000);
+    // Two processes of its own (the restore, then a server) on top of the run's: a fresh embedded database alone costs seconds of CPU.
+    test.setTimeout(240_000);
     const projectName = testInfo.project.name;
     const sourceEnv: Record<string, string> = { DATA_DIR: serverDataDir(projectName) };
     const target = restoredTarget(projectName);

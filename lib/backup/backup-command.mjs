@@ -108,10 +108,12 @@ if (response.statusCode !== 200) {
 const partial = path.join(path.dirname(target), `.${path.basename(target)}.partial-${randomBytes(6).toString("hex")}`);
 const file = await open(partial, "wx", 0o600);
 const removePartial = () => rm(partial, { force: true });
-process.once("SIGINT", () => {
-  response.destroy();
-  void removePartial().finally(() => process.exit(130));
-});
+for (const [signal, status] of [["SIGINT", 130], ["SIGTERM", 143]]) {
+  process.once(signal, () => {
+    response.destroy();
+    void removePartial().finally(() => process.exit(status));
+  });
+}
 let manifest;
 try {
   manifest = await receive(response, file);

@@ -30,7 +30,7 @@ const scratch = mkdtempSync(path.join(tmpdir(), "backup-test-"));
 const migrationsFolder = path.join(process.cwd(), "drizzle");
 const journal = journalOf(migrationsFolder);
 // Each restore applies every migration to a new database, on both kinds.
-const restoreTimeout = 120_000;
+const restoreTimeout = 240_000;
 afterAll(() => {
   rmSync(repositoriesRoot, { recursive: true, force: true });
   rmSync(scratch, { recursive: true, force: true });
@@ -183,20 +183,26 @@ describe.each(testDatabases())("a backup of $name", ({ name, open }) => {
       }
     }
   });
+});
+
+describe("a restore", () => {
+  // Whichever database the backup came from: what matters is the target's.
+  const source = databaseForSuite(testDatabases()[0]!.open);
+  beforeAll(() => rmSync(repositoriesRoot, { recursive: true, force: true }));
 
   it("leaves nothing behind when the archive turns out damaged halfway through the restore", { timeout: restoreTimeout }, async () => {
-    const owner = await createTestUser(handle.db);
-    const { project } = await createProject(userContext(handle.db, owner), { name: `Halfway ${uniqueSuffix()}` });
+    const owner = await createTestUser(source.db);
+    const { project } = await createProject(userContext(source.db, owner), { name: `Halfway ${uniqueSuffix()}` });
     await pushBranches(project.id, { main: 1 });
-    const archive = path.join(scratch, `${name}-damaged.tar`);
-    const manifest = await backupTo(handle, archive);
+    const archive = path.join(scratch, "damaged.tar");
+    const manifest = await backupTo(source, archive);
     // Changed after it was verified: the last repository entry no longer matches.
     const bytes = readFileSync(archive);
     const bundleName = manifest.repositories.at(-1)!.entries.at(-1)!;
     const at = bytes.indexOf(Buffer.from(bundleName)) + 512 + 20;
     bytes.writeUInt8(bytes.readUInt8(at) ^ 0xff, at);
     writeFileSync(archive, bytes);
-    for (const target of await freshTargets(`${name}-damaged`)) {
+    for (const target of await freshTargets("damaged")) {
       try {
         const failure = await restoreArchive(archive, manifest, target.target, { migrationsFolder }).catch((error: unknown) => error);
         expect(failure, target.name).toBeInstanceOf(ArchiveError);
@@ -227,7 +233,8 @@ describe("a backup taken at an older schema", () => {
       const manifest = await backupTo(source, archive);
       expect(manifest.schema).toEqual({ migration: older.tag, createdAt: older.when });
 
-      for (const target of targets) {
+      // Into one target (PostgreSQL when there is one): the schema is what matters here, not the database.
+      for (const target of targets.slice(-1)) {
         await restoreArchive(archive, manifest, target.target, { migrationsFolder });
         const restored = await target.open();
         try {

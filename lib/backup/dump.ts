@@ -69,9 +69,9 @@ export async function writeBackup(handle: DatabaseHandle, output: Writable, opti
 const portableOutput = ["timezone = 'UTC'", "datestyle = 'ISO, YMD'", "intervalstyle = 'postgres'", "extra_float_digits = 3", "bytea_output = 'hex'"];
 
 /**
- * Every table of the application's schema, as COPY text, in parts of about `entryPartBytes`. A part is read as a range
- * of the table's pages (a TID range scan), so no statement's answer is large even on PGlite, whose thread answers
- * each statement whole: the range doubles while the answers stay small and halves when one comes out large.
+ * Every table of the application's schema, as COPY text cut into entries of about `entryPartBytes`. A table is read a
+ * range of its pages at a time (a TID range scan), so no statement's answer is large even on PGlite, whose thread
+ * answers each statement whole: the range doubles while the answers stay small and halves when one comes out large.
  */
 async function dumpDatabase(sql: postgres.TransactionSql, archive: ArchiveWriter, migrationsFolder: string) {
   for (const setting of portableOutput) await sql.unsafe(`set local ${setting}`);

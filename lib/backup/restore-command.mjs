@@ -65,14 +65,22 @@ const target = {
 };
 const where = databaseUrl ? `the PostgreSQL database ${databaseName(databaseUrl)}` : `the embedded database in ${dataDir}`;
 const stop = new AbortController();
-process.once("SIGINT", () => stop.abort());
+let writing = false;
+// Until the restore writes, there is nothing to undo; after that it stops between two steps and removes what it wrote,
+// as after any failure.
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.once(signal, () => {
+    if (!writing) process.exit(130);
+    stop.abort();
+  });
+}
 
-let manifest;
 try {
-  manifest = await verifyArchiveFile(file);
+  const manifest = await verifyArchiveFile(file);
   // Refused before the target is looked at: a backup this version cannot read is not worth emptying a directory for.
   migrationsUpTo(migrationsFolder, manifest.schema);
   await checkTarget(target);
+  writing = true;
   const restored = await restoreArchive(file, manifest, target, { migrationsFolder, signal: stop.signal });
   const source = manifest.database.kind === "pglite" ? "embedded database (PGlite)" : "PostgreSQL";
   console.log(
