@@ -20,6 +20,8 @@ export default defineConfig({
           name: "integration",
           include: ["lib/**/*.int.test.ts"],
           environment: "node",
+          // Fresh test databases are copies of one migrated database per engine, made once per run.
+          globalSetup: ["lib/testing/database-images.ts"],
           // Each file gets its own databases; argon2 hashing makes some tests take a few hundred ms.
           testTimeout: 30_000,
           hookTimeout: 60_000,

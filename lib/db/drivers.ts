@@ -53,8 +53,9 @@ export type DatabaseOptions =
   /**
    * The embedded PGlite: its data directory, or "memory://" for a throwaway database. It runs in a thread of its own;
    * should that thread stop, its queries fail and `onFailure` (by default: throw, which ends the process) is told why.
+   * `image` starts a new database as a copy of one PGlite dumped (`PgliteThreadOptions.image`).
    */
-  | { dataDir: string; onFailure?: (error: Error) => void };
+  | { dataDir: string; onFailure?: (error: Error) => void; image?: string };
 
 const migrationsFolder = path.join(process.cwd(), "drizzle");
 // Any fixed number works; it only has to be the same for every replica so migrations run one at a time.
@@ -62,7 +63,7 @@ const migrationLockKey = 727_001;
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if ("url" in options) return openPostgres(options.url, options.poolSize, options.listenUrl ?? options.url);
-  return openPglite(options.dataDir, options.onFailure ?? throwFailure);
+  return openPglite(options.dataDir, options.onFailure ?? throwFailure, options.image);
 }
 
 /**
@@ -128,12 +129,12 @@ async function openPostgres(url: string, poolSize: number, listenUrl: string): P
  * connection, because PGlite has one session: postgres.js pipelines queries on it, and a transaction has it to itself
  * while the queries of other requests wait.
  */
-async function openPglite(dataDir: string, onFailure: (error: Error) => void): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string, onFailure: (error: Error) => void, image: string | undefined): Promise<DatabaseHandle> {
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const { pgliteClient, startPgliteThread } = await import("./pglite-thread");
   const inMemory = dataDir.startsWith("memory://");
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
-  const thread = await startPgliteThread(inMemory ? undefined : path.resolve(dataDir), onFailure);
+  const thread = await startPgliteThread(inMemory ? undefined : path.resolve(dataDir), onFailure, { image });
   // PGlite has one session, so a NOTIFY reaches the listener on the server's one connection, as it commits.
   const listeners = new Map<string, NotificationListener[]>();
   const client = pgliteClient(thread, (channel, payload) => listeners.get(channel)?.forEach((listener) => listener.notify(payload)));

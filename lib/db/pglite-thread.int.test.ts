@@ -90,7 +90,7 @@ describe("the embedded database, in a thread of its own", () => {
        parentPort.postMessage({ type: "ready" });`,
     );
     const failures: Error[] = [];
-    const thread = await startPgliteThread(undefined, (error) => failures.push(error), workerFile);
+    const thread = await startPgliteThread(undefined, (error) => failures.push(error), { workerFile });
     const client = pgliteClient(thread, () => {});
     await expect(client`select 1`).rejects.toThrow(/CONNECTION_CLOSED|The embedded database \(PGlite\) stopped/);
     expect(failures.map((error) => error.message)).toEqual(["The embedded database (PGlite) stopped: out of memory"]);

@@ -16,19 +16,29 @@ export interface PgliteThread {
 // as the migrations are.
 const pgliteWorkerFile = path.join(process.cwd(), "lib", "db", "pglite-worker.mjs");
 
+export interface PgliteThreadOptions {
+  /** The thread's script (another only in tests). */
+  workerFile?: string;
+  /**
+   * A file PGlite's `dumpDataDir()` wrote: the database starts as a copy of it instead of an empty one (tests start
+   * each fresh database from one migrated image, rather than creating and migrating every one).
+   */
+  image?: string;
+}
+
 /**
  * Starts PGlite on `dataDir` (undefined: in memory) in a worker thread and resolves once it is open; rejects with
  * PGlite's error if it cannot open the directory. Should the thread stop on its own later, every connection closes
- * (their queries fail) and `onFailure` is told why. `workerFile` is the thread's script (another only in tests).
+ * (their queries fail) and `onFailure` is told why.
  */
 export function startPgliteThread(
   dataDir: string | undefined,
   onFailure: (error: Error) => void,
-  workerFile = pgliteWorkerFile,
+  { workerFile = pgliteWorkerFile, image }: PgliteThreadOptions = {},
 ): Promise<PgliteThread> {
   // Constructed out of the bundler's sight: Turbopack takes `new Worker(path)` for a worker to bundle, and a path it
   // cannot evaluate for every file of the project (its ignore comment does not reach node worker threads).
-  const worker: Worker = Reflect.construct(Worker, [workerFile, { workerData: { dataDir } }]);
+  const worker: Worker = Reflect.construct(Worker, [workerFile, { workerData: { dataDir, image } }]);
   let closing = false;
   let failure: Error | undefined;
 

@@ -3,6 +3,7 @@
 // server talks to it over the PostgreSQL wire protocol, one MessagePort per connection, with the same driver it uses
 // for a PostgreSQL server: bytes in, PGlite executes them, bytes out. Nothing listens on a socket.
 import { PGlite } from "@electric-sql/pglite";
+import { openAsBlob } from "node:fs";
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 
 const sslRequestCode = 80877103;
@@ -12,9 +13,9 @@ const terminateMessage = 0x58; // 'X'
 // What a connection that ends leaves for the next one: no open transaction, no prepared statements, no settings.
 const resetSession = Buffer.concat([frontendMessage("S", Buffer.alloc(0)), simpleQuery("rollback"), simpleQuery("discard all")]);
 
-/** @type {{ dataDir: string | undefined }} */
-const { dataDir } = workerData;
-const database = new PGlite(dataDir);
+/** @type {{ dataDir: string | undefined, image: string | undefined }} */
+const { dataDir, image } = workerData;
+const database = new PGlite({ dataDir, ...(image ? { loadDataDir: await openAsBlob(image) } : {}) });
 await database.waitReady;
 
 /** Connections with input to run, served one at a time in arrival order: PGlite has a single session. */

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/drivers";
+import type { DatabaseImages } from "@/lib/testing/database-images";
 import { startTokenCheckCache } from "@/lib/token-checks/checks";
 
 export interface TestDatabase {
@@ -52,8 +53,17 @@ export function databaseForSuite(open: () => Promise<DatabaseHandle>): DatabaseH
   };
 }
 
+/**
+ * The run's migrated images (lib/testing/database-images.ts, the integration tests' global setup), or none where a
+ * test runs without that setup: then each database is created empty and migrated.
+ */
+function databaseImages(): DatabaseImages | undefined {
+  return inject("databaseImages");
+}
+
 async function openFreshPglite(): Promise<DatabaseHandle> {
-  const handle = await openDatabase({ dataDir: "memory://" });
+  const handle = await openDatabase({ dataDir: "memory://", image: databaseImages()?.pgliteImage });
+  // A no-op on the migrated image, but it proves the image and the migrations agree.
   await handle.migrate();
   await startTokenCheckCache(handle);
   return handle;
@@ -61,7 +71,7 @@ async function openFreshPglite(): Promise<DatabaseHandle> {
 
 /** Creates a new database on the server named by `serverUrl`, migrates it, and drops it again on close. */
 async function openFreshPostgres(serverUrl: string): Promise<DatabaseHandle> {
-  const database = await createPostgresDatabase(serverUrl);
+  const database = await createPostgresDatabase(serverUrl, databaseImages()?.postgresTemplate ?? undefined);
   const handle = await openDatabase({ url: database.url, poolSize: 4 });
   await handle.migrate();
   await startTokenCheckCache(handle);
@@ -74,11 +84,14 @@ async function openFreshPostgres(serverUrl: string): Promise<DatabaseHandle> {
   };
 }
 
-/** A new, empty database on the server named by `serverUrl`, for tests that open several handles on one database. */
-export async function createPostgresDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A new database on the server named by `serverUrl`: empty, or a copy of `template`. Tests that open several handles
+ * on one database call it directly.
+ */
+export async function createPostgresDatabase(serverUrl: string, template?: string): Promise<{ url: string; drop(): Promise<void> }> {
   const databaseName = `test_${Date.now()}_${randomBytes(4).toString("hex")}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${databaseName}"`);
+  await admin.unsafe(`create database "${databaseName}"${template ? ` template "${template}"` : ""}`);
   const url = new URL(serverUrl);
   url.pathname = `/${databaseName}`;
   return {
