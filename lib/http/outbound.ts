@@ -36,6 +36,58 @@ const systemResolver: HostResolver = (hostname) => lookup(hostname, { all: true,
 
 export interface OutboundOptions {
   resolve?: HostResolver;
+  /** Connections kept open for the next request to the same place (`OutboundSession`); by default one per request. */
+  session?: OutboundSession;
+}
+
+type CheckedAddress = { address: string; family: number };
+
+/**
+ * Requests sent one after another to the same places (a run of one webhook's deliveries), each over a connection
+ * kept open for the next, where a request of its own would pay a new connection (and TLS handshake) every time. A
+ * host is resolved and checked once per session, and its connections go to the address checked, as a single
+ * request's does. `close()` ends them; a session is meant to last one run, not to outlive a change of the setting or
+ * of the name's addresses.
+ */
+export class OutboundSession {
+  private readonly addresses = new Map<string, CheckedAddress>();
+  private readonly agents = new Map<string, http.Agent>();
+
+  /** The host's checked address, resolved the first time the session needs it. */
+  async resolve(host: string, allowLocalNetwork: boolean, resolver: HostResolver): Promise<Resolution> {
+    const key = `${allowLocalNetwork}|${host}`;
+    const known = this.addresses.get(key);
+    if (known) return { ok: true, ...known };
+    const resolution = await resolvedAddress(host, allowLocalNetwork, resolver);
+    if (resolution.ok) this.addresses.set(key, { address: resolution.address, family: resolution.family });
+    return resolution;
+  }
+
+  /** The agent that keeps one connection open to `address` over `protocol`. */
+  agentFor(protocol: string, target: CheckedAddress, verifyTls: boolean): http.Agent {
+    const key = `${protocol}|${target.address}|${verifyTls}`;
+    let agent = this.agents.get(key);
+    if (!agent) {
+      const options = { keepAlive: true, maxSockets: 1, lookup: pinnedLookup(target) };
+      agent = protocol === "https:" ? new https.Agent({ ...options, rejectUnauthorized: verifyTls }) : new http.Agent(options);
+      this.agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  close(): void {
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
+    this.addresses.clear();
+  }
+}
+
+/** A lookup that answers the address already checked, whatever the name would resolve to now. */
+function pinnedLookup(target: CheckedAddress): LookupFunction {
+  return (_hostname, lookupOptions, callback) => {
+    if (lookupOptions.all) callback(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  };
 }
 
 /** GitLab's reasons, word for word where GitLab has one. */
@@ -286,12 +338,17 @@ export async function sendOutbound(request: OutboundRequest, options: OutboundOp
     timer.unref();
   });
   try {
-    const resolution = await Promise.race([resolvedAddress(checked.host, request.allowLocalNetwork, options.resolve ?? systemResolver), deadline]);
+    const resolver = options.resolve ?? systemResolver;
+    const resolving = options.session
+      ? options.session.resolve(checked.host, request.allowLocalNetwork, resolver)
+      : resolvedAddress(checked.host, request.allowLocalNetwork, resolver);
+    const resolution = await Promise.race([resolving, deadline]);
     if (resolution === "late") return timedOut();
     if (!resolution.ok) {
       return resolution.kind === "refused" ? { kind: "refused", reason: resolution.reason } : { kind: "failed", reason: resolution.reason, durationMs: elapsed() };
     }
-    const exchange = exchangeWith(checked.url, resolution, request);
+    const agent = options.session?.agentFor(checked.url.protocol, resolution, request.verifyTls !== false);
+    const exchange = exchangeWith(checked.url, resolution, request, agent);
     const outcome = await Promise.race([exchange.result, deadline]);
     if (outcome === "late") {
       exchange.abort();
@@ -309,17 +366,16 @@ type ExchangeOutcome =
   | { kind: "failed"; reason: string }
   | { kind: "refused"; reason: string };
 
-/** The HTTP exchange itself, connected to the checked address whatever the name would resolve to now. */
-function exchangeWith(url: URL, target: { address: string; family: number }, sent: OutboundRequest): { result: Promise<ExchangeOutcome>; abort: () => void } {
-  const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
-    if (lookupOptions.all) callback(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
-  };
+/**
+ * The HTTP exchange itself, connected to the checked address whatever the name would resolve to now: on a connection
+ * of its own, closed after it, or on the session's `agent` (kept open to that same address).
+ */
+function exchangeWith(url: URL, target: CheckedAddress, sent: OutboundRequest, agent: http.Agent | undefined): { result: Promise<ExchangeOutcome>; abort: () => void } {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(sent.headers)) {
     if (!ownedHeaders.has(name.toLowerCase())) headers[name] = value;
   }
-  headers.Connection = "close";
+  if (!agent) headers.Connection = "close";
   if (sent.body !== undefined) headers["Content-Length"] = String(Buffer.byteLength(sent.body));
 
   let outgoing: http.ClientRequest | undefined;
@@ -332,7 +388,8 @@ function exchangeWith(url: URL, target: { address: string; family: number }, sen
     };
     const transport = url.protocol === "https:" ? https : http;
     try {
-      outgoing = transport.request(url, { method: sent.method, headers, lookup: pinned, agent: false, rejectUnauthorized: sent.verifyTls !== false }, (response) => {
+      const connection = { lookup: pinnedLookup(target), agent: agent ?? false, rejectUnauthorized: sent.verifyTls !== false };
+      outgoing = transport.request(url, { method: sent.method, headers, ...connection }, (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
         let truncated = false;

@@ -5,7 +5,17 @@ import { outboxMessages } from "@/lib/db/schema";
 import { statementRows } from "@/lib/db/statement-rows";
 import { createPostgresDatabase, databaseForSuite, testDatabases } from "@/lib/testing/databases";
 import { uniqueSuffix } from "@/lib/testing/fixtures";
-import { completeMessage, enqueueMessages, enqueueSelected, leaseMessages, pruneMessages, rescheduleMessage, type LeasedMessage } from "./outbox";
+import {
+  completeMessage,
+  completeMessages,
+  enqueueMessages,
+  enqueueSelected,
+  leaseMessages,
+  pruneMessages,
+  releaseMessages,
+  rescheduleMessage,
+  type LeasedMessage,
+} from "./outbox";
 import { OutboxWorker } from "./worker";
 
 const leaseMs = 60_000;
@@ -108,6 +118,61 @@ describe.each(testDatabases())("the outbox on $name", ({ open }) => {
     expect(await completeMessage(handle.db, leased!)).toBe(false);
     const [row] = await handle.db.select().from(outboxMessages).where(sql`${outboxMessages.id} = ${leased!.id}`);
     expect(row).toMatchObject({ lastError: "HTTP 500", attempts: 2 });
+  });
+
+  it("hands a run topic's head out with the due messages right behind it, up to the run's length, and no further than the first not due", async () => {
+    const t = topic();
+    const single = topic();
+    const now = new Date(Date.now() + 1000);
+    await enqueueMessages(handle.db, [
+      ...Array.from({ length: 4 }, (_, n) => ({ topic: t, orderingKey: `${t}:long`, payload: { n } })),
+      { topic: t, orderingKey: `${t}:gap`, payload: { n: 10 } },
+      { topic: t, orderingKey: `${t}:gap`, payload: { n: 11 }, availableAt: new Date(now.getTime() + 60_000) },
+      { topic: t, orderingKey: `${t}:gap`, payload: { n: 12 } },
+      { topic: single, orderingKey: `${single}:k`, payload: { n: 20 } },
+      { topic: single, orderingKey: `${single}:k`, payload: { n: 21 } },
+    ]);
+    const runs = { topics: [t], length: 3 };
+    const leased = await leaseMessages(handle.db, { topics: [t, single], limit: 10, leaseMs, now, runs });
+    const byKey = (key: string) => leased.filter((message) => message.orderingKey === key).map((message) => message.payload);
+    expect(byKey(`${t}:long`)).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }]);
+    // The run stops at the message that is not due yet: the one behind it never goes before it.
+    expect(byKey(`${t}:gap`)).toEqual([{ n: 10 }]);
+    // Topics outside `runs` still go one message at a time.
+    expect(byKey(`${single}:k`)).toEqual([{ n: 20 }]);
+    expect(new Set(leased.map((message) => message.leaseToken)).size).toBe(1);
+    expect(leased.map((message) => message.attempts)).toEqual(leased.map(() => 1));
+    // The run's followers are held with their head: nothing more of the long key until the run is done with.
+    expect(await leaseMessages(handle.db, { topics: [t], limit: 10, leaseMs, now, runs })).toEqual([]);
+
+    const long = leased.filter((message) => message.orderingKey === `${t}:long`);
+    expect(await completeMessages(handle.db, [{ ...long[0]!, leaseToken: "not-the-holder" }])).toBe(0);
+    expect(await completeMessages(handle.db, long.slice(0, 1))).toBe(1);
+    // Handed back untried: due again at once, in their place, their attempt not counted.
+    await releaseMessages(handle.db, long.slice(1));
+    const again = await leaseMessages(handle.db, { topics: [t], limit: 10, leaseMs, now, runs });
+    expect(again.map((message) => [message.payload, message.attempts])).toEqual([
+      [{ n: 1 }, 1],
+      [{ n: 2 }, 1],
+      [{ n: 3 }, 1],
+    ]);
+  });
+
+  it("completes several messages in one statement, and deletes their shared body only when no other message needs it", async () => {
+    const t = topic();
+    const fanOut = sql.join(
+      ["a", "b", "c"].map((key) => sql`select ${t}::text, ${`${t}:${key}`}::text, jsonb_build_object('key', ${key}::text)`),
+      sql` union all `,
+    );
+    await enqueueSelected(handle.db, fanOut, "shared");
+    const leased = await leaseMessages(handle.db, { topics: [t], limit: 10, leaseMs, now: new Date(Date.now() + 1000) });
+    const [{ body_id: bodyId }] = statementRows<{ body_id: number }>(await handle.db.execute(sql`select body_id from outbox_messages where id = ${leased[0]!.id}`)) as [{ body_id: number }];
+    const bodyLeft = async () => statementRows<{ n: number }>(await handle.db.execute(sql`select count(*)::int as n from outbox_bodies where id = ${bodyId}`))[0]!.n;
+    // A message whose lease is not the caller's is neither deleted nor counted as done with the body.
+    expect(await completeMessages(handle.db, [leased[0]!, leased[1]!, { ...leased[2]!, leaseToken: "not-the-holder" }])).toBe(2);
+    expect(await bodyLeft()).toBe(1);
+    expect(await completeMessages(handle.db, [leased[2]!])).toBe(1);
+    expect(await bodyLeft()).toBe(0);
   });
 
   it("hands a message out again when its lease runs out (its worker died), and the old lease can no longer complete it", async () => {

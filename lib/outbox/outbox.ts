@@ -147,6 +147,38 @@ function keyHeads(topicList: SQL, at: SQL): SQL {
 }
 
 /**
+ * Messages handed out in runs: a sender that takes many messages of one ordering key at once (a webhook's deliveries,
+ * sent one after another over one connection, their results written in one statement) gets, with a key's head, up to
+ * `length - 1` messages queued right behind it, as long as each is due and free. They are leased as the head is, and
+ * since none of them is its key's head until the ones before it are completed, no other worker can take them meanwhile.
+ */
+export interface LeaseRuns {
+  topics: readonly string[];
+  length: number;
+}
+
+/** The messages right behind each picked head of a run topic (see `LeaseRuns`), up to the first that is not due and free. */
+function runFollowers(runs: LeaseRuns, at: SQL): SQL {
+  const runTopicList = sql.join(
+    runs.topics.map((topic) => sql`${topic}`),
+    sql`, `,
+  );
+  // The key's next messages by `outbox_messages_ordering_idx`, a bounded probe per head; the running `bool_and` ends
+  // the run at the first one that is not due and free, so a run never skips a message of its key.
+  return sql`
+    select followers.id from picked cross join lateral (
+      select next_ones.id from (
+        select behind.id, bool_and(behind.free) over (order by behind.id) as run_goes_on from (
+          select f.id, ${dueAndFree(sql`f`, at)} as free from outbox_messages f
+           where f.ordering_key = picked.ordering_key and f.id > picked.id
+           order by f.id limit ${runs.length - 1}
+        ) behind
+      ) next_ones where next_ones.run_goes_on
+    ) followers
+    where picked.topic in (${runTopicList})`;
+}
+
+/**
  * Leases up to `limit` messages of `topics` that are due: for each ordering key, only its oldest message, and only if
  * no other worker holds it. Each lease lasts `leaseMs`; its attempt is counted now, so a message whose worker died
  * mid-send shows the attempt. Times are the database's unless `now` is given: a message written a moment ago is due
@@ -155,10 +187,20 @@ function keyHeads(topicList: SQL, at: SQL): SQL {
  * Two statements: the first finds candidate heads among the oldest due messages (`leaseScanWindow`), or by walking
  * the keys when those are crowded with messages queued behind their heads; the second takes the candidates with
  * `FOR UPDATE SKIP LOCKED`, checking again that each is due, free and its key's head.
+ *
+ * With `runs`, a head of one of its topics comes with the messages queued right behind it on its key (`LeaseRuns`),
+ * under the same lease; `limit` still counts heads.
  */
 export async function leaseMessages(
   db: Database,
-  { topics, limit, leaseMs, now, scanWindow = leaseScanWindow }: { topics: readonly string[]; limit: number; leaseMs: number; now?: Date; scanWindow?: number },
+  {
+    topics,
+    limit,
+    leaseMs,
+    now,
+    scanWindow = leaseScanWindow,
+    runs,
+  }: { topics: readonly string[]; limit: number; leaseMs: number; now?: Date; scanWindow?: number; runs?: LeaseRuns },
 ): Promise<LeasedMessage[]> {
   if (topics.length === 0 || limit <= 0) return [];
   const at = now ? instantParam(now) : sql`now()`;
@@ -188,17 +230,21 @@ export async function leaseMessages(
   );
   const rows = statementRows<LeasedRow>(await db.execute(sql`
     with picked as (
-      select h.id
+      select h.id, h.ordering_key, h.topic
         from outbox_messages h
        where h.id in (${candidateList}) and ${dueAndFree(sql`h`, at)} and ${isKeyHead(sql`h`)}
        order by h.available_at, h.id
        limit ${limit}
        for update of h skip locked
+    ),
+    leased as (
+      select id from picked
+      ${runs && runs.length > 1 ? sql`union all ${runFollowers(runs, at)}` : sql``}
     )
     update outbox_messages m
        set leased_until = ${leasedUntil}, lease_token = ${token}, attempts = m.attempts + 1
-      from picked
-     where m.id = picked.id
+      from leased
+     where m.id = leased.id
        and (m.leased_until is null or m.leased_until < ${at})
     returning m.id, m.topic, m.ordering_key, m.payload, (select b.body from outbox_bodies b where b.id = m.body_id) as body,
               m.attempts, m.lease_token, m.leased_until`));
@@ -216,25 +262,54 @@ export async function leaseMessages(
     .sort((a, b) => a.id - b.id);
 }
 
+type LeaseHeld = Pick<LeasedMessage, "id" | "leaseToken">;
+
+/** `where` of the messages among `messages` whose lease is still the caller's. */
+function stillHeld(messages: readonly LeaseHeld[]): SQL {
+  return sql.join(
+    messages.map((message) => sql`(id = ${message.id} and lease_token = ${message.leaseToken})`),
+    sql` or `,
+  );
+}
+
 /**
- * Deleting a sent (or abandoned) message, if the lease is still the caller's, and its body if no other message needs
- * it, as common table expressions (`completed_message`, answering the deleted message's `body_id`), for a sender that
- * records its attempt in the same statement.
+ * Deleting sent (or abandoned) messages, those whose lease is still the caller's, and their bodies that no other
+ * message needs, as common table expressions (`completed_message`, answering each deleted message's `body_id`), for
+ * a sender that records its attempts in the same statement.
  */
-export function completionCtes(message: Pick<LeasedMessage, "id" | "leaseToken">): SQL {
-  return sql`completed_message as (delete from outbox_messages where id = ${message.id} and lease_token = ${message.leaseToken} returning body_id),
+export function completionCtes(messages: readonly LeaseHeld[]): SQL {
+  // The statement sees the table as it was before its own deletions, hence "other than those it deletes".
+  return sql`completed_message as (delete from outbox_messages where ${stillHeld(messages)} returning id, body_id),
     unneeded_body as (
-      delete from outbox_bodies b using completed_message
-       where b.id = completed_message.body_id
-         and not exists (select 1 from outbox_messages m where m.body_id = completed_message.body_id and m.id <> ${message.id}))`;
+      delete from outbox_bodies b using (select distinct body_id from completed_message) completed
+       where b.id = completed.body_id
+         and not exists (select 1 from outbox_messages m
+                          where m.body_id = completed.body_id and m.id not in (select id from completed_message)))`;
+}
+
+/** Deletes sent (or abandoned) messages (`completionCtes`). Answers how many leases were still the caller's. */
+export async function completeMessages(tx: Executor, messages: readonly LeaseHeld[]): Promise<number> {
+  if (messages.length === 0) return 0;
+  const [row] = statementRows<{ deleted: number }>(
+    await tx.execute(sql`with ${completionCtes(messages)} select (select count(*) from completed_message)::int as deleted`),
+  );
+  return row?.deleted ?? 0;
 }
 
 /** Deletes a sent (or abandoned) message (`completionCtes`). Answers whether the lease was the caller's. */
-export async function completeMessage(tx: Executor, message: Pick<LeasedMessage, "id" | "leaseToken">): Promise<boolean> {
-  const [row] = statementRows<{ deleted: number }>(
-    await tx.execute(sql`with ${completionCtes(message)} select (select count(*) from completed_message)::int as deleted`),
-  );
-  return (row?.deleted ?? 0) > 0;
+export async function completeMessage(tx: Executor, message: LeaseHeld): Promise<boolean> {
+  return (await completeMessages(tx, [message])) > 0;
+}
+
+/**
+ * Hands back messages of a run that were not tried (the run stopped at an earlier one that failed, or the sender will
+ * not try them now), as they were before the lease: due again, their attempt not counted. They wait behind whatever
+ * is before them on their key.
+ */
+export async function releaseMessages(tx: Executor, messages: readonly LeaseHeld[]): Promise<void> {
+  if (messages.length === 0) return;
+  await tx.execute(sql`
+    update outbox_messages set leased_until = null, lease_token = null, attempts = attempts - 1 where ${stillHeld(messages)}`);
 }
 
 /**

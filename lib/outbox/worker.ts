@@ -11,8 +11,20 @@ import { leaseMessages, outboxChannel, type LeasedMessage } from "./outbox";
  */
 export type OutboxHandler = (handle: DatabaseHandle, message: LeasedMessage) => Promise<void>;
 
+/**
+ * A sender that takes a run of messages at once: consecutive messages of one ordering key, oldest first, up to
+ * `runLength` (the longest of the worker's run senders', when it has several) (`LeaseRuns`). For each it must complete, reschedule or hand it back (`releaseMessages`: the run stopped before
+ * it), as a handler does for its one message; what it leaves leased is handed out again when the lease runs out.
+ */
+export interface OutboxRunSender {
+  runLength: number;
+  sendRun(handle: DatabaseHandle, run: LeasedMessage[]): Promise<void>;
+}
+
+export type OutboxSender = OutboxHandler | OutboxRunSender;
+
 export interface OutboxWorkerOptions {
-  handlers: Record<string, OutboxHandler>;
+  handlers: Record<string, OutboxSender>;
   /** How long a worker holds a message: longer than any send may take, so a live worker never loses its lease. */
   leaseMs: number;
   /** How many messages one process sends at once. */
@@ -112,6 +124,8 @@ export class OutboxWorker {
 
   private async pump(): Promise<void> {
     const topics = Object.keys(this.options.handlers);
+    const runSenders = Object.entries(this.options.handlers).filter((entry): entry is [string, OutboxRunSender] => typeof entry[1] !== "function");
+    const runs = runSenders.length > 0 ? { topics: runSenders.map(([topic]) => topic), length: Math.max(...runSenders.map(([, sender]) => sender.runLength)) } : undefined;
     while (!this.stopped) {
       const room = this.options.concurrency - this.running.size;
       if (room <= 0) {
@@ -119,9 +133,9 @@ export class OutboxWorker {
         continue;
       }
       await this.yieldToRequests();
-      const leased = await leaseMessages(this.handle.db, { topics, limit: room, leaseMs: this.options.leaseMs, now: this.options.now?.() });
+      const leased = await leaseMessages(this.handle.db, { topics, limit: room, leaseMs: this.options.leaseMs, now: this.options.now?.(), runs });
       if (leased.length === 0) return;
-      for (const message of leased) this.track(this.send(message));
+      for (const run of runsByKey(leased)) this.track(this.send(run));
     }
   }
 
@@ -147,15 +161,29 @@ export class OutboxWorker {
     });
   }
 
-  private async send(message: LeasedMessage): Promise<void> {
-    const handler = this.options.handlers[message.topic];
-    if (!handler) return;
+  /** One message, or a run sender's run (one key's messages, oldest first). */
+  private async send(run: LeasedMessage[]): Promise<void> {
+    const [head] = run;
+    const sender = head && this.options.handlers[head.topic];
+    if (!sender) return;
     try {
-      await handler(this.handle, message);
+      if (typeof sender === "function") await sender(this.handle, head);
+      else await sender.sendRun(this.handle, run);
     } catch (error) {
-      logger.error({ err: error, outboxMessageId: message.id, topic: message.topic }, "outbox message failed; it is retried when its lease ends");
+      logger.error({ err: error, outboxMessageId: head.id, topic: head.topic, runLength: run.length }, "outbox message failed; it is retried when its lease ends");
     }
   }
+}
+
+/** Leased messages by ordering key, each key's in order: a head alone, or a head and its run. */
+function runsByKey(leased: LeasedMessage[]): LeasedMessage[][] {
+  const byKey = new Map<string, LeasedMessage[]>();
+  for (const message of leased) {
+    const run = byKey.get(message.orderingKey);
+    if (run) run.push(message);
+    else byKey.set(message.orderingKey, [message]);
+  }
+  return [...byKey.values()];
 }
 
 function delay(ms: number): Promise<void> {

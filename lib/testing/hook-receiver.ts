@@ -5,6 +5,8 @@ export interface ReceivedHook {
   path: string;
   headers: IncomingHttpHeaders;
   body: unknown;
+  /** The sender's port: requests that share one are on one connection. */
+  remotePort: number | undefined;
 }
 
 /**
@@ -26,7 +28,7 @@ export async function startHookReceiver(options: { statuses?: number[]; delayMs?
       } catch {
         // Kept as text.
       }
-      received.push({ path: request.url ?? "/", headers: request.headers, body });
+      received.push({ path: request.url ?? "/", headers: request.headers, body, remotePort: request.socket.remotePort });
       const status = statuses.length > 1 ? statuses.shift()! : statuses[0]!;
       setTimeout(() => {
         response.writeHead(status, { "Content-Type": "application/json", "X-Receiver": "test" });

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { createContext } from "@/lib/context";
 import type { DatabaseHandle } from "@/lib/db/drivers";
 import { updateInstanceSettings } from "@/lib/instance/settings";
-import type { OutboxHandler } from "@/lib/outbox/worker";
+import type { OutboxSender } from "@/lib/outbox/worker";
 import { OutboxWorker } from "@/lib/outbox/worker";
 import { createProject } from "@/lib/projects/projects";
 import { forgetRateLimits } from "@/lib/rate-limits/rate-limits";
@@ -14,7 +14,7 @@ import { createTestUser, uniqueSuffix, userContext } from "./fixtures";
  * is waiting), the instance setting that lets requests reach the local receivers of the tests, projects with an owner,
  * rate limits counted afresh for each test, and the removal of the suite's repositories (`repositoriesRoot`) at its end.
  */
-export function senderSuite(handle: DatabaseHandle, handlers: Record<string, OutboxHandler>, { repositoriesRoot, projectName }: { repositoriesRoot: string; projectName: string }) {
+export function senderSuite(handle: DatabaseHandle, handlers: Record<string, OutboxSender>, { repositoriesRoot, projectName }: { repositoriesRoot: string; projectName: string }) {
   let worker: OutboxWorker;
   /** The instance setting "Allow requests to the local network from webhooks and integrations": the receivers are local. */
   async function allowLocalNetwork(allowed: boolean) {

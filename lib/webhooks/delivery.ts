@@ -1,14 +1,24 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
 import { eq, sql } from "drizzle-orm";
 import type { Database, Executor } from "@/lib/db";
 import type { DatabaseHandle } from "@/lib/db/drivers";
 import { projectHooks, webHookLogs, type ProjectHookRow } from "@/lib/db/schema";
 import { statementRows } from "@/lib/db/statement-rows";
-import { sendOutbound } from "@/lib/http/outbound";
+import { OutboundSession, sendOutbound } from "@/lib/http/outbound";
 import { compatibleGitlabVersion } from "@/lib/instance/metadata";
 import { localRequestsAllowedFromWebHooks } from "@/lib/instance/settings";
-import { completeMessage, completionCtes, growingRetryDelayMs, rescheduleMessage, type LeasedMessage } from "@/lib/outbox/outbox";
+import {
+  completeMessage,
+  completeMessages,
+  completionCtes,
+  growingRetryDelayMs,
+  releaseMessages,
+  rescheduleMessage,
+  type LeasedMessage,
+} from "@/lib/outbox/outbox";
+import type { OutboxRunSender } from "@/lib/outbox/worker";
 import { permanentlyDisabled, recordHookFailure, recordHookSuccess, temporarilyDisabled } from "./auto-disabling";
 import type { HookDelivery } from "./enqueue";
 import { customHeadersOf, tokenOf } from "./hooks";
@@ -79,21 +89,40 @@ function loggedResponseHeaders(headers: Record<string, string>): Record<string, 
   );
 }
 
-/**
- * Sends `data` to the hook once and logs the request and what came back (`WebHookService#execute` and its log), and
- * counts the result toward the hook's auto-disabling with the log. Never throws for what the receiver does. A delivery
- * from the outbox names its `message`: a success completes it in the log's statement (one round trip for the usual
- * case), and after a failure `afterFailure` completes or reschedules it in the log's transaction.
- */
-export async function executeHook(
-  db: Database,
-  hook: ProjectHookRow,
+/** What sending to a hook needs besides the delivery: its secrets and the instance's setting, read once per run. */
+interface HookTarget {
+  hook: ProjectHookRow;
+  token: string | null;
+  customHeaders: Record<string, string>;
+  allowLocalNetwork: boolean;
+  /** Connections kept open from one delivery of a run to the next. */
+  session?: OutboundSession;
+}
+
+async function hookTarget(db: Database, hook: ProjectHookRow, session?: OutboundSession): Promise<HookTarget> {
+  const [token, customHeaders, allowLocalNetwork] = await Promise.all([tokenOf(db, hook), customHeadersOf(db, hook), localRequestsAllowedFromWebHooks(db)]);
+  return { hook, token, customHeaders, allowLocalNetwork, session };
+}
+
+type NewWebHookLog = typeof webHookLogs.$inferInsert;
+
+/** One request to a hook, and its log's row (`WebHookService#execute`), not yet written. */
+interface HookAttempt {
+  status: HookExecution["status"];
+  ok: boolean;
+  responseBody: string;
+  errorMessage: string | null;
+  log: NewWebHookLog;
+}
+
+/** Sends `delivery` to the hook once. Never throws for what the receiver does. */
+async function attemptDelivery(
+  target: HookTarget,
   delivery: Pick<HookDelivery, "trigger" | "data" | "idempotencyKey" | "eventUuid">,
   now: () => Date,
-  outbox?: { message: Pick<LeasedMessage, "id" | "leaseToken">; afterFailure: (tx: Executor, execution: HookExecution) => Promise<void> },
-): Promise<HookExecution> {
-  const [token, customHeaders] = await Promise.all([tokenOf(db, hook), customHeadersOf(db, hook)]);
-  const headers = requestHeaders(hook, delivery.trigger, delivery, token, customHeaders);
+): Promise<HookAttempt> {
+  const { hook } = target;
+  const headers = requestHeaders(hook, delivery.trigger, delivery, target.token, target.customHeaders);
   let requestData: unknown = delivery.data;
   let status: HookExecution["status"] = "internal error";
   let responseHeaders: Record<string, string> = {};
@@ -106,16 +135,19 @@ export async function executeHook(
     errorMessage = rendered.error;
   } else {
     requestData = rendered.value;
-    const result = await sendOutbound({
-      url: hook.url,
-      method: "POST",
-      headers: headers.sent,
-      body: JSON.stringify(rendered.value),
-      timeoutMs: hookTimeoutMs,
-      maxResponseBytes: responseBodyLimit,
-      allowLocalNetwork: await localRequestsAllowedFromWebHooks(db),
-      verifyTls: hook.enableSslVerification,
-    });
+    const result = await sendOutbound(
+      {
+        url: hook.url,
+        method: "POST",
+        headers: headers.sent,
+        body: JSON.stringify(rendered.value),
+        timeoutMs: hookTimeoutMs,
+        maxResponseBytes: responseBodyLimit,
+        allowLocalNetwork: target.allowLocalNetwork,
+        verifyTls: hook.enableSslVerification,
+      },
+      { session: target.session },
+    );
     if (result.kind === "response") {
       status = result.status;
       responseHeaders = loggedResponseHeaders(result.headers);
@@ -126,41 +158,72 @@ export async function executeHook(
       durationMs = result.kind === "failed" ? result.durationMs : 0;
     }
   }
-  const ok = typeof status === "number" && status >= 200 && status < 400;
-  const log = (executor: Executor) =>
-    executor
-      .insert(webHookLogs)
-      .values({
-        webHookId: hook.id,
-        trigger: delivery.trigger,
-        url: hook.url,
-        requestHeaders: headers.logged,
-        requestData,
-        responseHeaders,
-        responseBody,
-        responseStatus: String(status),
-        executionDuration: durationMs / 1000,
-        internalErrorMessage: errorMessage,
-        createdAt: now(),
-      })
-      .returning({ id: webHookLogs.id });
-  const execution = (logId: number): HookExecution => ({ status, ok, responseBody, errorMessage, logId });
-  if (ok) {
-    const [logged] = statementRows<{ id: number }>(
-      // The builders' own SQL, as the statement's parts (embedded as they are, they would be parenthesized subqueries).
-      await db.execute(sql`with logged as (${log(db).getSQL()}), healthy as (${recordHookSuccess(db, hook.id).getSQL()})${
-        outbox ? sql`, ${completionCtes(outbox.message)}` : sql``
-      } select id from logged`),
-    );
-    return execution(Number(logged!.id));
+  return {
+    status,
+    ok: typeof status === "number" && status >= 200 && status < 400,
+    responseBody,
+    errorMessage,
+    log: {
+      webHookId: hook.id,
+      trigger: delivery.trigger,
+      url: hook.url,
+      requestHeaders: headers.logged,
+      requestData,
+      responseHeaders,
+      responseBody,
+      responseStatus: String(status),
+      executionDuration: durationMs / 1000,
+      internalErrorMessage: errorMessage,
+      createdAt: now(),
+    },
+  };
+}
+
+/**
+ * Records successful attempts in one statement: their logs, the hook healthy again, and the outbox messages they
+ * delivered (with any others of the run to drop) completed. Answers the logs' ids, in order.
+ */
+async function recordSuccesses(db: Database, hookId: number, logs: NewWebHookLog[], completed: Pick<LeasedMessage, "id" | "leaseToken">[]): Promise<number[]> {
+  if (logs.length === 0) {
+    await completeMessages(db, completed);
+    return [];
   }
+  const rows = statementRows<{ id: number }>(
+    // The builders' own SQL, as the statement's parts (embedded as they are, they would be parenthesized subqueries).
+    await db.execute(sql`with logged as (${db.insert(webHookLogs).values(logs).returning({ id: webHookLogs.id }).getSQL()}),
+      healthy as (${recordHookSuccess(db, hookId).getSQL()})${completed.length > 0 ? sql`, ${completionCtes(completed)}` : sql``}
+      select id from logged order by id`),
+  );
+  return rows.map((row) => Number(row.id));
+}
+
+/**
+ * A failed attempt, in one transaction: its log, the failure counted toward the hook's auto-disabling, and `then`
+ * (an outbox delivery's retry or abandonment).
+ */
+async function recordFailure(db: Database, attempt: HookAttempt, now: () => Date, then?: (tx: Executor) => Promise<void>): Promise<number> {
   return db.transaction(async (tx) => {
-    const [logged] = await log(tx);
-    await recordHookFailure(tx, hook.id, now());
-    const failed = execution(logged!.id);
-    await outbox?.afterFailure(tx, failed);
-    return failed;
+    const [logged] = await tx.insert(webHookLogs).values(attempt.log).returning({ id: webHookLogs.id });
+    await recordHookFailure(tx, attempt.log.webHookId, now());
+    await then?.(tx);
+    return logged!.id;
   });
+}
+
+/**
+ * Sends `data` to the hook once, now, and logs the request and what came back, counting the result toward the hook's
+ * auto-disabling (a test or a resend from the hook's page; the outbox's deliveries go through `webHookSender`). Never
+ * throws for what the receiver does.
+ */
+export async function executeHook(
+  db: Database,
+  hook: ProjectHookRow,
+  delivery: Pick<HookDelivery, "trigger" | "data" | "idempotencyKey" | "eventUuid">,
+  now: () => Date,
+): Promise<HookExecution> {
+  const attempt = await attemptDelivery(await hookTarget(db, hook), delivery, now);
+  const logId = attempt.ok ? (await recordSuccesses(db, hook.id, [attempt.log], []))[0]! : await recordFailure(db, attempt, now);
+  return { status: attempt.status, ok: attempt.ok, responseBody: attempt.responseBody, errorMessage: attempt.errorMessage, logId };
 }
 
 /** How many times a delivery is attempted before it is given up (GitLab's worker: the first try and 4 retries). */
@@ -187,36 +250,85 @@ function readDelivery({ payload, body: sharedBody }: Pick<LeasedMessage, "payloa
   }
 }
 
+/** How many of one hook's deliveries a worker takes at once (`OutboxRunSender`). */
+export const deliveryRunLength = 20;
 /**
- * The outbox's sender of webhook deliveries. A hook that is gone, or disabled for good, drops its deliveries; one
- * temporarily disabled has them wait until it may be tried again. A failed attempt is retried after a growing
- * delay (no sooner than the hook's backoff allows) until `maxDeliveryAttempts`; each attempt is logged.
+ * How long a run goes on starting deliveries: past it, the rest are handed back for the next lease. With the last
+ * attempt's timeout, a run ends well within the worker's lease (`leaseMs`, in lib/startup.ts), so no other worker
+ * takes a delivery of the run while it is under way.
  */
-export function webHookSender(now: () => Date = () => new Date()) {
-  return async (handle: DatabaseHandle, message: LeasedMessage): Promise<void> => {
-    const { db } = handle;
-    const delivery = readDelivery(message);
-    const [hook] = delivery ? await db.select().from(projectHooks).where(eq(projectHooks.id, delivery.hookId)) : [];
-    if (!delivery || !hook || permanentlyDisabled(hook)) {
-      await completeMessage(db, message);
-      return;
-    }
-    if (temporarilyDisabled(hook, now())) {
-      await rescheduleMessage(db, message, { availableAt: hook.disabledUntil!, error: "Hook disabled", countAttempt: false });
-      return;
-    }
-    await executeHook(db, hook, delivery, now, {
-      message,
-      afterFailure: async (tx, execution) => {
-        if (message.attempts >= maxDeliveryAttempts) {
-          await completeMessage(tx, message);
+export const deliveryRunBudgetMs = 2 * hookTimeoutMs;
+
+/**
+ * The outbox's sender of webhook deliveries. It takes a run of one hook's deliveries (they share the hook's ordering
+ * key) and sends them in order over one kept-open connection, writing the successes' logs and completions in one
+ * statement at the end, so a receiver that keeps up gets a delivery for little more than the request itself.
+ *
+ * A hook that is gone, or disabled for good, drops its deliveries; one temporarily disabled has them wait until it may
+ * be tried again. A failed attempt stops the run: it is retried after a growing delay (no sooner than the hook's
+ * backoff allows) until `maxDeliveryAttempts`, and the deliveries behind it are handed back to wait for it. Each
+ * attempt is logged.
+ */
+export function webHookSender(now: () => Date = () => new Date()): OutboxRunSender {
+  return {
+    runLength: deliveryRunLength,
+    async sendRun(handle: DatabaseHandle, run: LeasedMessage[]): Promise<void> {
+      const { db } = handle;
+      const deliveries = run.map((message) => ({ message, delivery: readDelivery(message) }));
+      const hookId = deliveries.find((entry) => entry.delivery)?.delivery?.hookId;
+      const [hook] = hookId === undefined ? [] : await db.select().from(projectHooks).where(eq(projectHooks.id, hookId));
+      if (!hook || permanentlyDisabled(hook)) {
+        await completeMessages(db, run);
+        return;
+      }
+      if (temporarilyDisabled(hook, now())) {
+        await db.transaction(async (tx) => {
+          await rescheduleMessage(tx, run[0]!, { availableAt: hook.disabledUntil!, error: "Hook disabled", countAttempt: false });
+          await releaseMessages(tx, run.slice(1));
+        });
+        return;
+      }
+      const session = new OutboundSession();
+      try {
+        const startedAt = performance.now();
+        const target = await hookTarget(db, hook, session);
+        const logs: NewWebHookLog[] = [];
+        const completed: LeasedMessage[] = [];
+        for (const [index, { message, delivery }] of deliveries.entries()) {
+          if (performance.now() - startedAt > deliveryRunBudgetMs) {
+            await recordSuccesses(db, hook.id, logs, completed);
+            await releaseMessages(db, run.slice(index));
+            return;
+          }
+          // A payload this version cannot read is dropped rather than retried forever.
+          if (!delivery) {
+            completed.push(message);
+            continue;
+          }
+          const attempt = await attemptDelivery(target, delivery, now);
+          if (attempt.ok) {
+            logs.push(attempt.log);
+            completed.push(message);
+            continue;
+          }
+          await recordSuccesses(db, hook.id, logs, completed);
+          await recordFailure(db, attempt, now, async (tx) => {
+            await releaseMessages(tx, run.slice(index + 1));
+            if (message.attempts >= maxDeliveryAttempts) {
+              await completeMessage(tx, message);
+              return;
+            }
+            const [after] = await tx.select({ disabledUntil: projectHooks.disabledUntil }).from(projectHooks).where(eq(projectHooks.id, hook.id));
+            const retryAt = now().getTime() + retryDelayMs(message.attempts);
+            const availableAt = new Date(Math.max(retryAt, after?.disabledUntil?.getTime() ?? 0));
+            await rescheduleMessage(tx, message, { availableAt, error: attempt.errorMessage ?? `HTTP ${attempt.status}` });
+          });
           return;
         }
-        const [after] = await tx.select({ disabledUntil: projectHooks.disabledUntil }).from(projectHooks).where(eq(projectHooks.id, hook.id));
-        const retryAt = now().getTime() + retryDelayMs(message.attempts);
-        const availableAt = new Date(Math.max(retryAt, after?.disabledUntil?.getTime() ?? 0));
-        await rescheduleMessage(tx, message, { availableAt, error: execution.errorMessage ?? `HTTP ${execution.status}` });
-      },
-    });
+        await recordSuccesses(db, hook.id, logs, completed);
+      } finally {
+        session.close();
+      }
+    },
   };
 }

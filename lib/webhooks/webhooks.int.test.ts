@@ -474,6 +474,44 @@ describe.each(testDatabases())("project webhooks on $name", ({ open }) => {
     }
   });
 
+  it("sends a hook's waiting deliveries in order over one connection; one that fails holds back those behind it until it succeeds", async () => {
+    const receiver = await startHookReceiver({ statuses: [200, 500, 200] });
+    try {
+      const { ctx, reference } = await projectWithOwner();
+      const hook = await createHook(ctx, reference, { url: receiver.url, push_events: false, milestone_events: true });
+      for (const title of ["m1", "m2", "m3", "m4", "m5"]) await createMilestone(ctx, reference, { title });
+      const titles = () => receiver.received.map((request) => (request.body as { object_attributes: { title: string } }).object_attributes.title);
+      const waiting = () =>
+        handle.db
+          .select({ attempts: outboxMessages.attempts, lastError: outboxMessages.lastError, leasedUntil: outboxMessages.leasedUntil })
+          .from(outboxMessages)
+          .where(eq(outboxMessages.orderingKey, `web_hook:${hook.hook.id}`))
+          .orderBy(outboxMessages.id);
+
+      await deliverAll();
+      expect(titles()).toEqual(["m1", "m2"]);
+      expect(receiver.received[1]!.remotePort).toBe(receiver.received[0]!.remotePort);
+      // The failed one waits for its retry; those behind it were handed back untried, their attempt not counted.
+      expect(await waiting()).toEqual([
+        { attempts: 1, lastError: "HTTP 500", leasedUntil: null },
+        { attempts: 0, lastError: null, leasedUntil: null },
+        { attempts: 0, lastError: null, leasedUntil: null },
+        { attempts: 0, lastError: null, leasedUntil: null },
+      ]);
+      const logged = await handle.db.select({ status: webHookLogs.responseStatus }).from(webHookLogs).where(eq(webHookLogs.webHookId, hook.hook.id)).orderBy(webHookLogs.id);
+      expect(logged).toEqual([{ status: "200" }, { status: "500" }]);
+
+      await handle.db.update(outboxMessages).set({ availableAt: new Date(0) }).where(eq(outboxMessages.orderingKey, `web_hook:${hook.hook.id}`));
+      await deliverAll();
+      expect(titles()).toEqual(["m1", "m2", "m2", "m3", "m4", "m5"]);
+      expect(new Set(receiver.received.slice(2).map((request) => request.remotePort)).size).toBe(1);
+      expect(await waiting()).toEqual([]);
+      expect(await handle.db.$count(webHookLogs, eq(webHookLogs.webHookId, hook.hook.id))).toBe(6);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it("sends the incidents alerts open and close to issue hooks, by the alert bot", async () => {
     const receiver = await startHookReceiver();
     try {
