@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -97,6 +97,20 @@ describe("the embedded database, in a thread of its own", () => {
     await expect(client`select 1`).rejects.toThrow("The embedded database (PGlite) stopped: out of memory");
     await client.end();
     await thread.close();
+  });
+
+  it("creates the database of a new directory in a process of its own, and says so when it cannot", async () => {
+    const dataDir = path.join(directory, "new");
+    const handle = await openDatabase({ dataDir });
+    expect(readFileSync(path.join(dataDir, "PG_VERSION"), "utf8").trim()).toMatch(/^\d+$/);
+    expect(await rowsOf(handle.db, sql`select current_setting('shared_buffers') as buffers`)).toEqual([{ buffers: "32MB" }]);
+    await handle.close();
+
+    // initdb cannot make its `global` directory where a file of that name stands.
+    const blocked = path.join(directory, "blocked");
+    mkdirSync(blocked);
+    writeFileSync(path.join(blocked, "global"), "not a directory");
+    await expect(openDatabase({ dataDir: blocked })).rejects.toThrow(`The embedded database could not be created in ${blocked}`);
   });
 
   it("refuses to start on a directory PGlite cannot open", async () => {

@@ -1,5 +1,8 @@
 import "server-only";
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
+import { promisify } from "node:util";
 import { Duplex } from "node:stream";
 import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import postgres from "postgres";
@@ -15,6 +18,22 @@ export interface PgliteThread {
 // A file of its own, loaded by Node as it is (a worker cannot run a bundle's module); found from the working directory
 // as the migrations are.
 const pgliteWorkerFile = path.join(process.cwd(), "lib", "db", "pglite-worker.mjs");
+// The script that creates a new data directory, in a process of its own (see the file).
+const pgliteCreateFile = path.join(process.cwd(), "lib", "db", "pglite-create.mjs");
+
+/**
+ * Creates the database in `dataDir` if it holds none yet (PostgreSQL's `PG_VERSION` marks one), in a child process,
+ * so initdb's memory goes with that process instead of staying in the server's.
+ */
+async function createDataDirectoryIfNew(dataDir: string): Promise<void> {
+  if (existsSync(path.join(dataDir, "PG_VERSION"))) return;
+  try {
+    await promisify(execFile)(process.execPath, [pgliteCreateFile, dataDir]);
+  } catch (error) {
+    const { stderr } = error as { stderr?: string };
+    throw new Error(`The embedded database could not be created in ${dataDir}: ${stderr?.trim() || (error as Error).message}`, { cause: error });
+  }
+}
 
 export interface PgliteThreadOptions {
   /** The thread's script (another only in tests). */
@@ -31,11 +50,12 @@ export interface PgliteThreadOptions {
  * PGlite's error if it cannot open the directory. Should the thread stop on its own later, every connection closes
  * (their queries fail) and `onFailure` is told why.
  */
-export function startPgliteThread(
+export async function startPgliteThread(
   dataDir: string | undefined,
   onFailure: (error: Error) => void,
   { workerFile = pgliteWorkerFile, image }: PgliteThreadOptions = {},
 ): Promise<PgliteThread> {
+  if (dataDir !== undefined) await createDataDirectoryIfNew(dataDir);
   // Constructed out of the bundler's sight: Turbopack takes `new Worker(path)` for a worker to bundle, and a path it
   // cannot evaluate for every file of the project (its ignore comment does not reach node worker threads).
   const worker: Worker = Reflect.construct(Worker, [workerFile, { workerData: { dataDir, image } }]);

@@ -15,7 +15,14 @@ const resetSession = Buffer.concat([frontendMessage("S", Buffer.alloc(0)), simpl
 
 /** @type {{ dataDir: string | undefined, image: string | undefined }} */
 const { dataDir, image } = workerData;
-const database = new PGlite({ dataDir, ...(image ? { loadDataDir: await openAsBlob(image) } : {}) });
+// PostgreSQL's default 128 MB of shared buffers live in this thread's WebAssembly memory and stay resident once
+// touched; 32 MB keeps a small instance's working set, and the rest is read through the operating system's page cache.
+const sharedBuffers = "32MB";
+const database = new PGlite({
+  dataDir,
+  startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`],
+  ...(image ? { loadDataDir: await openAsBlob(image) } : {}),
+});
 await database.waitReady;
 
 /** Connections with input to run, served one at a time in arrival order: PGlite has a single session. */
