@@ -93,6 +93,19 @@ export class ProjectMovedError extends NotFoundError {
   }
 }
 
+/**
+ * A group named by a full path it had before a rename or a move, which the caller may see: the 404 it extends wherever
+ * the move is not followed; feeds redirect to the group's feed at its new path (the pages do so themselves).
+ */
+export class GroupMovedError extends NotFoundError {
+  constructor(
+    /** Where the group is now. */
+    readonly fullPath: string,
+  ) {
+    super("Group");
+  }
+}
+
 /** 404 `{"error":"404 Not Found"}` for a path no endpoint serves. */
 export class RouteNotFoundError extends ApiError {
   readonly status = 404;

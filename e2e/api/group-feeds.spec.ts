@@ -63,6 +63,26 @@ test.describe("Group activity feeds", () => {
     expect((await request.get(groupFeedRoute(owner.username))).status()).toBe(404);
   });
 
+  test("a renamed group's old feed address leads to its feed, token kept; a private group's stays 404 to those who cannot see it", async ({ request, baseURL }) => {
+    const renameTo = async (id: unknown, path: string) => {
+      const renamed = await request.put(`/api/v4/groups/${id}`, { headers: asToken(owner.token), data: { path } });
+      expect(renamed.status(), await renamed.text()).toBe(200);
+    };
+    const oldPath = uniqueName("moving");
+    const group = await post(request, owner.token, "/api/v4/groups", { name: "Moving", path: oldPath, visibility: "public" });
+    const newPath = uniqueName("moved");
+    await renameTo(group.id, newPath);
+    const moved = await request.get(`/groups/${oldPath}.atom?feed_token=glft-kept`, { maxRedirects: 0 });
+    expect([moved.status(), moved.headers().location]).toEqual([301, `${baseURL}/groups/${newPath}.atom?feed_token=glft-kept`]);
+    expect((await request.get(`/groups/${oldPath}.atom`)).status()).toBe(200);
+
+    const hiddenPath = uniqueName("hidden");
+    const hidden = await post(request, owner.token, "/api/v4/groups", { name: "Hidden", path: hiddenPath, visibility: "private" });
+    await renameTo(hidden.id, uniqueName("still-hidden"));
+    const refused = await request.get(`/groups/${hiddenPath}.atom`, { maxRedirects: 0 });
+    expect([refused.status(), await refused.text()]).toEqual([404, "404 Not Found\n"]);
+  });
+
   test("a member's feed token shows what their inherited role shows, group events and filters included", async ({ page, request }) => {
     await signIn(page, member.username, member.password);
     const { token } = await resetFeedToken(page);

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { getSessionUser } from "@/lib/auth/session";
 import { createContext, type Actor, type Ctx } from "@/lib/context";
 import { getDatabase, type Database } from "@/lib/db";
-import { NotFoundError, ProjectMovedError, UnauthorizedError } from "@/lib/errors";
+import { GroupMovedError, NotFoundError, ProjectMovedError, UnauthorizedError } from "@/lib/errors";
 import { logger } from "@/lib/log";
 import { feedReader } from "@/lib/users/feed-tokens";
 import { atomContentType, renderAtom, type AtomFeed } from "./atom";
@@ -27,12 +27,13 @@ function plainText(status: number, text: string): Response {
 
 /**
  * Serves an Atom feed: the reader's context in, the feed's XML out. Unknown users and projects, and projects the reader
- * may not see, answer 404; a feed that needs a reader answers 401 to nobody. A project feed read by a path the project
- * had before a rename redirects to its feed (`movedProjectFeed`). The request's URL (with its token) is never logged.
+ * may not see, answer 404; a feed that needs a reader answers 401 to nobody. A project's or group's feed read by a path
+ * it had before a rename or a move redirects to its feed at the new path (`movedFeed`). The request's URL (with its
+ * token) is never logged.
  */
 export function feedRoute<P>(
   build: (ctx: Ctx, filters: FeedFilters, params: P) => Promise<AtomFeed>,
-  { movedProjectFeed }: { movedProjectFeed?: (fullPath: string) => string } = {},
+  { movedFeed }: { movedFeed?: (fullPath: string) => string } = {},
 ) {
   return async (request: Request, { params }: { params: Promise<P> }): Promise<Response> => {
     const url = new URL(request.url);
@@ -43,9 +44,9 @@ export function feedRoute<P>(
       // Private: the feed depends on who reads it, so no shared cache may keep it.
       return new Response(renderAtom(feed), { headers: { "Content-Type": atomContentType, "Cache-Control": "private, no-cache", Vary: "Cookie" } });
     } catch (error) {
-      if (error instanceof ProjectMovedError && movedProjectFeed) {
+      if ((error instanceof ProjectMovedError || error instanceof GroupMovedError) && movedFeed) {
         // Feed readers follow a permanent redirect and keep the new address (the feed token stays in the query).
-        const location = absoluteUrl(`${movedProjectFeed(error.fullPath)}${url.search}`);
+        const location = absoluteUrl(`${movedFeed(error.fullPath)}${url.search}`);
         return new Response(null, { status: 301, headers: { Location: location, "Cache-Control": "no-store" } });
       }
       if (error instanceof NotFoundError) return plainText(404, "404 Not Found");

@@ -8,5 +8,5 @@ import { routeProjectPath } from "@/lib/projects/route-path";
  */
 export const GET = feedRoute<{ namespace: string; project: string }>(
   (ctx, filters, { namespace, project }) => projectActivityFeed(ctx, routeProjectPath({ namespace, project }), filters),
-  { movedProjectFeed: feedPaths.project },
+  { movedFeed: feedPaths.project },
 );
