@@ -97,6 +97,7 @@ async function sweptCalls(request: APIRequestContext, fx: Fixture): Promise<Swep
   return [
     { method: "GET", route: "/version", path: "/version", token: owner.token, status: 200 },
     { method: "GET", route: "/metadata", path: "/metadata", token: owner.token, status: 200 },
+    { method: "GET", route: "/openapi.json", path: "/openapi.json", token: owner.token, status: 200 },
     { method: "GET", route: "/user", path: "/user", token: owner.token, status: 200 },
     { method: "PUT", route: "/users/:id", path: `/users/${fx.other.id}`, data: { bio: "Swept" }, gitlabBoolean: ["external", "False"], token: rootToken, status: 200 },
     { method: "GET", route: "/users/:user_id/projects", path: `/users/${owner.id}/projects`, gitlabBoolean: ["simple", "True"], token: owner.token, status: 200 },

@@ -39,6 +39,7 @@ export const sweptRoutes = [
   "GET /issues/:id",
   "GET /metadata",
   "GET /namespaces",
+  "GET /openapi.json",
   "GET /namespaces/:id",
   "GET /namespaces/:namespace/exists",
   "GET /personal_access_tokens",

@@ -13,7 +13,7 @@ import type { Scope } from "./scopes";
 export const apiMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type ApiMethod = (typeof apiMethods)[number];
 
-type Shape = z.ZodRawShape;
+export type Shape = z.ZodRawShape;
 type Parsed<S extends Shape> = z.infer<z.ZodObject<S>>;
 
 /** What an endpoint's handler is given: its declared parameters, parsed and coerced, and the page it asked for. */

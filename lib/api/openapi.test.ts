@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { compatibleGitlabVersion } from "@/lib/instance/metadata";
+import { routeDeclarations } from "@/lib/testing/route-declarations";
+import packageJson from "@/package.json";
+import committed from "@/docs/openapi.json";
+import { openApiDocument } from "./openapi";
+
+describe("the OpenAPI document (docs/openapi.json)", () => {
+  it("is the one the routes' declarations make now (`npm run openapi` writes it again)", async () => {
+    const document = openApiDocument(await routeDeclarations(), { version: packageJson.version, gitlabVersion: compatibleGitlabVersion });
+    await expect(`${JSON.stringify(document, null, 2)}\n`).toMatchFileSnapshot("../../docs/openapi.json");
+  });
+
+  it("has every declared route and method, each with its path segments and parameters", async () => {
+    const paths = (committed as { paths?: Record<string, Record<string, { parameters: { name: string; in: string }[]; requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } }>> }).paths ?? {};
+    for (const declaration of await routeDeclarations()) {
+      const name = `${declaration.method} ${declaration.route}`;
+      const described = paths[declaration.route.replace(/:(\w+)/g, "{$1}")]?.[declaration.method.toLowerCase()];
+      expect(described, `${name} is missing from docs/openapi.json`).toBeDefined();
+      const parameters = described!.parameters.filter((parameter) => parameter.in !== "path").map((parameter) => parameter.name);
+      const bodyParameters = Object.keys(described!.requestBody?.content["application/json"]?.schema.properties ?? {});
+      expect([...parameters, ...bodyParameters].sort(), name).toEqual(Object.keys(declaration.params).sort());
+      expect(described!.parameters.filter((parameter) => parameter.in === "path").map((parameter) => parameter.name), name).toEqual(
+        [...declaration.route.matchAll(/:(\w+)/g)].map((match) => match[1]),
+      );
+    }
+  });
+});
