@@ -249,6 +249,59 @@ export function datadogWebhook(transition: "Triggered" | "Recovered", monitor = 
   };
 }
 
+// https://github.com/louislam/uptime-kuma/blob/master/server/notification-providers/webhook.js ("Preset -
+// application/json": the heartbeat and monitor as Uptime Kuma's beans serialize them, and the notification's text).
+export function uptimeKumaWebhook(status: 0 | 1 | 2 | 3) {
+  const down = status === 0;
+  return {
+    heartbeat: {
+      monitorID: 7,
+      status,
+      time: down ? "2026-03-01 11:58:30.120" : "2026-03-01 12:03:30.450",
+      msg: down ? "connect ECONNREFUSED 10.0.0.12:443" : "200 - OK",
+      ping: down ? null : 42,
+      important: true,
+      duration: 60,
+      timezone: "Europe/Berlin",
+      timezoneOffset: "+01:00",
+      localDateTime: down ? "2026-03-01 12:58:30" : "2026-03-01 13:03:30",
+    },
+    monitor: {
+      id: 7,
+      name: "Storefront",
+      description: null,
+      pathName: "Storefront",
+      parent: null,
+      childrenIDs: [],
+      url: "https://shop.example.com/health",
+      method: "GET",
+      hostname: null,
+      port: null,
+      maxretries: 1,
+      weight: 2000,
+      active: true,
+      type: "http",
+      interval: 60,
+      retryInterval: 60,
+      keyword: null,
+      tags: [],
+    },
+    msg: down ? "[Storefront] [🔴 Down] connect ECONNREFUSED 10.0.0.12:443" : "[Storefront] [✅ Up] 200 - OK",
+  };
+}
+
+// https://grafana.com/docs/oncall/latest/configure/integrations/references/formatted-webhook/
+export function grafanaOnCallWebhook(state: "alerting" | "ok") {
+  return {
+    alert_uid: "08d6891a-835c-e661-39fa-96b6a9e26552",
+    title: "The whole system is down",
+    image_url: "https://upload.wikimedia.org/wikipedia/commons/e/ee/Grumpy_Cat_by_Gage_Skidmore.jpg",
+    state,
+    link_to_upstream_details: "https://en.wikipedia.org/wiki/Downtime",
+    message: "Smth happened. Oh no!",
+  };
+}
+
 /**
  * The tools that send the integration's key in a header, each with its documented payloads for an alert that fires and
  * then recovers, the status the receiver answers them with (201 for Grafana, as GitLab answers its Prometheus-style
@@ -295,5 +348,21 @@ export const headerAuthenticatedTools = [
     status: 200,
     alert: { title: "CPU load is high on {host:web-1}", severity: "high", monitoringTool: "Datadog" },
     links: ["Monitor Status", "Edit Monitor"],
+  },
+  {
+    format: "uptime_kuma",
+    fire: uptimeKumaWebhook(0),
+    resolve: uptimeKumaWebhook(1),
+    status: 200,
+    alert: { title: "Storefront is down", severity: "critical", monitoringTool: "Uptime Kuma" },
+    links: ["Monitored URL"],
+  },
+  {
+    format: "grafana_oncall",
+    fire: grafanaOnCallWebhook("alerting"),
+    resolve: grafanaOnCallWebhook("ok"),
+    status: 200,
+    alert: { title: "The whole system is down", severity: "critical", monitoringTool: "Grafana OnCall" },
+    links: ["Details"],
   },
 ] as const;

@@ -3,12 +3,14 @@ import {
   azureCommonAlert,
   cloudWatchAlarmNotification,
   datadogWebhook,
+  grafanaOnCallWebhook,
   grafanaWebhook,
   pagerDutyFollowUp,
   pagerDutyTrigger,
   sentryIssueAlert,
   sentryIssueWebhook,
   snsSubscriptionConfirmation,
+  uptimeKumaWebhook,
 } from "@/lib/testing/alert-format-fixtures";
 import { azureSeverity } from "./azure";
 import { parseDatadogTitle } from "./datadog";
@@ -51,6 +53,10 @@ describe("format detection", () => {
     expect(detectPayloadFormat(sentryIssueAlert())).toBe("sentry");
     expect(detectPayloadFormat(sentryIssueWebhook("resolved"))).toBe("sentry");
     expect(detectPayloadFormat(datadogWebhook("Triggered"))).toBe("datadog");
+    expect(detectPayloadFormat(uptimeKumaWebhook(0))).toBe("uptime_kuma");
+    expect(detectPayloadFormat({ heartbeat: null, monitor: null, msg: "Uptime Kuma Webhook Testing" })).toBe("uptime_kuma");
+    expect(detectPayloadFormat(grafanaOnCallWebhook("ok"))).toBe("grafana_oncall");
+    expect(detectPayloadFormat({ ...grafanaOnCallWebhook("alerting"), state: "firing" })).toBe("generic");
     expect(detectPayloadFormat({ title: "Disk full", severity: "high" })).toBe("generic");
     // Near misses stay generic: Alertmanager's shape without Grafana's orgId, an SNS notification that is no alarm.
     const { orgId: _orgId, ...withoutOrg } = grafanaWebhook("firing");
@@ -339,5 +345,59 @@ describe("source links", () => {
     expect(sourceLinks(null, { generatorURL: "https://x" })).toEqual([]);
     expect(sourceLinks("nagios", { generatorURL: "https://x" })).toEqual([]);
     expect(sourceLinks("alertmanager", alertmanagerWebhook.alerts[0])).toEqual([{ label: "Alert rule", url: "http://prom/graph?g0.expr=up" }]);
+  });
+});
+
+describe("Uptime Kuma", () => {
+  it("fires when a monitor goes down and resolves when it comes back, grouped by the monitor, at the heartbeat's UTC time", () => {
+    const [down] = events("uptime_kuma", uptimeKumaWebhook(0));
+    expect(down!.alert).toEqual({
+      title: "Storefront is down",
+      description: "connect ECONNREFUSED 10.0.0.12:443",
+      startedAt: new Date("2026-03-01T11:58:30.120Z"),
+      endedAt: null,
+      service: "Storefront",
+      monitoringTool: "Uptime Kuma",
+      hosts: ["https://shop.example.com/health"],
+      severity: "critical",
+      environmentName: null,
+      action: "trigger",
+      fingerprintSource: "uptime_kuma:7",
+    });
+    expect(sourceLinks("uptime_kuma", down!.payload)).toEqual([{ label: "Monitored URL", url: "https://shop.example.com/health" }]);
+    expect(events("uptime_kuma", uptimeKumaWebhook(1))[0]!.alert).toMatchObject({ action: "resolve", endedAt: new Date("2026-03-01T12:03:30.450Z"), fingerprintSource: "uptime_kuma:7" });
+  });
+
+  it("changes nothing for pending and maintenance heartbeats, and opens an alert of its own for the Test button", () => {
+    expect(read("uptime_kuma", uptimeKumaWebhook(2))).toEqual({ kind: "ignored", reason: "Uptime Kuma heartbeat pending" });
+    expect(read("uptime_kuma", uptimeKumaWebhook(3))).toEqual({ kind: "ignored", reason: "Uptime Kuma heartbeat maintenance" });
+    const [test] = events("uptime_kuma", { heartbeat: null, monitor: null, msg: "Uptime Kuma Webhook Testing" });
+    expect(test!.alert).toMatchObject({ title: "Uptime Kuma Webhook Testing", severity: "info", action: "trigger", fingerprintSource: "uptime_kuma:test" });
+    expect(read("uptime_kuma", { title: "x" })).toEqual({ kind: "invalid", errors: ["The payload is not an Uptime Kuma webhook notification (heartbeat, monitor and msg)."] });
+  });
+});
+
+describe("Grafana OnCall formatted webhook", () => {
+  it("fires on alerting and resolves on ok, grouped by alert_uid, linking to the upstream details", () => {
+    const [fired] = events("grafana_oncall", grafanaOnCallWebhook("alerting"));
+    expect(fired!.alert).toEqual({
+      title: "The whole system is down",
+      description: "Smth happened. Oh no!",
+      startedAt: now,
+      endedAt: null,
+      service: null,
+      monitoringTool: "Grafana OnCall",
+      hosts: [],
+      severity: "critical",
+      environmentName: null,
+      action: "trigger",
+      fingerprintSource: "grafana_oncall:08d6891a-835c-e661-39fa-96b6a9e26552",
+    });
+    expect(sourceLinks("grafana_oncall", fired!.payload)).toEqual([{ label: "Details", url: "https://en.wikipedia.org/wiki/Downtime" }]);
+    expect(events("grafana_oncall", grafanaOnCallWebhook("ok"))[0]!.alert).toMatchObject({ action: "resolve", endedAt: now });
+    expect(read("grafana_oncall", { alert_uid: "x", title: "t", state: "firing" })).toEqual({
+      kind: "invalid",
+      errors: ['The payload is not a Grafana OnCall formatted webhook (alert_uid, title, and state "alerting" or "ok").'],
+    });
   });
 });

@@ -5,9 +5,11 @@ import { cloudWatchFormat } from "./cloudwatch";
 import { datadogFormat } from "./datadog";
 import { genericFormat } from "./generic";
 import { grafanaFormat } from "./grafana";
+import { grafanaOnCallFormat } from "./grafana-oncall";
 import { maxSourceLinks } from "./links";
 import { pagerDutyFormat } from "./pagerduty";
 import { sentryFormat } from "./sentry";
+import { uptimeKumaFormat } from "./uptime-kuma";
 import {
   payloadFormats,
   type AlertEvent,
@@ -28,6 +30,8 @@ export const payloadFormatDefinitions: Record<PayloadFormat, PayloadFormatDefini
   cloudwatch: cloudWatchFormat,
   sentry: sentryFormat,
   datadog: datadogFormat,
+  uptime_kuma: uptimeKumaFormat,
+  grafana_oncall: grafanaOnCallFormat,
   generic: genericFormat,
 };
 
