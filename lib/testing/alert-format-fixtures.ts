@@ -249,6 +249,61 @@ export function datadogWebhook(transition: "Triggered" | "Recovered", monitor = 
   };
 }
 
+// https://cloud.google.com/monitoring/support/notification-options#schema-webhook (schema version 1.2)
+export function googleCloudIncident(state: "open" | "closed") {
+  const closed = state === "closed";
+  return {
+    incident: {
+      incident_id: "0.opqiw61fsv7p",
+      scoping_project_id: "internal-project",
+      scoping_project_number: 12345,
+      url: "https://console.cloud.google.com/monitoring/alerting/incidents/0.lxfiw61fsv7p?project=internal-project",
+      started_at: 1577840461,
+      ended_at: closed ? 1577877071 : null,
+      state,
+      resource_id: "11223344",
+      resource_name: "internal-project gke-cluster-1-default-pool-e2df4cbd-dgp3",
+      resource_display_name: "gke-cluster-1-default-pool-e2df4cbd-dgp3",
+      resource_type_display_name: "VM Instance",
+      resource: { type: "gce_instance", labels: { instance_id: "11223344", project_id: "internal-project", zone: "us-central1-c" } },
+      metric: { type: "compute.googleapis.com/instance/cpu/utilization", displayName: "CPU utilization", labels: { instance_name: "the name of the VM instance" } },
+      metadata: { system_labels: { labelkey: "labelvalue" }, user_labels: { labelkey: "labelvalue" } },
+      policy_name: "Monitor-Project-Cluster",
+      policy_user_labels: { "user-label-1": "important label", "user-label-2": "another label" },
+      documentation: { content: "TEST ALERT\n\npolicy.name=Monitor-Project-Cluster", mime_type: "text/markdown", subject: "ALERT - No severity" },
+      condition: { name: "projects/internal-project/alertPolicies/1234567890123456789/conditions/1234567890123456789", displayName: "VM Instance - CPU utilization [MAX]" },
+      condition_name: "VM Instance - CPU utilization [MAX]",
+      threshold_value: "0.9",
+      observed_value: "0.835",
+      severity: "Warning",
+      summary: "CPU utilization for internal-project gke-cluster-1-default-pool-e2df4cbd-dgp3 is above the threshold of 0.9 with a value of 0.835.",
+    },
+    version: "1.2",
+  };
+}
+
+// https://docs.newrelic.com/docs/alerts/get-notified/notification-integrations/#webhook: what the default payload
+// template of a workflow's webhook sends.
+export function newRelicIssue(state: "ACTIVATED" | "CLOSED") {
+  return {
+    id: "6f3a2d16-8a1c-4f4f-9c8e-1c1c3c5b2a10",
+    issueUrl: "https://radar-api.service.newrelic.com/accounts/1/issues/6f3a2d16-8a1c-4f4f-9c8e-1c1c3c5b2a10",
+    title: "CPU usage > 90% on checkout-web",
+    priority: "HIGH",
+    impactedEntities: ["checkout-web"],
+    totalIncidents: 1,
+    state,
+    trigger: state === "CLOSED" ? "INCIDENT_CLOSED" : "STATE_CHANGE",
+    isCorrelated: false,
+    createdAt: 1772366400000,
+    updatedAt: state === "CLOSED" ? 1772367300000 : 1772366400000,
+    sources: ["newrelic"],
+    alertPolicyNames: ["Checkout"],
+    alertConditionNames: ["High CPU"],
+    workflowName: "Checkout on call",
+  };
+}
+
 // https://github.com/louislam/uptime-kuma/blob/master/server/notification-providers/webhook.js ("Preset -
 // application/json": the heartbeat and monitor as Uptime Kuma's beans serialize them, and the notification's text).
 export function uptimeKumaWebhook(status: 0 | 1 | 2 | 3) {
@@ -348,6 +403,22 @@ export const headerAuthenticatedTools = [
     status: 200,
     alert: { title: "CPU load is high on {host:web-1}", severity: "high", monitoringTool: "Datadog" },
     links: ["Monitor Status", "Edit Monitor"],
+  },
+  {
+    format: "google_cloud",
+    fire: googleCloudIncident("open"),
+    resolve: googleCloudIncident("closed"),
+    status: 200,
+    alert: { title: "ALERT - No severity", severity: "low", monitoringTool: "Google Cloud Monitoring" },
+    links: ["Incident in Cloud Monitoring"],
+  },
+  {
+    format: "new_relic",
+    fire: newRelicIssue("ACTIVATED"),
+    resolve: newRelicIssue("CLOSED"),
+    status: 200,
+    alert: { title: "CPU usage > 90% on checkout-web", severity: "high", monitoringTool: "New Relic" },
+    links: ["Issue in New Relic"],
   },
   {
     format: "uptime_kuma",

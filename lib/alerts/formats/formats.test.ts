@@ -3,8 +3,10 @@ import {
   azureCommonAlert,
   cloudWatchAlarmNotification,
   datadogWebhook,
+  googleCloudIncident,
   grafanaOnCallWebhook,
   grafanaWebhook,
+  newRelicIssue,
   pagerDutyFollowUp,
   pagerDutyTrigger,
   sentryIssueAlert,
@@ -53,6 +55,8 @@ describe("format detection", () => {
     expect(detectPayloadFormat(sentryIssueAlert())).toBe("sentry");
     expect(detectPayloadFormat(sentryIssueWebhook("resolved"))).toBe("sentry");
     expect(detectPayloadFormat(datadogWebhook("Triggered"))).toBe("datadog");
+    expect(detectPayloadFormat(googleCloudIncident("open"))).toBe("google_cloud");
+    expect(detectPayloadFormat(newRelicIssue("CLOSED"))).toBe("new_relic");
     expect(detectPayloadFormat(uptimeKumaWebhook(0))).toBe("uptime_kuma");
     expect(detectPayloadFormat({ heartbeat: null, monitor: null, msg: "Uptime Kuma Webhook Testing" })).toBe("uptime_kuma");
     expect(detectPayloadFormat(grafanaOnCallWebhook("ok"))).toBe("grafana_oncall");
@@ -399,5 +403,52 @@ describe("Grafana OnCall formatted webhook", () => {
       kind: "invalid",
       errors: ['The payload is not a Grafana OnCall formatted webhook (alert_uid, title, and state "alerting" or "ok").'],
     });
+  });
+});
+
+describe("Google Cloud Monitoring", () => {
+  it("opens and closes with the incident, grouped by it, with the policy's severity and the console's link", () => {
+    const [opened] = events("google_cloud", googleCloudIncident("open"));
+    expect(opened!.alert).toEqual({
+      title: "ALERT - No severity",
+      description: "CPU utilization for internal-project gke-cluster-1-default-pool-e2df4cbd-dgp3 is above the threshold of 0.9 with a value of 0.835.",
+      startedAt: new Date(1577840461 * 1000),
+      endedAt: null,
+      service: "VM Instance",
+      monitoringTool: "Google Cloud Monitoring",
+      hosts: ["gke-cluster-1-default-pool-e2df4cbd-dgp3"],
+      severity: "low",
+      environmentName: null,
+      action: "trigger",
+      fingerprintSource: "google_cloud:0.opqiw61fsv7p",
+    });
+    expect(sourceLinks("google_cloud", opened!.payload).map((link) => link.label)).toEqual(["Incident in Cloud Monitoring"]);
+    expect(events("google_cloud", googleCloudIncident("closed"))[0]!.alert).toMatchObject({ action: "resolve", endedAt: new Date(1577877071 * 1000) });
+    const critical = googleCloudIncident("open");
+    expect(events("google_cloud", { ...critical, incident: { ...critical.incident, severity: "Critical" } })[0]!.alert.severity).toBe("critical");
+    expect(events("google_cloud", { ...critical, incident: { ...critical.incident, severity: "Error" } })[0]!.alert.severity).toBe("high");
+    expect(events("google_cloud", { ...critical, incident: { ...critical.incident, severity: "no severity" } })[0]!.alert.severity).toBe("critical");
+  });
+});
+
+describe("New Relic", () => {
+  it("fires for an activated issue and resolves when it closes, grouped by the issue, with its priority", () => {
+    const [activated] = events("new_relic", newRelicIssue("ACTIVATED"));
+    expect(activated!.alert).toEqual({
+      title: "CPU usage > 90% on checkout-web",
+      description: "High CPU",
+      startedAt: new Date(1772366400000),
+      endedAt: null,
+      service: "Checkout",
+      monitoringTool: "New Relic",
+      hosts: ["checkout-web"],
+      severity: "high",
+      environmentName: null,
+      action: "trigger",
+      fingerprintSource: "new_relic:6f3a2d16-8a1c-4f4f-9c8e-1c1c3c5b2a10",
+    });
+    expect(sourceLinks("new_relic", activated!.payload).map((link) => link.label)).toEqual(["Issue in New Relic"]);
+    expect(events("new_relic", newRelicIssue("CLOSED"))[0]!.alert).toMatchObject({ action: "resolve", endedAt: new Date(1772367300000) });
+    expect(read("new_relic", { ...newRelicIssue("ACTIVATED"), state: "ACKNOWLEDGED" })).toEqual({ kind: "ignored", reason: "New Relic issue ACKNOWLEDGED" });
   });
 });

@@ -4,9 +4,11 @@ import { azureFormat } from "./azure";
 import { cloudWatchFormat } from "./cloudwatch";
 import { datadogFormat } from "./datadog";
 import { genericFormat } from "./generic";
+import { googleCloudFormat } from "./google-cloud";
 import { grafanaFormat } from "./grafana";
 import { grafanaOnCallFormat } from "./grafana-oncall";
 import { maxSourceLinks } from "./links";
+import { newRelicFormat } from "./new-relic";
 import { pagerDutyFormat } from "./pagerduty";
 import { sentryFormat } from "./sentry";
 import { uptimeKumaFormat } from "./uptime-kuma";
@@ -30,6 +32,8 @@ export const payloadFormatDefinitions: Record<PayloadFormat, PayloadFormatDefini
   cloudwatch: cloudWatchFormat,
   sentry: sentryFormat,
   datadog: datadogFormat,
+  google_cloud: googleCloudFormat,
+  new_relic: newRelicFormat,
   uptime_kuma: uptimeKumaFormat,
   grafana_oncall: grafanaOnCallFormat,
   generic: genericFormat,

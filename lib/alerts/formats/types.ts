@@ -5,7 +5,7 @@ import type { NormalizedAlert } from "../normalize";
  * The payload formats the receiver reads on its own. Pure, shared with the forms: the order is the order detection
  * tries them in (the generic format, which takes anything, comes last).
  */
-export const payloadFormats = ["alertmanager", "grafana", "pagerduty", "azure", "cloudwatch", "sentry", "datadog", "uptime_kuma", "grafana_oncall", "generic"] as const;
+export const payloadFormats = ["alertmanager", "grafana", "pagerduty", "azure", "cloudwatch", "sentry", "datadog", "google_cloud", "new_relic", "uptime_kuma", "grafana_oncall", "generic"] as const;
 export type PayloadFormat = (typeof payloadFormats)[number];
 
 /** An integration's format setting: `auto` detects the format of each payload, any other names the one to read. */
@@ -20,6 +20,8 @@ export const payloadFormatLabels: Record<PayloadFormat, string> = {
   cloudwatch: "Amazon CloudWatch via SNS",
   sentry: "Sentry",
   datadog: "Datadog",
+  google_cloud: "Google Cloud Monitoring (webhook schema 1.2)",
+  new_relic: "New Relic workflow webhook (default template)",
   uptime_kuma: "Uptime Kuma (webhook, JSON preset)",
   grafana_oncall: "Grafana OnCall formatted webhook",
   generic: "Generic (HTTP endpoint)",
@@ -34,6 +36,8 @@ export const payloadFormatShortLabels: Record<PayloadFormat, string> = {
   cloudwatch: "CloudWatch",
   sentry: "Sentry",
   datadog: "Datadog",
+  google_cloud: "Cloud Monitoring",
+  new_relic: "New Relic",
   uptime_kuma: "Uptime Kuma",
   grafana_oncall: "Grafana OnCall",
   generic: "Generic",
