@@ -1,7 +1,7 @@
 import type { AlertSeverity } from "../fields";
 import { isPlainObject } from "../json-values";
 import { defaultAlertTitle, hostList, limits, nullableTruncate, parseTime, prometheusSeverity, truncate } from "../normalize";
-import { formatIdentity, httpLink, maxSourceLinks, objectAt, stringValue } from "./links";
+import { formatIdentity, httpLink, maxSourceLinks, objectAt, oneAlertEvent, stringValue } from "./links";
 import type { FormatReading, PayloadFormatDefinition, SourceLink } from "./types";
 
 /** Azure's five levels onto ours: Sev0 is critical, Sev4 informational. */
@@ -26,27 +26,22 @@ function readAzureAlert(body: Record<string, unknown>, now: Date): FormatReading
   // The monitoring service's identity of the condition: the same in the Fired and the Resolved notification.
   const identity = stringValue(essentials.originAlertId) ?? stringValue(essentials.alertId);
   const resolving = condition === "Resolved";
-  return {
-    kind: "events",
-    events: [
-      {
-        alert: {
-          title: truncate(stringValue(essentials.alertRule) ?? defaultAlertTitle, limits.title),
-          description: nullableTruncate(stringValue(essentials.description), limits.description),
-          startedAt: parseTime(essentials.firedDateTime) ?? now,
-          endedAt: resolving ? (parseTime(essentials.resolvedDateTime) ?? now) : null,
-          service: nullableTruncate(essentials.monitoringService, limits.service),
-          monitoringTool: "Azure Monitor",
-          hosts: hostList(essentials.configurationItems),
-          severity: azureSeverity(essentials.severity),
-          environmentName: null,
-          action: resolving ? "resolve" : "trigger",
-          fingerprintSource: identity ? formatIdentity("azure", identity) : null,
-        },
-        payload: body,
-      },
-    ],
-  };
+  return oneAlertEvent(
+    {
+      title: truncate(stringValue(essentials.alertRule) ?? defaultAlertTitle, limits.title),
+      description: nullableTruncate(stringValue(essentials.description), limits.description),
+      startedAt: parseTime(essentials.firedDateTime) ?? now,
+      endedAt: resolving ? (parseTime(essentials.resolvedDateTime) ?? now) : null,
+      service: nullableTruncate(essentials.monitoringService, limits.service),
+      monitoringTool: "Azure Monitor",
+      hosts: hostList(essentials.configurationItems),
+      severity: azureSeverity(essentials.severity),
+      environmentName: null,
+      action: resolving ? "resolve" : "trigger",
+      fingerprintSource: identity ? formatIdentity("azure", identity) : null,
+    },
+    body,
+  );
 }
 
 /** Log search alerts link to their query's results from each condition. */

@@ -1,6 +1,6 @@
 import { isPlainObject } from "../json-values";
 import { defaultAlertTitle, limits, nullableTruncate, parseMappedTime, prometheusSeverity, truncate } from "../normalize";
-import { formatIdentity, httpLink, identifierValue, maxSourceLinks, objectAt, stringValue } from "./links";
+import { formatIdentity, httpLink, identifierValue, maxSourceLinks, objectAt, oneAlertEvent, stringValue } from "./links";
 import type { FormatReading, PayloadFormatDefinition } from "./types";
 
 /** The keys of Datadog's default webhook payload. */
@@ -38,28 +38,23 @@ function readDatadog(body: Record<string, unknown>, now: Date): FormatReading {
   // The priority is GitLab's p1…p5 scale; without one a warning is low and anything else critical.
   const severity = parsed?.priority ? prometheusSeverity(parsed.priority) : prometheusSeverity(parsed?.transition.replace(/^re-/, ""));
   const startedAt = parseMappedTime(body.date) ?? now;
-  return {
-    kind: "events",
-    events: [
-      {
-        alert: {
-          title: truncate(title, limits.title),
-          description: nullableTruncate(stringValue(body.body), limits.description),
-          startedAt,
-          endedAt: resolving ? (parseMappedTime(body.last_updated) ?? startedAt) : null,
-          service: null,
-          monitoringTool: "Datadog",
-          hosts: [],
-          severity,
-          environmentName: null,
-          action: resolving ? "resolve" : "trigger",
-          // The monitor and the scope it fired on: the same in its Triggered and Recovered notifications.
-          fingerprintSource: formatIdentity("datadog", orgId, parsed?.scope ?? null, parsed?.monitor ?? rawTitle),
-        },
-        payload: body,
-      },
-    ],
-  };
+  return oneAlertEvent(
+    {
+      title: truncate(title, limits.title),
+      description: nullableTruncate(stringValue(body.body), limits.description),
+      startedAt,
+      endedAt: resolving ? (parseMappedTime(body.last_updated) ?? startedAt) : null,
+      service: null,
+      monitoringTool: "Datadog",
+      hosts: [],
+      severity,
+      environmentName: null,
+      action: resolving ? "resolve" : "trigger",
+      // The monitor and the scope it fired on: the same in its Triggered and Recovered notifications.
+      fingerprintSource: formatIdentity("datadog", orgId, parsed?.scope ?? null, parsed?.monitor ?? rawTitle),
+    },
+    body,
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { AlertSeverity } from "../fields";
 import { isPlainObject } from "../json-values";
 import { defaultAlertTitle, limits, nullableTruncate, parseMappedTime, truncate } from "../normalize";
-import { formatIdentity, httpLink, identifierValue, objectAt, stringValue } from "./links";
+import { formatIdentity, httpLink, identifierValue, objectAt, oneAlertEvent, stringValue } from "./links";
 import type { FormatReading, PayloadFormatDefinition } from "./types";
 
 /**
@@ -24,28 +24,23 @@ function readCloudMonitoring(body: Record<string, unknown>, now: Date): FormatRe
   const resolving = state === "closed";
   const severity = typeof incident.severity === "string" ? cloudSeverities[incident.severity.trim().toLowerCase()] : undefined;
   const host = stringValue(incident.resource_display_name) ?? stringValue(incident.resource_name);
-  return {
-    kind: "events",
-    events: [
-      {
-        alert: {
-          title: truncate(stringValue(objectAt(incident, "documentation").subject) ?? stringValue(incident.policy_name) ?? defaultAlertTitle, limits.title),
-          description: nullableTruncate(stringValue(incident.summary) ?? stringValue(incident.condition_name), limits.description),
-          startedAt: parseMappedTime(incident.started_at) ?? now,
-          endedAt: resolving ? (parseMappedTime(incident.ended_at) ?? now) : null,
-          service: nullableTruncate(stringValue(incident.resource_type_display_name), limits.service),
-          monitoringTool: "Google Cloud Monitoring",
-          hosts: host ? [truncate(host, limits.hosts, "")] : [],
-          // "no severity" (the policy set none) reads as GitLab's default for an alert that names none.
-          severity: severity ?? "critical",
-          environmentName: null,
-          action: resolving ? "resolve" : "trigger",
-          fingerprintSource: formatIdentity("google_cloud", identifierValue(incident.incident_id)),
-        },
-        payload: body,
-      },
-    ],
-  };
+  return oneAlertEvent(
+    {
+      title: truncate(stringValue(objectAt(incident, "documentation").subject) ?? stringValue(incident.policy_name) ?? defaultAlertTitle, limits.title),
+      description: nullableTruncate(stringValue(incident.summary) ?? stringValue(incident.condition_name), limits.description),
+      startedAt: parseMappedTime(incident.started_at) ?? now,
+      endedAt: resolving ? (parseMappedTime(incident.ended_at) ?? now) : null,
+      service: nullableTruncate(stringValue(incident.resource_type_display_name), limits.service),
+      monitoringTool: "Google Cloud Monitoring",
+      hosts: host ? [truncate(host, limits.hosts, "")] : [],
+      // "no severity" (the policy set none) reads as GitLab's default for an alert that names none.
+      severity: severity ?? "critical",
+      environmentName: null,
+      action: resolving ? "resolve" : "trigger",
+      fingerprintSource: formatIdentity("google_cloud", identifierValue(incident.incident_id)),
+    },
+    body,
+  );
 }
 
 /** Google Cloud Monitoring: an incident opens and closes the alert; grouped by the incident; links to it in the console. */

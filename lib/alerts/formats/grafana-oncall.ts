@@ -1,6 +1,6 @@
 import { isPlainObject } from "../json-values";
 import { defaultAlertTitle, limits, nullableTruncate, truncate } from "../normalize";
-import { formatIdentity, httpLink, identifierValue, stringValue } from "./links";
+import { formatIdentity, httpLink, identifierValue, oneAlertEvent, stringValue } from "./links";
 import type { FormatReading, PayloadFormatDefinition } from "./types";
 
 /**
@@ -18,28 +18,23 @@ function readFormattedWebhook(body: Record<string, unknown>, now: Date): FormatR
     return { kind: "invalid", errors: ['The payload is not a Grafana OnCall formatted webhook (alert_uid, title, and state "alerting" or "ok").'] };
   }
   const action = states[body.state as keyof typeof states];
-  return {
-    kind: "events",
-    events: [
-      {
-        alert: {
-          title: truncate(stringValue(body.title) ?? defaultAlertTitle, limits.title),
-          description: nullableTruncate(body.message, limits.description),
-          startedAt: now,
-          endedAt: action === "resolve" ? now : null,
-          service: null,
-          monitoringTool: "Grafana OnCall",
-          hosts: [],
-          // The format carries no severity: GitLab's default for an alert that names none.
-          severity: "critical",
-          environmentName: null,
-          action,
-          fingerprintSource: formatIdentity("grafana_oncall", identifierValue(body.alert_uid)),
-        },
-        payload: body,
-      },
-    ],
-  };
+  return oneAlertEvent(
+    {
+      title: truncate(stringValue(body.title) ?? defaultAlertTitle, limits.title),
+      description: nullableTruncate(body.message, limits.description),
+      startedAt: now,
+      endedAt: action === "resolve" ? now : null,
+      service: null,
+      monitoringTool: "Grafana OnCall",
+      hosts: [],
+      // The format carries no severity: GitLab's default for an alert that names none.
+      severity: "critical",
+      environmentName: null,
+      action,
+      fingerprintSource: formatIdentity("grafana_oncall", identifierValue(body.alert_uid)),
+    },
+    body,
+  );
 }
 
 /** Grafana OnCall's formatted webhook: `alerting` fires, `ok` resolves; grouped by `alert_uid`. */

@@ -1,5 +1,6 @@
 import { isPlainObject } from "../json-values";
-import type { SourceLink } from "./types";
+import type { NormalizedAlert } from "../normalize";
+import type { FormatReading, SourceLink } from "./types";
 
 /**
  * The most links an alert's page and API show from its payload; the formats stop reading a payload's lists of links
@@ -44,4 +45,9 @@ export function identifierValue(value: unknown): string | null {
  */
 export function formatIdentity(format: string, ...parts: (string | null)[]): string {
   return `${format}:${parts.map((part) => part ?? "").join("/")}`;
+}
+
+/** The reading of a payload that carries one alert event, as most tools' notifications do. */
+export function oneAlertEvent(alert: NormalizedAlert, payload: unknown): FormatReading {
+  return { kind: "events", events: [{ alert, payload }] };
 }

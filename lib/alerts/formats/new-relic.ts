@@ -1,7 +1,7 @@
 import type { AlertSeverity } from "../fields";
 import { isPlainObject } from "../json-values";
 import { defaultAlertTitle, hostList, limits, nullableTruncate, parseMappedTime, truncate } from "../normalize";
-import { formatIdentity, httpLink, identifierValue, stringValue } from "./links";
+import { formatIdentity, httpLink, identifierValue, oneAlertEvent, stringValue } from "./links";
 import type { FormatReading, PayloadFormatDefinition } from "./types";
 
 /**
@@ -28,27 +28,22 @@ function readNewRelic(body: Record<string, unknown>, now: Date): FormatReading {
   const priority = typeof body.priority === "string" ? newRelicPriorities[body.priority.trim().toLowerCase()] : undefined;
   const conditions = Array.isArray(body.alertConditionNames) ? body.alertConditionNames.filter((name) => typeof name === "string") : [];
   const policies = Array.isArray(body.alertPolicyNames) ? body.alertPolicyNames.filter((name) => typeof name === "string") : [];
-  return {
-    kind: "events",
-    events: [
-      {
-        alert: {
-          title: truncate(stringValue(title) ?? defaultAlertTitle, limits.title),
-          description: nullableTruncate(conditions.length ? conditions.join(", ") : null, limits.description),
-          startedAt: parseMappedTime(body.createdAt) ?? now,
-          endedAt: resolving ? (parseMappedTime(body.updatedAt) ?? now) : null,
-          service: nullableTruncate(policies[0] ?? null, limits.service),
-          monitoringTool: "New Relic",
-          hosts: hostList(body.impactedEntities),
-          severity: priority ?? "critical",
-          environmentName: null,
-          action: resolving ? "resolve" : "trigger",
-          fingerprintSource: formatIdentity("new_relic", identifierValue(body.id)),
-        },
-        payload: body,
-      },
-    ],
-  };
+  return oneAlertEvent(
+    {
+      title: truncate(stringValue(title) ?? defaultAlertTitle, limits.title),
+      description: nullableTruncate(conditions.length ? conditions.join(", ") : null, limits.description),
+      startedAt: parseMappedTime(body.createdAt) ?? now,
+      endedAt: resolving ? (parseMappedTime(body.updatedAt) ?? now) : null,
+      service: nullableTruncate(policies[0] ?? null, limits.service),
+      monitoringTool: "New Relic",
+      hosts: hostList(body.impactedEntities),
+      severity: priority ?? "critical",
+      environmentName: null,
+      action: resolving ? "resolve" : "trigger",
+      fingerprintSource: formatIdentity("new_relic", identifierValue(body.id)),
+    },
+    body,
+  );
 }
 
 /** New Relic workflows: an issue created or activated fires, closed resolves; grouped by the issue; links to it. */

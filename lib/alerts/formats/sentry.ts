@@ -1,6 +1,6 @@
 import { isPlainObject } from "../json-values";
 import { defaultAlertTitle, limits, nullableTruncate, parseMappedTime, prometheusSeverity, truncate, type AlertAction } from "../normalize";
-import { formatIdentity, httpLink, identifierValue, objectAt, stringValue } from "./links";
+import { formatIdentity, httpLink, identifierValue, objectAt, oneAlertEvent, stringValue } from "./links";
 import type { FormatReading, PayloadFormatDefinition } from "./types";
 
 /**
@@ -35,28 +35,23 @@ function readSentry(body: Record<string, unknown>, now: Date): FormatReading {
   const issueId = identifierValue(event.issue_id) ?? identifierValue(issue.id) ?? (shape === "plugin" ? identifierValue(body.id) : null);
   const title = stringValue(event.title) ?? stringValue(issue.title) ?? stringValue(body.message) ?? defaultAlertTitle;
   const level = event.level ?? issue.level ?? body.level;
-  return {
-    kind: "events",
-    events: [
-      {
-        alert: {
-          title: truncate(title, limits.title),
-          description: nullableTruncate(event.culprit ?? issue.culprit ?? body.culprit, limits.description),
-          startedAt: parseMappedTime(event.datetime ?? event.timestamp ?? issue.firstSeen) ?? now,
-          endedAt: action === "resolve" ? now : null,
-          service: nullableTruncate(body.project_name ?? objectAt(issue, "project").name, limits.service),
-          monitoringTool: "Sentry",
-          hosts: [],
-          // Sentry's levels through GitLab's table: fatal is critical, error medium, warning low.
-          severity: prometheusSeverity(level),
-          environmentName: null,
-          action,
-          fingerprintSource: issueId ? formatIdentity("sentry", issueId) : null,
-        },
-        payload: body,
-      },
-    ],
-  };
+  return oneAlertEvent(
+    {
+      title: truncate(title, limits.title),
+      description: nullableTruncate(event.culprit ?? issue.culprit ?? body.culprit, limits.description),
+      startedAt: parseMappedTime(event.datetime ?? event.timestamp ?? issue.firstSeen) ?? now,
+      endedAt: action === "resolve" ? now : null,
+      service: nullableTruncate(body.project_name ?? objectAt(issue, "project").name, limits.service),
+      monitoringTool: "Sentry",
+      hosts: [],
+      // Sentry's levels through GitLab's table: fatal is critical, error medium, warning low.
+      severity: prometheusSeverity(level),
+      environmentName: null,
+      action,
+      fingerprintSource: issueId ? formatIdentity("sentry", issueId) : null,
+    },
+    body,
+  );
 }
 
 /**

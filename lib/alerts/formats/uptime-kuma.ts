@@ -1,6 +1,6 @@
 import { isPlainObject } from "../json-values";
 import { defaultAlertTitle, limits, nullableTruncate, truncate, truncateHosts } from "../normalize";
-import { formatIdentity, httpLink, identifierValue, objectAt, stringValue } from "./links";
+import { formatIdentity, httpLink, identifierValue, objectAt, oneAlertEvent, stringValue } from "./links";
 import type { FormatReading, PayloadFormatDefinition } from "./types";
 
 /**
@@ -32,55 +32,45 @@ function readUptimeKuma(body: Record<string, unknown>, now: Date): FormatReading
   const message = stringValue(body.msg);
   if (!isPlainObject(body.monitor)) {
     // The Test button's notification: an alert of its own, so the Maintainer sees the integration works.
-    return {
-      kind: "events",
-      events: [
-        {
-          alert: {
-            title: truncate(message ?? defaultAlertTitle, limits.title),
-            description: null,
-            startedAt: now,
-            endedAt: null,
-            service: null,
-            monitoringTool: "Uptime Kuma",
-            hosts: [],
-            severity: "info",
-            environmentName: null,
-            action: "trigger",
-            fingerprintSource: formatIdentity("uptime_kuma", "test"),
-          },
-          payload: body,
-        },
-      ],
-    };
+    return oneAlertEvent(
+      {
+        title: truncate(message ?? defaultAlertTitle, limits.title),
+        description: null,
+        startedAt: now,
+        endedAt: null,
+        service: null,
+        monitoringTool: "Uptime Kuma",
+        hosts: [],
+        severity: "info",
+        environmentName: null,
+        action: "trigger",
+        fingerprintSource: formatIdentity("uptime_kuma", "test"),
+      },
+      body,
+    );
   }
   const status = heartbeatStatuses[Number(heartbeat.status)];
   if (status !== "down" && status !== "up") return { kind: "ignored", reason: `Uptime Kuma heartbeat ${status ?? String(heartbeat.status)}` };
   const monitorId = identifierValue(monitor.id) ?? identifierValue(heartbeat.monitorID);
   const name = stringValue(monitor.name);
   const target = stringValue(monitor.url) ?? stringValue(monitor.hostname);
-  return {
-    kind: "events",
-    events: [
-      {
-        alert: {
-          title: truncate(name ? `${name} is down` : (message ?? defaultAlertTitle), limits.title),
-          description: nullableTruncate(heartbeat.msg, limits.description),
-          startedAt: heartbeatTime(heartbeat.time) ?? now,
-          endedAt: status === "up" ? (heartbeatTime(heartbeat.time) ?? now) : null,
-          service: nullableTruncate(name, limits.service),
-          monitoringTool: "Uptime Kuma",
-          hosts: target && target !== "https://" ? truncateHosts([target]) : [],
-          // A monitor is up or down: Uptime Kuma has no severities, and a service that is down is critical.
-          severity: "critical",
-          environmentName: null,
-          action: status === "up" ? "resolve" : "trigger",
-          fingerprintSource: monitorId ? formatIdentity("uptime_kuma", monitorId) : null,
-        },
-        payload: body,
-      },
-    ],
-  };
+  return oneAlertEvent(
+    {
+      title: truncate(name ? `${name} is down` : (message ?? defaultAlertTitle), limits.title),
+      description: nullableTruncate(heartbeat.msg, limits.description),
+      startedAt: heartbeatTime(heartbeat.time) ?? now,
+      endedAt: status === "up" ? (heartbeatTime(heartbeat.time) ?? now) : null,
+      service: nullableTruncate(name, limits.service),
+      monitoringTool: "Uptime Kuma",
+      hosts: target && target !== "https://" ? truncateHosts([target]) : [],
+      // A monitor is up or down: Uptime Kuma has no severities, and a service that is down is critical.
+      severity: "critical",
+      environmentName: null,
+      action: status === "up" ? "resolve" : "trigger",
+      fingerprintSource: monitorId ? formatIdentity("uptime_kuma", monitorId) : null,
+    },
+    body,
+  );
 }
 
 /**
