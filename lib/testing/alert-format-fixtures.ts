@@ -304,6 +304,30 @@ export function newRelicIssue(state: "ACTIVATED" | "CLOSED") {
   };
 }
 
+/**
+ * What the README's Zabbix webhook media type posts: its parameters (Zabbix's macros, resolved) but the URL and key. A
+ * problem's notification leaves the recovery macros unresolved, as Zabbix writes macros it cannot resolve.
+ */
+export function zabbixEvent(value: "1" | "0") {
+  const recovery = value === "0";
+  return {
+    event_id: "51482",
+    event_value: value,
+    event_name: "High CPU utilization (over 90% for 5m)",
+    event_severity: "Average",
+    event_nseverity: "3",
+    event_date: "2026.03.01",
+    event_time: "11:55:00",
+    event_recovery_date: recovery ? "2026.03.01" : "{EVENT.RECOVERY.DATE}",
+    event_recovery_time: recovery ? "12:10:00" : "{EVENT.RECOVERY.TIME}",
+    event_opdata: "Current utilization: 96.2 %",
+    host_name: "web-01",
+    host_group: "Linux servers",
+    trigger_description: "CPU utilization is too high. The system might be slow to respond.",
+    event_url: "https://zabbix.example.com/tr_events.php?triggerid=23296&eventid=51482",
+  };
+}
+
 // https://github.com/louislam/uptime-kuma/blob/master/server/notification-providers/webhook.js ("Preset -
 // application/json": the heartbeat and monitor as Uptime Kuma's beans serialize them, and the notification's text).
 export function uptimeKumaWebhook(status: 0 | 1 | 2 | 3) {
@@ -419,6 +443,14 @@ export const headerAuthenticatedTools = [
     status: 200,
     alert: { title: "CPU usage > 90% on checkout-web", severity: "high", monitoringTool: "New Relic" },
     links: ["Issue in New Relic"],
+  },
+  {
+    format: "zabbix",
+    fire: zabbixEvent("1"),
+    resolve: zabbixEvent("0"),
+    status: 200,
+    alert: { title: "High CPU utilization (over 90% for 5m)", severity: "medium", monitoringTool: "Zabbix" },
+    links: ["Event in Zabbix"],
   },
   {
     format: "uptime_kuma",

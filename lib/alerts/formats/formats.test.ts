@@ -13,6 +13,7 @@ import {
   sentryIssueWebhook,
   snsSubscriptionConfirmation,
   uptimeKumaWebhook,
+  zabbixEvent,
 } from "@/lib/testing/alert-format-fixtures";
 import { azureSeverity } from "./azure";
 import { parseDatadogTitle } from "./datadog";
@@ -57,6 +58,7 @@ describe("format detection", () => {
     expect(detectPayloadFormat(datadogWebhook("Triggered"))).toBe("datadog");
     expect(detectPayloadFormat(googleCloudIncident("open"))).toBe("google_cloud");
     expect(detectPayloadFormat(newRelicIssue("CLOSED"))).toBe("new_relic");
+    expect(detectPayloadFormat(zabbixEvent("1"))).toBe("zabbix");
     expect(detectPayloadFormat(uptimeKumaWebhook(0))).toBe("uptime_kuma");
     expect(detectPayloadFormat({ heartbeat: null, monitor: null, msg: "Uptime Kuma Webhook Testing" })).toBe("uptime_kuma");
     expect(detectPayloadFormat(grafanaOnCallWebhook("ok"))).toBe("grafana_oncall");
@@ -450,5 +452,37 @@ describe("New Relic", () => {
     expect(sourceLinks("new_relic", activated!.payload).map((link) => link.label)).toEqual(["Issue in New Relic"]);
     expect(events("new_relic", newRelicIssue("CLOSED"))[0]!.alert).toMatchObject({ action: "resolve", endedAt: new Date(1772367300000) });
     expect(read("new_relic", { ...newRelicIssue("ACTIVATED"), state: "ACKNOWLEDGED" })).toEqual({ kind: "ignored", reason: "New Relic issue ACKNOWLEDGED" });
+  });
+});
+
+describe("Zabbix", () => {
+  it("fires for a problem and resolves with its recovery, grouped by the problem's event, with Zabbix's severity", () => {
+    const [problem] = events("zabbix", zabbixEvent("1"));
+    expect(problem!.alert).toEqual({
+      title: "High CPU utilization (over 90% for 5m)",
+      description: "CPU utilization is too high. The system might be slow to respond.",
+      startedAt: new Date("2026-03-01T11:55:00Z"),
+      endedAt: null,
+      service: "Linux servers",
+      monitoringTool: "Zabbix",
+      hosts: ["web-01"],
+      severity: "medium",
+      environmentName: null,
+      action: "trigger",
+      fingerprintSource: "zabbix:51482",
+    });
+    expect(sourceLinks("zabbix", problem!.payload)).toEqual([{ label: "Event in Zabbix", url: "https://zabbix.example.com/tr_events.php?triggerid=23296&eventid=51482" }]);
+    expect(events("zabbix", zabbixEvent("0"))[0]!.alert).toMatchObject({ action: "resolve", endedAt: new Date("2026-03-01T12:10:00Z"), fingerprintSource: "zabbix:51482" });
+    const severityOf = (named: string, numbered: string) => events("zabbix", { ...zabbixEvent("1"), event_severity: named, event_nseverity: numbered })[0]!.alert.severity;
+    expect([severityOf("Disaster", "5"), severityOf("High", "4"), severityOf("Warning", "2"), severityOf("Information", "1"), severityOf("Not classified", "0")]).toEqual([
+      "critical",
+      "high",
+      "low",
+      "info",
+      "unknown",
+    ]);
+    // A severity renamed in Zabbix's settings is read by its number.
+    expect(severityOf("Sev-A", "5")).toBe("critical");
+    expect(read("zabbix", { ...zabbixEvent("1"), event_value: "2" })).toEqual({ kind: "ignored", reason: "Zabbix event value 2" });
   });
 });

@@ -12,6 +12,7 @@ import { newRelicFormat } from "./new-relic";
 import { pagerDutyFormat } from "./pagerduty";
 import { sentryFormat } from "./sentry";
 import { uptimeKumaFormat } from "./uptime-kuma";
+import { zabbixFormat } from "./zabbix";
 import {
   payloadFormats,
   type AlertEvent,
@@ -34,6 +35,7 @@ export const payloadFormatDefinitions: Record<PayloadFormat, PayloadFormatDefini
   datadog: datadogFormat,
   google_cloud: googleCloudFormat,
   new_relic: newRelicFormat,
+  zabbix: zabbixFormat,
   uptime_kuma: uptimeKumaFormat,
   grafana_oncall: grafanaOnCallFormat,
   generic: genericFormat,
