@@ -328,6 +328,18 @@ export function zabbixEvent(value: "1" | "0") {
   };
 }
 
+/** What the README's Nagios and Icinga notification command posts for a service. */
+export function nagiosNotification(type: "PROBLEM" | "ACKNOWLEDGEMENT" | "RECOVERY") {
+  return {
+    notification_type: type,
+    host_name: "db-02",
+    service_description: "Disk /var",
+    state: type === "RECOVERY" ? "OK" : "CRITICAL",
+    output: type === "RECOVERY" ? "DISK OK - free space: /var 12044 MB (61%)" : "DISK CRITICAL - free space: /var 412 MB (2%)",
+    timestamp: type === "RECOVERY" ? "1772367000" : "1772366100",
+  };
+}
+
 // https://github.com/louislam/uptime-kuma/blob/master/server/notification-providers/webhook.js ("Preset -
 // application/json": the heartbeat and monitor as Uptime Kuma's beans serialize them, and the notification's text).
 export function uptimeKumaWebhook(status: 0 | 1 | 2 | 3) {
@@ -451,6 +463,14 @@ export const headerAuthenticatedTools = [
     status: 200,
     alert: { title: "High CPU utilization (over 90% for 5m)", severity: "medium", monitoringTool: "Zabbix" },
     links: ["Event in Zabbix"],
+  },
+  {
+    format: "nagios",
+    fire: nagiosNotification("PROBLEM"),
+    resolve: nagiosNotification("RECOVERY"),
+    status: 200,
+    alert: { title: "Disk /var on db-02 is CRITICAL", severity: "critical", monitoringTool: "Nagios" },
+    links: [],
   },
   {
     format: "uptime_kuma",

@@ -6,6 +6,7 @@ import {
   googleCloudIncident,
   grafanaOnCallWebhook,
   grafanaWebhook,
+  nagiosNotification,
   newRelicIssue,
   pagerDutyFollowUp,
   pagerDutyTrigger,
@@ -59,6 +60,7 @@ describe("format detection", () => {
     expect(detectPayloadFormat(googleCloudIncident("open"))).toBe("google_cloud");
     expect(detectPayloadFormat(newRelicIssue("CLOSED"))).toBe("new_relic");
     expect(detectPayloadFormat(zabbixEvent("1"))).toBe("zabbix");
+    expect(detectPayloadFormat(nagiosNotification("PROBLEM"))).toBe("nagios");
     expect(detectPayloadFormat(uptimeKumaWebhook(0))).toBe("uptime_kuma");
     expect(detectPayloadFormat({ heartbeat: null, monitor: null, msg: "Uptime Kuma Webhook Testing" })).toBe("uptime_kuma");
     expect(detectPayloadFormat(grafanaOnCallWebhook("ok"))).toBe("grafana_oncall");
@@ -484,5 +486,29 @@ describe("Zabbix", () => {
     // A severity renamed in Zabbix's settings is read by its number.
     expect(severityOf("Sev-A", "5")).toBe("critical");
     expect(read("zabbix", { ...zabbixEvent("1"), event_value: "2" })).toEqual({ kind: "ignored", reason: "Zabbix event value 2" });
+  });
+});
+
+describe("Nagios and Icinga", () => {
+  it("fires for a problem, acknowledges, and resolves with the recovery, grouped by host and service", () => {
+    const [problem] = events("nagios", nagiosNotification("PROBLEM"));
+    expect(problem!.alert).toEqual({
+      title: "Disk /var on db-02 is CRITICAL",
+      description: "DISK CRITICAL - free space: /var 412 MB (2%)",
+      startedAt: new Date(1772366100 * 1000),
+      endedAt: null,
+      service: "Disk /var",
+      monitoringTool: "Nagios",
+      hosts: ["db-02"],
+      severity: "critical",
+      environmentName: null,
+      action: "trigger",
+      fingerprintSource: "nagios:db-02/Disk /var",
+    });
+    expect(events("nagios", nagiosNotification("ACKNOWLEDGEMENT"))[0]!.alert).toMatchObject({ action: "acknowledge", fingerprintSource: "nagios:db-02/Disk /var" });
+    expect(events("nagios", nagiosNotification("RECOVERY"))[0]!.alert).toMatchObject({ action: "resolve", endedAt: new Date(1772367000 * 1000) });
+    const host = { ...nagiosNotification("PROBLEM"), service_description: "", state: "DOWN", output: "PING CRITICAL - Packet loss = 100%" };
+    expect(events("nagios", host)[0]!.alert).toMatchObject({ title: "db-02 is DOWN", service: null, severity: "critical", fingerprintSource: "nagios:db-02/" });
+    expect(read("nagios", { ...nagiosNotification("PROBLEM"), notification_type: "FLAPPINGSTART" })).toEqual({ kind: "ignored", reason: "Nagios notification FLAPPINGSTART" });
   });
 });

@@ -8,6 +8,7 @@ import { googleCloudFormat } from "./google-cloud";
 import { grafanaFormat } from "./grafana";
 import { grafanaOnCallFormat } from "./grafana-oncall";
 import { maxSourceLinks } from "./links";
+import { nagiosFormat } from "./nagios";
 import { newRelicFormat } from "./new-relic";
 import { pagerDutyFormat } from "./pagerduty";
 import { sentryFormat } from "./sentry";
@@ -36,6 +37,7 @@ export const payloadFormatDefinitions: Record<PayloadFormat, PayloadFormatDefini
   google_cloud: googleCloudFormat,
   new_relic: newRelicFormat,
   zabbix: zabbixFormat,
+  nagios: nagiosFormat,
   uptime_kuma: uptimeKumaFormat,
   grafana_oncall: grafanaOnCallFormat,
   generic: genericFormat,
