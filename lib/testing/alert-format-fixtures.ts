@@ -340,6 +340,25 @@ export function nagiosNotification(type: "PROBLEM" | "ACKNOWLEDGEMENT" | "RECOVE
   };
 }
 
+/**
+ * What Kibana's webhook connector posts with the README's body: Mustache variables of the rule, the alert and its
+ * context, rendered (`action_group` is the rule's group when it fires, `recovered` on the recovery action).
+ */
+export function kibanaAction(actionGroup: "threshold met" | "recovered") {
+  const recovered = actionGroup === "recovered";
+  return {
+    rule_id: "c3c5e0a0-5d6f-11ee-8c99-0242ac120002",
+    rule_name: "Checkout latency above 2 s",
+    alert_id: "checkout-web",
+    action_group: actionGroup,
+    reason: recovered ? "Checkout latency is back below 2 s" : "Checkout latency is 3.4 s, above the threshold of 2 s over the last 5 minutes",
+    date: recovered ? "2026-03-01T12:20:00.000Z" : "2026-03-01T12:00:00.000Z",
+    url: "https://kibana.example.com/app/observability/alerts/5b8c2a62-bd6b-4f1b-9d7a-0a3c8f0e7a11",
+    severity: "high",
+    hosts: "checkout-web-1",
+  };
+}
+
 // https://github.com/louislam/uptime-kuma/blob/master/server/notification-providers/webhook.js ("Preset -
 // application/json": the heartbeat and monitor as Uptime Kuma's beans serialize them, and the notification's text).
 export function uptimeKumaWebhook(status: 0 | 1 | 2 | 3) {
@@ -471,6 +490,14 @@ export const headerAuthenticatedTools = [
     status: 200,
     alert: { title: "Disk /var on db-02 is CRITICAL", severity: "critical", monitoringTool: "Nagios" },
     links: [],
+  },
+  {
+    format: "kibana",
+    fire: kibanaAction("threshold met"),
+    resolve: kibanaAction("recovered"),
+    status: 200,
+    alert: { title: "Checkout latency above 2 s", severity: "high", monitoringTool: "Elastic" },
+    links: ["Alert in Kibana"],
   },
   {
     format: "uptime_kuma",

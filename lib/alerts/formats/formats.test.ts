@@ -6,6 +6,7 @@ import {
   googleCloudIncident,
   grafanaOnCallWebhook,
   grafanaWebhook,
+  kibanaAction,
   nagiosNotification,
   newRelicIssue,
   pagerDutyFollowUp,
@@ -61,6 +62,7 @@ describe("format detection", () => {
     expect(detectPayloadFormat(newRelicIssue("CLOSED"))).toBe("new_relic");
     expect(detectPayloadFormat(zabbixEvent("1"))).toBe("zabbix");
     expect(detectPayloadFormat(nagiosNotification("PROBLEM"))).toBe("nagios");
+    expect(detectPayloadFormat(kibanaAction("recovered"))).toBe("kibana");
     expect(detectPayloadFormat(uptimeKumaWebhook(0))).toBe("uptime_kuma");
     expect(detectPayloadFormat({ heartbeat: null, monitor: null, msg: "Uptime Kuma Webhook Testing" })).toBe("uptime_kuma");
     expect(detectPayloadFormat(grafanaOnCallWebhook("ok"))).toBe("grafana_oncall");
@@ -510,5 +512,28 @@ describe("Nagios and Icinga", () => {
     const host = { ...nagiosNotification("PROBLEM"), service_description: "", state: "DOWN", output: "PING CRITICAL - Packet loss = 100%" };
     expect(events("nagios", host)[0]!.alert).toMatchObject({ title: "db-02 is DOWN", service: null, severity: "critical", fingerprintSource: "nagios:db-02/" });
     expect(read("nagios", { ...nagiosNotification("PROBLEM"), notification_type: "FLAPPINGSTART" })).toEqual({ kind: "ignored", reason: "Nagios notification FLAPPINGSTART" });
+  });
+});
+
+describe("Elastic Kibana", () => {
+  it("fires for a rule's action and resolves on its recovery, grouped by rule and alert, with the action's severity", () => {
+    const [fired] = events("kibana", kibanaAction("threshold met"));
+    expect(fired!.alert).toEqual({
+      title: "Checkout latency above 2 s",
+      description: "Checkout latency is 3.4 s, above the threshold of 2 s over the last 5 minutes",
+      startedAt: new Date("2026-03-01T12:00:00.000Z"),
+      endedAt: null,
+      service: null,
+      monitoringTool: "Elastic",
+      hosts: ["checkout-web-1"],
+      severity: "high",
+      environmentName: null,
+      action: "trigger",
+      fingerprintSource: "kibana:c3c5e0a0-5d6f-11ee-8c99-0242ac120002/checkout-web",
+    });
+    expect(sourceLinks("kibana", fired!.payload).map((link) => link.label)).toEqual(["Alert in Kibana"]);
+    expect(events("kibana", kibanaAction("recovered"))[0]!.alert).toMatchObject({ action: "resolve", endedAt: new Date("2026-03-01T12:20:00.000Z") });
+    const { severity: _severity, ...unrated } = kibanaAction("threshold met");
+    expect(events("kibana", unrated)[0]!.alert.severity).toBe("critical");
   });
 });

@@ -7,6 +7,7 @@ import { genericFormat } from "./generic";
 import { googleCloudFormat } from "./google-cloud";
 import { grafanaFormat } from "./grafana";
 import { grafanaOnCallFormat } from "./grafana-oncall";
+import { kibanaFormat } from "./kibana";
 import { maxSourceLinks } from "./links";
 import { nagiosFormat } from "./nagios";
 import { newRelicFormat } from "./new-relic";
@@ -38,6 +39,7 @@ export const payloadFormatDefinitions: Record<PayloadFormat, PayloadFormatDefini
   new_relic: newRelicFormat,
   zabbix: zabbixFormat,
   nagios: nagiosFormat,
+  kibana: kibanaFormat,
   uptime_kuma: uptimeKumaFormat,
   grafana_oncall: grafanaOnCallFormat,
   generic: genericFormat,
