@@ -2,7 +2,7 @@ import "server-only";
 import { performance } from "node:perf_hooks";
 import type { DatabaseHandle } from "@/lib/db/drivers";
 import { logger } from "@/lib/log";
-import { leaseMessages, outboxChannel, type LeasedMessage } from "./outbox";
+import { leaseMessages, outboxChannel, type LeasedMessage, type LeaseRuns } from "./outbox";
 
 /**
  * What a sender does with one leased message. It must itself complete or reschedule the message (`completeMessage`,
@@ -12,9 +12,10 @@ import { leaseMessages, outboxChannel, type LeasedMessage } from "./outbox";
 export type OutboxHandler = (handle: DatabaseHandle, message: LeasedMessage) => Promise<void>;
 
 /**
- * A sender that takes a run of messages at once: consecutive messages of one ordering key, oldest first, up to
- * `runLength` (the longest of the worker's run senders', when it has several) (`LeaseRuns`). For each it must complete, reschedule or hand it back (`releaseMessages`: the run stopped before
- * it), as a handler does for its one message; what it leaves leased is handed out again when the lease runs out.
+ * A sender that takes a run of messages at once (`LeaseRuns`): consecutive messages of one ordering key, oldest first,
+ * up to `runLength` (the longest of the worker's run senders', when it has several). For each it must complete,
+ * reschedule or hand it back (`releaseMessages`: the run stopped before it), as a handler does for its one message;
+ * what it leaves leased is handed out again when the lease runs out.
  */
 export interface OutboxRunSender {
   runLength: number;
@@ -124,8 +125,7 @@ export class OutboxWorker {
 
   private async pump(): Promise<void> {
     const topics = Object.keys(this.options.handlers);
-    const runSenders = Object.entries(this.options.handlers).filter((entry): entry is [string, OutboxRunSender] => typeof entry[1] !== "function");
-    const runs = runSenders.length > 0 ? { topics: runSenders.map(([topic]) => topic), length: Math.max(...runSenders.map(([, sender]) => sender.runLength)) } : undefined;
+    const runs = leaseRunsOf(this.options.handlers);
     while (!this.stopped) {
       const room = this.options.concurrency - this.running.size;
       if (room <= 0) {
@@ -173,6 +173,13 @@ export class OutboxWorker {
       logger.error({ err: error, outboxMessageId: head.id, topic: head.topic, runLength: run.length }, "outbox message failed; it is retried when its lease ends");
     }
   }
+}
+
+/** The topics whose senders take runs, and the longest run any of them takes; none when every sender takes one message. */
+function leaseRunsOf(senders: Record<string, OutboxSender>): LeaseRuns | undefined {
+  const runSenders = Object.entries(senders).filter((entry): entry is [string, OutboxRunSender] => typeof entry[1] !== "function");
+  if (runSenders.length === 0) return undefined;
+  return { topics: runSenders.map(([topic]) => topic), length: Math.max(...runSenders.map(([, sender]) => sender.runLength)) };
 }
 
 /** Leased messages by ordering key, each key's in order: a head alone, or a head and its run. */
