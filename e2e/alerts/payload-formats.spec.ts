@@ -117,7 +117,7 @@ test.describe("alert payload formats", () => {
     ]);
 
     await expectJson(
-      await request.put(`${integrationsPath(project.id)}/${integration.id}`, { headers: asToken(owner.token), data: { payload_format: "nagios" } }),
+      await request.put(`${integrationsPath(project.id)}/${integration.id}`, { headers: asToken(owner.token), data: { payload_format: "no-such-format" } }),
       400,
       { error: "payload_format does not have a valid value" },
     );
