@@ -3,8 +3,7 @@ import { eq, inArray, sql } from "drizzle-orm";
 import type { Ctx } from "@/lib/context";
 import { namespaces, projects } from "@/lib/db/schema";
 import { env } from "@/lib/env";
-import { GroupMovedError, NotFoundError } from "@/lib/errors";
-import { findVisibleGroup, movedGroupPath } from "@/lib/groups/groups";
+import { getVisibleGroupByFullPath } from "@/lib/groups/groups";
 import { getVisibleProject } from "@/lib/projects/projects";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { getUserByUsername } from "@/lib/users/users";
@@ -85,15 +84,10 @@ export async function projectActivityFeed(ctx: Ctx, reference: string, filters: 
 
 /**
  * `/groups/<full path>.atom`: the activity of the group, its subgroups and their projects, as far as the reader may
- * see; 404 for a group the reader cannot see, `GroupMovedError` for a path it had before a rename or a move.
+ * see; 404 for a group the reader cannot see (`GroupMovedError` for a path it had before a rename or a move).
  */
 export async function groupActivityFeed(ctx: Ctx, fullPath: string, filters: FeedFilters): Promise<AtomFeed> {
-  const view = await findVisibleGroup(ctx, fullPath);
-  if (!view) {
-    const moved = await movedGroupPath(ctx, fullPath);
-    throw moved ? new GroupMovedError(moved) : new NotFoundError("Group");
-  }
-  const { group, fullName } = view;
+  const { group, fullName } = await getVisibleGroupByFullPath(ctx, fullPath);
   const list = await listEventsOfGroup(ctx, group, eventFilters(filters), latestEvents);
   return atomFeed(ctx, { path: feedPaths.group(group.fullPath), title: `${fullName} activity`, alternatePath: `/groups/${group.fullPath}/-/activity` }, list);
 }

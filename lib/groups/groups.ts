@@ -5,7 +5,7 @@ import { keyedListPage, type ListPage, type OrderKey } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { fuzzySearch } from "@/lib/db/like";
 import { accessLevels, groupMembers, namespaces, projects, redirectRoutes, type NamespaceRow, type ProjectVisibility } from "@/lib/db/schema";
-import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
+import { ForbiddenError, GroupMovedError, NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { detachRepository, discardRepository, reattachRepository } from "@/lib/git/repositories";
 import { instanceSettingsOf } from "@/lib/instance/settings";
 import { logger } from "@/lib/log";
@@ -73,11 +73,15 @@ export async function movedGroupPath(ctx: Ctx, oldFullPath: string): Promise<str
   return row?.fullPath ?? null;
 }
 
-/** `findVisibleGroup`, or 404 ("Group Not Found"). */
+/**
+ * `findVisibleGroup`, or 404 ("Group Not Found"): a `GroupMovedError` when the path is one the group had before a rename
+ * or a move (a 404 wherever the move is not followed; feeds follow it).
+ */
 export async function getVisibleGroupByFullPath(ctx: Ctx, fullPath: string): Promise<GroupView> {
   const view = await findVisibleGroup(ctx, fullPath);
-  if (!view) throw new NotFoundError("Group");
-  return view;
+  if (view) return view;
+  const moved = await movedGroupPath(ctx, fullPath);
+  throw moved ? new GroupMovedError(moved) : new NotFoundError("Group");
 }
 
 /** The group, if the caller's role there allows `ability`: 404 when they cannot see it, 403 when they can. */
