@@ -97,7 +97,9 @@ function operation(declaration: Declaration) {
     ...(endpoint.allowAnonymous ? [{}] : []),
   ];
   return {
-    operationId: `${method} ${route}`,
+    // URL-safe, as generators that name functions after it need: `GET /projects/:id/hooks` → `get_projects_id_hooks`.
+    operationId: `${method}${route}`.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/_$/, ""),
+    summary: `${method} ${route}`,
     ...(endpoint.allowAnonymous ? { description: "Anonymous callers are answered too, with what anybody may see." } : {}),
     parameters: [...pathParameters, ...queryParameters],
     ...(inBody && Object.keys(declaration.params).length
