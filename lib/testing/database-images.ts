@@ -1,13 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
-import postgres from "postgres";
 import type { TestProject } from "vitest/node";
 import { openDatabase } from "@/lib/db/drivers";
+import { createPostgresDatabase } from "./databases";
 
 /**
  * Vitest's global setup for the integration tests: one migrated database per engine for the whole run, which every
@@ -55,22 +54,12 @@ async function writePgliteImage(file: string): Promise<void> {
 
 /** The service's own migration path (lib/db/drivers.ts), on a database created for the purpose. */
 async function createPostgresTemplate(serverUrl: string): Promise<{ name: string; drop(): Promise<void> }> {
-  const name = `test_template_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const handle = await openDatabase({ url: url.toString(), poolSize: 1 });
+  const database = await createPostgresDatabase(serverUrl);
+  const handle = await openDatabase({ url: database.url, poolSize: 1 });
   try {
     await handle.migrate();
   } finally {
     await handle.close();
   }
-  return {
-    name,
-    async drop() {
-      await admin.unsafe(`drop database if exists "${name}" with (force)`);
-      await admin.end();
-    },
-  };
+  return { name: new URL(database.url).pathname.slice(1), drop: database.drop };
 }
