@@ -12,7 +12,7 @@ import { startTokenCheckCache } from "@/lib/token-checks/checks";
 import { bootstrapRoot } from "@/lib/users/bootstrap";
 import { userDeletionHandler, userDeletionTopic } from "@/lib/users/deletion";
 import { hookTimeoutMs, webHookSender } from "@/lib/webhooks/delivery";
-import { webHookTopic } from "@/lib/webhooks/enqueue";
+import { webHookEventTopic, webHookFanOut, webHookTopic } from "@/lib/webhooks/enqueue";
 
 export async function startService(): Promise<void> {
   try {
@@ -61,6 +61,7 @@ async function startOutboxWorker(): Promise<void> {
   if (globalForOutbox.outboxWorker) return;
   const worker = new OutboxWorker(await getDatabaseHandle(), {
     handlers: {
+      [webHookEventTopic]: webHookFanOut(),
       [webHookTopic]: webHookSender(),
       [chatNotificationTopic]: chatNotificationSender(),
       [alertEmailTopic]: alertEmailFanOut(),

@@ -98,6 +98,16 @@ export async function enqueueSelected(tx: Executor, select: SQL, body?: string):
   );
 }
 
+/**
+ * Writes the messages a query selects with the bodies they name, in the caller's transaction: a sender that fans one
+ * message out to many recipients (`select` answers `topic`, `ordering_key`, `payload` and `body_id`, in that order)
+ * hands its body on to them instead of writing it again. Complete the fanned-out message after this, in the same
+ * transaction, so its body is kept for the new messages.
+ */
+export async function enqueueSelectedWithBodies(tx: Executor, select: SQL): Promise<number> {
+  return insertAndNotify(tx, sql`insert into ${outboxMessages} (topic, ordering_key, payload, body_id) ${select} returning id`);
+}
+
 interface LeasedRow {
   id: string | number;
   topic: string;

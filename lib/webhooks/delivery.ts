@@ -115,32 +115,44 @@ interface HookAttempt {
   log: NewWebHookLog;
 }
 
+/**
+ * A delivery as a sender has it: its payload as an object (a test, a resend), or as the JSON text the outbox keeps
+ * (`json`), which goes out and into the log as it is, so a delivery costs no parsing or serializing unless the hook's
+ * custom template needs the object.
+ */
+type OutgoingDelivery = Pick<HookDelivery, "trigger" | "idempotencyKey" | "eventUuid"> & ({ data: unknown } | { json: string });
+
+/** What goes out to the hook and what its log keeps as the request's data, or why the template could not be rendered. */
+function requestPayload(hook: ProjectHookRow, delivery: OutgoingDelivery): { ok: true; body: string; logged: unknown } | { ok: false; error: string } {
+  if (hook.customWebhookTemplate) {
+    const rendered = renderCustomTemplate(hook.customWebhookTemplate, "json" in delivery ? JSON.parse(delivery.json) : delivery.data);
+    return rendered.ok ? { ok: true, body: JSON.stringify(rendered.value), logged: rendered.value } : rendered;
+  }
+  if ("json" in delivery) return { ok: true, body: delivery.json, logged: sql`${delivery.json}::jsonb` };
+  return { ok: true, body: JSON.stringify(delivery.data), logged: delivery.data };
+}
+
 /** Sends `delivery` to the hook once. Never throws for what the receiver does. */
-async function attemptDelivery(
-  target: HookTarget,
-  delivery: Pick<HookDelivery, "trigger" | "data" | "idempotencyKey" | "eventUuid">,
-  now: () => Date,
-): Promise<HookAttempt> {
+async function attemptDelivery(target: HookTarget, delivery: OutgoingDelivery, now: () => Date): Promise<HookAttempt> {
   const { hook } = target;
   const headers = requestHeaders(hook, delivery.trigger, delivery, target.token, target.customHeaders);
-  let requestData: unknown = delivery.data;
+  let requestData: unknown = {};
   let status: HookExecution["status"] = "internal error";
   let responseHeaders: Record<string, string> = {};
   let responseBody = "";
   let errorMessage: string | null = null;
   let durationMs = 0;
-  const rendered = hook.customWebhookTemplate ? renderCustomTemplate(hook.customWebhookTemplate, delivery.data) : { ok: true as const, value: delivery.data };
-  if (!rendered.ok) {
-    requestData = {};
-    errorMessage = rendered.error;
+  const payload = requestPayload(hook, delivery);
+  if (!payload.ok) {
+    errorMessage = payload.error;
   } else {
-    requestData = rendered.value;
+    requestData = payload.logged;
     const result = await sendOutbound(
       {
         url: hook.url,
         method: "POST",
         headers: headers.sent,
-        body: JSON.stringify(rendered.value),
+        body: payload.body,
         timeoutMs: hookTimeoutMs,
         maxResponseBytes: responseBodyLimit,
         allowLocalNetwork: target.allowLocalNetwork,
@@ -238,16 +250,14 @@ export function retryDelayMs(attempts: number): number {
  * A delivery from the outbox, checked: a payload this version cannot read is dropped rather than retried forever. Its
  * JSON is the message's shared body (deliveries written before bodies were shared carry it in the payload).
  */
-function readDelivery({ payload, body: sharedBody }: Pick<LeasedMessage, "payload" | "body">): HookDelivery | null {
+function readDelivery({ payload, body: sharedBody }: Pick<LeasedMessage, "payload" | "body">): (OutgoingDelivery & { hookId: number; json: string }) | null {
   const { hookId, trigger, idempotencyKey, eventUuid } = payload;
-  const body = sharedBody ?? payload.body;
-  if (typeof hookId !== "number" || !isHookTrigger(trigger) || typeof body !== "string") return null;
+  const json = sharedBody ?? payload.body;
+  if (typeof hookId !== "number" || !isHookTrigger(trigger) || typeof json !== "string") return null;
   if (typeof idempotencyKey !== "string" || typeof eventUuid !== "string") return null;
-  try {
-    return { hookId, trigger, data: JSON.parse(body), idempotencyKey, eventUuid };
-  } catch {
-    return null;
-  }
+  // Written by this service's own JSON.stringify: a start that is not an object's is no payload of ours.
+  if (!json.startsWith("{")) return null;
+  return { hookId, trigger, json, idempotencyKey, eventUuid };
 }
 
 /** How many of one hook's deliveries a worker takes at once (`OutboxRunSender`). */

@@ -3,7 +3,9 @@ import { randomUUID } from "node:crypto";
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/lib/db";
 import { projectHooks } from "@/lib/db/schema";
-import { enqueueSelected } from "@/lib/outbox/outbox";
+import type { DatabaseHandle } from "@/lib/db/drivers";
+import { completeMessages, enqueueSelected, enqueueSelectedWithBodies, type LeasedMessage } from "@/lib/outbox/outbox";
+import type { OutboxRunSender } from "@/lib/outbox/worker";
 import { executableHooksAt } from "./auto-disabling";
 import { hookTriggers, type HookTrigger } from "./triggers";
 
@@ -54,26 +56,75 @@ export function hooksTake(projectId: number, triggers: HookTrigger[], now: Date)
 }
 
 /**
- * Writes a delivery of `data` to every hook of the project that takes `trigger` and is executable now, in the
- * caller's transaction: one statement, however many hooks there are, which writes the payload once. A push names its branch,
- * which each hook's branch filter must let through. Answers how many deliveries were written.
+ * The outbox topic of changes sent to hooks: the request writes one message per change, naming the hooks that take it,
+ * and the worker fans it out to one delivery per hook (`webHookFanOut`), so the request pays for one row whatever the
+ * number of hooks, and the fan-out is written for many changes at once.
+ */
+export const webHookEventTopic = "web_hook_event";
+
+/** A project's changes are fanned out in the order they were written, so each hook's deliveries keep that order. */
+function hookEventOrderingKey(projectId: number): string {
+  return `${webHookEventTopic}:${projectId}`;
+}
+
+/**
+ * Writes a change's delivery of `data` to every hook of the project that takes `trigger` and is executable now, in
+ * the caller's transaction: one statement, which writes nothing when no hook takes it, and otherwise one outbox
+ * message naming the hooks (decided now, as GitLab selects them when the change happens) and the payload once. A push
+ * names its branch, which each hook's branch filter must let through. Answers whether any hook takes it.
  */
 export async function enqueueHookDeliveries(
   tx: Executor,
   event: { projectId: number; trigger: HookTrigger; data: unknown; now: Date; branch?: string; eventUuid?: string },
-): Promise<number> {
+): Promise<boolean> {
   const { column } = hookTriggers[event.trigger];
   const eventUuid = event.eventUuid ?? randomUUID();
-  const data = JSON.stringify(event.data);
-  return enqueueSelected(
+  const written = await enqueueSelected(
     tx,
-    sql`select ${webHookTopic}::text, ${`${webHookTopic}:`}::text || ${projectHooks.id}::text,
-        jsonb_build_object('hookId', ${projectHooks.id}, 'trigger', ${event.trigger}::text,
-          'idempotencyKey', gen_random_uuid()::text, 'eventUuid', ${eventUuid}::text)
+    sql`select ${webHookEventTopic}::text, ${hookEventOrderingKey(event.projectId)}::text,
+        jsonb_build_object('trigger', ${event.trigger}::text, 'eventUuid', ${eventUuid}::text,
+          'hookIds', jsonb_agg(${projectHooks.id} order by ${projectHooks.id}))
       from ${projectHooks}
      where ${projectHooks.projectId} = ${event.projectId} and ${column} and ${executableHooksAt(event.now)}
        ${event.branch === undefined ? sql`` : sql`and ${branchFilterAllows(event.branch)}`}
-     order by ${projectHooks.id}`,
-    data,
+    having count(*) > 0`,
+    JSON.stringify(event.data),
   );
+  return written > 0;
+}
+
+/** How many of a project's changes one fan-out takes at once. */
+const fanOutRunLength = 20;
+
+/**
+ * The outbox's sender of `webHookEventTopic`: takes a run of one project's changes and writes, in one statement, a
+ * delivery to each hook each names that still exists (the deliveries' sender decides whether a hook may be sent to),
+ * sharing the change's payload, in the changes' order and then the hooks'; then completes the changes. Each delivery
+ * gets its `Idempotency-Key` here, once for all its attempts.
+ */
+export function webHookFanOut(): OutboxRunSender {
+  return {
+    runLength: fanOutRunLength,
+    async sendRun({ db }: DatabaseHandle, run: LeasedMessage[]): Promise<void> {
+      const held = sql.join(
+        run.map((message) => sql`(e.id = ${message.id} and e.lease_token = ${message.leaseToken})`),
+        sql` or `,
+      );
+      await db.transaction(async (tx) => {
+        await enqueueSelectedWithBodies(
+          tx,
+          sql`select ${webHookTopic}::text, ${`${webHookTopic}:`}::text || ${projectHooks.id}::text,
+              jsonb_build_object('hookId', ${projectHooks.id}, 'trigger', e.payload->>'trigger',
+                'idempotencyKey', gen_random_uuid()::text, 'eventUuid', e.payload->>'eventUuid'),
+              e.body_id
+            from outbox_messages e
+           cross join lateral jsonb_array_elements_text(e.payload->'hookIds') with ordinality as named(hook_id, position)
+            join ${projectHooks} on ${projectHooks.id} = named.hook_id::bigint
+           where ${held}
+           order by e.id, named.position`,
+        );
+        await completeMessages(tx, run);
+      });
+    },
+  };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { eq } from "drizzle-orm";
-import { outboxMessages, projectHooks, webHookLogs } from "@/lib/db/schema";
+import { eq, inArray, sql } from "drizzle-orm";
+import { outboxBodies, outboxMessages, projectHooks, webHookLogs } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { ForbiddenError, NotFoundError, TooManyRequestsError, UnprocessableError, ValidationError } from "@/lib/errors";
 import { recordPushEvents } from "@/lib/git/push-events";
@@ -19,7 +19,7 @@ import { pushBranches } from "@/lib/testing/git";
 import { startHookReceiver } from "@/lib/testing/hook-receiver";
 import { senderSuite } from "@/lib/testing/outbox-senders";
 import { webHookSender } from "./delivery";
-import { webHookTopic } from "./enqueue";
+import { webHookEventTopic, webHookFanOut, webHookTopic } from "./enqueue";
 import { createHook, deleteHook, getHook, listHooks, serializeHook, updateHook } from "./hooks";
 import { listHookLogs, resendHookLog } from "./logs";
 import { testHook } from "./test-hooks";
@@ -36,7 +36,7 @@ const hookTime = expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
 
 describe.each(testDatabases())("project webhooks on $name", ({ open }) => {
   const handle = databaseForSuite(open);
-  const { allowLocalNetwork, projectWithOwner, deliverAll } = senderSuite(handle, { [webHookTopic]: webHookSender() }, { repositoriesRoot, projectName: "Hooked" });
+  const { allowLocalNetwork, projectWithOwner, deliverAll } = senderSuite(handle, { [webHookEventTopic]: webHookFanOut(), [webHookTopic]: webHookSender() }, { repositoriesRoot, projectName: "Hooked" });
 
   it("manages hooks as GitLab's API does: Maintainers only, the token write-only, custom headers by name", async () => {
     const { owner, ctx, view, reference } = await projectWithOwner();
@@ -453,9 +453,9 @@ describe.each(testDatabases())("project webhooks on $name", ({ open }) => {
         expect(disabled.hook.disabledUntil!.getTime() - Date.now()).toBeGreaterThan(50_000);
         expect(disabled.hook.disabledUntil!.getTime() - Date.now()).toBeLessThan(61_000);
         expect((await serializeHook(ctx, disabled)).alert_status).toBe("temporarily_disabled");
-        // While disabled, new events are not queued for it (GitLab's executable scope).
+        // While disabled, new events are not queued for it (GitLab's executable scope): nothing at all is written.
         await createMilestone(ctx, reference, { title: "skipped" });
-        expect(await handle.db.select().from(outboxMessages).where(eq(outboxMessages.orderingKey, `web_hook:${hook.hook.id}`))).toEqual([]);
+        expect(await handle.db.select().from(outboxMessages).where(inArray(outboxMessages.orderingKey, [`web_hook:${hook.hook.id}`, `web_hook_event:${hook.hook.projectId}`]))).toEqual([]);
       } finally {
         await failing.close();
       }
@@ -469,6 +469,81 @@ describe.each(testDatabases())("project webhooks on $name", ({ open }) => {
       const resent = await resendHookLog(ctx, reference, hook.hook.id, logs.items[0]!.id);
       expect(resent).toEqual({ responseStatus: 200 });
       expect(receiver.received.at(-1)!.headers["idempotency-key"]).toBe(logs.items[0]!.requestHeaders["Idempotency-Key"]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("writes one message per change, naming the hooks that take it then, and fans it out to them in order", async () => {
+    const receiver = await startHookReceiver();
+    try {
+      const { ctx, reference, view } = await projectWithOwner();
+      const first = await createHook(ctx, reference, { url: `${receiver.url}/first`, push_events: false, milestone_events: true });
+      const gone = await createHook(ctx, reference, { url: `${receiver.url}/gone`, push_events: false, milestone_events: true });
+      await createHook(ctx, reference, { url: `${receiver.url}/issues`, push_events: false, issues_events: true });
+      const waiting = () =>
+        handle.db
+          .select({ topic: outboxMessages.topic, orderingKey: outboxMessages.orderingKey, payload: outboxMessages.payload })
+          .from(outboxMessages)
+          .where(inArray(outboxMessages.orderingKey, [`web_hook_event:${view.project.id}`, `web_hook:${first.hook.id}`, `web_hook:${gone.hook.id}`]))
+          .orderBy(outboxMessages.id);
+
+      await createMilestone(ctx, reference, { title: "m1" });
+      expect(await waiting()).toEqual([
+        {
+          topic: "web_hook_event",
+          orderingKey: `web_hook_event:${view.project.id}`,
+          payload: { trigger: "milestone_hooks", eventUuid: uuid, hookIds: [first.hook.id, gone.hook.id] },
+        },
+      ]);
+      // A hook added after the change does not get it; one deleted before the fan-out gets nothing.
+      const later = await createHook(ctx, reference, { url: `${receiver.url}/later`, push_events: false, milestone_events: true });
+      await deleteHook(ctx, reference, gone.hook.id);
+      await createMilestone(ctx, reference, { title: "m2" });
+      await createMilestone(ctx, reference, { title: "m3" });
+      const changes = await handle.db.select({ hookIds: sql`${outboxMessages.payload}->'hookIds'`, bodyId: outboxMessages.bodyId }).from(outboxMessages).where(eq(outboxMessages.orderingKey, `web_hook_event:${view.project.id}`)).orderBy(outboxMessages.id);
+      expect(changes.map((change) => change.hookIds)).toEqual([[first.hook.id, gone.hook.id], [first.hook.id, later.hook.id], [first.hook.id, later.hook.id]]);
+
+      await deliverAll();
+      const received = receiver.received.map((request) => ({
+        path: request.path,
+        title: (request.body as { object_attributes: { title: string } }).object_attributes.title,
+        eventUuid: request.headers["x-gitlab-event-uuid"],
+      }));
+      const byPath = (path: string) => received.filter((request) => request.path === path).map((request) => request.title);
+      expect(byPath("/first")).toEqual(["m1", "m2", "m3"]);
+      expect(byPath("/later")).toEqual(["m2", "m3"]);
+      expect(received).toHaveLength(5);
+      // Every hook a change went to got the same X-Gitlab-Event-UUID; each delivery its own Idempotency-Key.
+      for (const title of ["m2", "m3"]) expect(new Set(received.filter((request) => request.title === title).map((request) => request.eventUuid)).size).toBe(1);
+      expect(new Set(receiver.received.map((request) => request.headers["idempotency-key"])).size).toBe(5);
+      expect(await waiting()).toEqual([]);
+      // Each change's payload was written once, handed on to its deliveries, and went with the last of them.
+      expect(new Set(changes.map((change) => change.bodyId)).size).toBe(3);
+      expect(await handle.db.$count(outboxBodies, inArray(outboxBodies.id, changes.map((change) => change.bodyId!)))).toBe(0);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("sends what a hook's custom template makes of the payload, and logs it; a template that makes no JSON fails the delivery", async () => {
+    const receiver = await startHookReceiver();
+    try {
+      const { ctx, reference } = await projectWithOwner();
+      const templated = await createHook(ctx, reference, {
+        url: `${receiver.url}/templated`,
+        push_events: false,
+        milestone_events: true,
+        custom_webhook_template: '{"text":"{{object_kind}}: {{object_attributes.title}}","id":{{object_attributes.iid}}}',
+      });
+      const broken = await createHook(ctx, reference, { url: `${receiver.url}/broken`, push_events: false, milestone_events: true, custom_webhook_template: '{"text":{{object_kind}}}' });
+      await createMilestone(ctx, reference, { title: 'Say "hi"' });
+      await deliverAll();
+      expect(receiver.received.map((request) => ({ path: request.path, body: request.body }))).toEqual([{ path: "/templated", body: { text: 'milestone: Say "hi"', id: 1 } }]);
+      const logOf = async (hookId: number) =>
+        (await handle.db.select({ requestData: webHookLogs.requestData, status: webHookLogs.responseStatus, error: webHookLogs.internalErrorMessage }).from(webHookLogs).where(eq(webHookLogs.webHookId, hookId)))[0];
+      expect(await logOf(templated.hook.id)).toEqual({ requestData: { text: 'milestone: Say "hi"', id: 1 }, status: "200", error: null });
+      expect(await logOf(broken.hook.id)).toEqual({ requestData: {}, status: "internal error", error: expect.stringMatching(/^Error while parsing rendered custom webhook template: /) });
     } finally {
       await receiver.close();
     }
