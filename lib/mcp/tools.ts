@@ -313,12 +313,17 @@ const getAlert = apiTool({
 const updateAlertStatus = apiTool({
   name: "update_alert_status",
   title: "Change an alert's status",
-  description: "Change the status of an alert: acknowledge it, resolve it, ignore it or trigger it again.",
+  description:
+    "Change the status of an alert (acknowledge it, resolve it, ignore it or trigger it again), its assignee, or both. An alert has one assignee, who must be able to read the project's alerts; an empty list unassigns.",
   method: "PUT",
   route: "/projects/:id/alert_management/alerts/:alert_iid",
   endpoint: updateAlertEndpoint,
-  params: ["id", "alert_iid", "status"],
-  descriptions: { status: "The new status." },
+  params: ["id", "alert_iid", "status", "assignee_ids", "assignee_usernames"],
+  descriptions: {
+    status: "The new status.",
+    assignee_ids: "The assignee by user id, replacing the alert's (only the first is kept); an empty list unassigns.",
+    assignee_usernames: "The assignee by username, replacing the alert's (only the first is kept); an empty list unassigns.",
+  },
   idempotent: true,
 });
 
