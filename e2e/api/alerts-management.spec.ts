@@ -338,6 +338,7 @@ test.describe("alert management API", () => {
       payload_format: "generic",
       source_links: [],
       issue_iid: null,
+      assignees: [],
       details_url: `${baseURL}/${team.project.path_with_namespace}/-/alert_management/1/details`,
       created_at: isoTimestamp,
       updated_at: isoTimestamp,

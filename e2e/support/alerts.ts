@@ -31,6 +31,8 @@ export interface Alert {
   hosts: string[];
   event_count: number;
   issue_iid: number | null;
+  /** GitLab's UserBasic of each assignee. */
+  assignees: { id: number; username: string; name: string; state: string; avatar_url: string; web_url: string }[];
   details_url: string;
 }
 

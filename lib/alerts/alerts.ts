@@ -8,6 +8,8 @@ import { alertNotes, alerts, issues, users, type AlertNoteRow, type AlertRow } f
 import { ConflictError, NotFoundError, UnauthorizedError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
 import { getProjectWithAbility, type ProjectView } from "@/lib/projects/projects";
+import { serializeUserBasic, type UserSummary } from "@/lib/users/serialize";
+import { assignedToUsername, assigneesOfAlerts, replaceAlertAssignees, resolveAlertAssignees, type AssigneeReference } from "./assignees";
 import { alertStatuses, type AlertStatus } from "./fields";
 import { sourceLinks } from "./formats/registry";
 import type { SourceLink } from "./formats/types";
@@ -22,6 +24,8 @@ export type AlertSort = (typeof alertSorts)[number];
 export interface AlertListFilters {
   status?: AlertStatus[];
   search?: string;
+  /** Only alerts assigned the user of this name (GitLab's `assigneeUsername`). */
+  assigneeUsername?: string;
   sort?: AlertSort;
 }
 
@@ -70,12 +74,21 @@ function searchCondition(search: string): SQL {
   return or(ilike(alerts.title, pattern), ilike(alerts.description, pattern), ilike(alerts.monitoringTool, pattern), ilike(alerts.service, pattern))!;
 }
 
+/** The filters but the status, as one condition over `alerts`: the list reads it per status, the tabs count with it. */
+function listCondition(view: ProjectView, filters: AlertListFilters): SQL | undefined {
+  return and(
+    eq(alerts.projectId, view.project.id),
+    filters.search ? searchCondition(filters.search) : undefined,
+    filters.assigneeUsername ? assignedToUsername(filters.assigneeUsername) : undefined,
+  );
+}
+
 async function alertPage(ctx: Ctx, view: ProjectView, filters: AlertListFilters, page: PageRequest): Promise<ListPage<AlertWithIncident>> {
-  const inProject = and(eq(alerts.projectId, view.project.id), filters.search ? searchCondition(filters.search) : undefined);
+  const inProject = listCondition(view, filters);
   // One part per status asked for, each read in order from its own range of the status index.
   const parts = filters.status && filters.status.length > 0 ? filters.status.map((status) => and(inProject, eq(alerts.status, status))) : [inProject];
   const order = orderings[filters.sort ?? "started_at_desc"];
-  return keyedListPage(ctx.db, page, {
+  const listed = await keyedListPage(ctx.db, page, {
     order,
     branches: (keys) => parts.map((part) => ctx.db.select(keys).from(alerts).where(part).$dynamic()),
     rows: (pageKeys, key) =>
@@ -86,6 +99,16 @@ async function alertPage(ctx: Ctx, view: ProjectView, filters: AlertListFilters,
         .leftJoin(issues, eq(issues.id, alerts.issueId))
         .$dynamic(),
   });
+  return { ...listed, items: await withAssignees(ctx, listed.items) };
+}
+
+/** The rows with their assignees, read for all of them at once. */
+async function withAssignees(ctx: Ctx, rows: { alert: AlertRow; issueIid: number | null }[]): Promise<AlertWithIncident[]> {
+  const assignees = await assigneesOfAlerts(
+    ctx.db,
+    rows.map((row) => row.alert.id),
+  );
+  return rows.map((row) => ({ ...row, assignees: assignees.get(row.alert.id) ?? [] }));
 }
 
 /** How many alerts `where` finds in each status, each counted no further than `countLimit` (null: more). */
@@ -109,15 +132,16 @@ export async function listAlertsWithStatusCounts(
   const view = await getProjectWithAbility(ctx, projectReference, "readAlerts");
   const [list, counts] = await Promise.all([
     alertPage(ctx, view, filters, page),
-    statusCounts(ctx, and(eq(alerts.projectId, view.project.id), filters.search ? searchCondition(filters.search) : undefined)),
+    statusCounts(ctx, listCondition(view, filters)),
   ]);
   return { ...list, view, statusCounts: counts };
 }
 
-/** An alert with the #iid of its incident, if it has one. */
+/** An alert with the #iid of its incident, if it has one, and its assignees. */
 export interface AlertWithIncident {
   alert: AlertRow;
   issueIid: number | null;
+  assignees: UserSummary[];
 }
 
 export interface AlertDetails extends AlertWithIncident {
@@ -129,7 +153,7 @@ export interface AlertDetails extends AlertWithIncident {
   notes: (AlertNoteRow & { authorUsername: string | null; authorName: string | null })[];
 }
 
-async function findAlert(ctx: Ctx, view: ProjectView, iid: number): Promise<AlertWithIncident> {
+async function findAlert(ctx: Ctx, view: ProjectView, iid: number): Promise<Omit<AlertWithIncident, "assignees">> {
   const [row] = await ctx.db
     .select({ alert: alerts, issueIid: issues.iid })
     .from(alerts)
@@ -143,16 +167,17 @@ async function findAlert(ctx: Ctx, view: ProjectView, iid: number): Promise<Aler
 export async function getAlert(ctx: Ctx, projectReference: string, iid: number): Promise<AlertDetails> {
   const view = await getProjectWithAbility(ctx, projectReference, "readAlerts");
   const { alert, issueIid } = await findAlert(ctx, view, iid);
-  const notes = await ctx.db
+  const [assignees, notes] = await Promise.all([assigneesOfAlerts(ctx.db, [alert.id]), ctx.db
     .select({ note: alertNotes, authorUsername: users.username, authorName: users.name })
     .from(alertNotes)
     .leftJoin(users, eq(users.id, alertNotes.authorId))
     .where(eq(alertNotes.alertId, alert.id))
-    .orderBy(asc(alertNotes.id));
+    .orderBy(asc(alertNotes.id))]);
   return {
     view,
     alert,
     issueIid,
+    assignees: assignees.get(alert.id) ?? [],
     links: sourceLinks(alert.payloadFormat, alert.payload),
     payloadText: displayedJson(alert.payload, maxDisplayedPayloadCharacters),
     notes: notes.map((row) => ({ ...row.note, authorUsername: row.authorUsername, authorName: row.authorName })),
@@ -172,43 +197,81 @@ const statusLabels: Record<AlertStatus, string> = {
   ignored: "Ignored",
 };
 
+/** What `PUT …/alerts/:alert_iid` changes; what is left out stays as it is. */
+export interface AlertChanges {
+  status?: AlertStatus;
+  /** The assignees, replacing the alert's (GitLab's `alertSetAssignees` in `REPLACE` mode); empty unassigns. */
+  assignees?: AssigneeReference[];
+}
+
 /**
- * `PUT …/alerts/:alert_iid` (Developer+): triage. Resolving stamps the end time; any other status clears it. An alert
- * cannot be reopened while another open alert has its fingerprint (GitLab's rule).
+ * `PUT …/alerts/:alert_iid` (Developer+): triage and assignment, in one transaction, each change with its system note.
+ * Resolving stamps the end time; any other status clears it. An alert cannot be reopened while another open alert has
+ * its fingerprint (GitLab's rule). Assignees are checked before anything is written (`resolveAlertAssignees`).
  */
-export async function updateAlertStatus(
-  ctx: Ctx,
-  projectReference: string,
-  iid: number,
-  status: AlertStatus,
-): Promise<{ view: ProjectView; alert: AlertRow; issueIid: number | null }> {
+export async function updateAlert(ctx: Ctx, projectReference: string, iid: number, changes: AlertChanges): Promise<AlertWithIncident & { view: ProjectView }> {
   const view = await getProjectWithAbility(ctx, projectReference, "triageAlerts");
   const { alert, issueIid } = await findAlert(ctx, view, iid);
-  if (alert.status === status) return { view, alert, issueIid };
-  if (alert.status === "resolved" && alert.fingerprint) {
+  const status = changes.status !== undefined && changes.status !== alert.status ? changes.status : undefined;
+  if (status !== undefined && alert.status === "resolved" && alert.fingerprint) {
     const [openTwin] = await ctx.db
       .select({ id: alerts.id })
       .from(alerts)
       .where(unresolvedWithFingerprint(view.project.id, alert.fingerprint));
     if (openTwin) throw new ConflictError(fingerprintAlreadyOpen);
   }
-  const actor = actingUser(ctx);
+  const assignees = changes.assignees === undefined ? undefined : await resolveAlertAssignees(ctx.db, view, changes.assignees, ctx.now);
+  if (status === undefined && assignees === undefined) return { view, alert, issueIid, assignees: (await assigneesOfAlerts(ctx.db, [alert.id])).get(alert.id) ?? [] };
+  const actorId = actingUser(ctx)?.id ?? null;
   // The check above can race another reopening or a new alert; the unique index on open fingerprints decides then.
   try {
     return await ctx.db.transaction(async (tx) => {
-      const [updated] = await tx
-        .update(alerts)
-        .set({ status, endedAt: status === "resolved" ? ctx.now : null, updatedAt: ctx.now })
-        .where(eq(alerts.id, alert.id))
-        .returning();
-      if (!updated) throw new NotFoundError("Alert");
-      await addSystemNote(tx, alert.id, `changed the status to **${statusLabels[status]}**`, ctx.now, actor?.id ?? null);
-      return { view, alert: updated, issueIid };
+      let updated = alert;
+      if (status !== undefined) {
+        updated = updatedRow(
+          await tx
+            .update(alerts)
+            .set({ status, endedAt: status === "resolved" ? ctx.now : null, updatedAt: ctx.now })
+            .where(eq(alerts.id, alert.id))
+            .returning(),
+        );
+        await addSystemNote(tx, alert.id, `changed the status to **${statusLabels[status]}**`, ctx.now, actorId);
+      }
+      if (assignees !== undefined) {
+        const note = await replaceAlertAssignees(tx, alert.id, assignees);
+        if (note !== null) {
+          updated = updatedRow(await tx.update(alerts).set({ updatedAt: ctx.now }).where(eq(alerts.id, alert.id)).returning());
+          await addSystemNote(tx, alert.id, note, ctx.now, actorId);
+        }
+      }
+      const current = (await assigneesOfAlerts(tx, [alert.id])).get(alert.id) ?? [];
+      return { view, alert: updated, issueIid, assignees: current };
     });
   } catch (error) {
     if (violatedUniqueConstraint(error) === "alerts_open_fingerprint_key") throw new ConflictError(fingerprintAlreadyOpen);
     throw error;
   }
+}
+
+/** The alert an update returned; none means it was deleted meanwhile (with its project). */
+function updatedRow([row]: AlertRow[]): AlertRow {
+  if (!row) throw new NotFoundError("Alert");
+  return row;
+}
+
+/** Triage alone, as the status controls of the alert pages change it (Developer+). */
+export async function updateAlertStatus(ctx: Ctx, projectReference: string, iid: number, status: AlertStatus): Promise<AlertWithIncident & { view: ProjectView }> {
+  return updateAlert(ctx, projectReference, iid, { status });
+}
+
+/** Assignment alone, as the alert's page changes it (Developer+): `assignees` replace the alert's, none unassigns. */
+export async function setAlertAssignees(
+  ctx: Ctx,
+  projectReference: string,
+  iid: number,
+  assignees: AssigneeReference[],
+): Promise<AlertWithIncident & { view: ProjectView }> {
+  return updateAlert(ctx, projectReference, iid, { assignees });
 }
 
 /**
@@ -235,7 +298,7 @@ export async function createAlertIncident(ctx: Ctx, projectReference: string, ii
 
 const incidentAlreadyExists = "An incident already exists for this alert.";
 
-export function serializeAlert(view: ProjectView, { alert, issueIid }: AlertWithIncident) {
+export function serializeAlert(view: ProjectView, { alert, issueIid, assignees }: AlertWithIncident) {
   return {
     id: alert.id,
     iid: alert.iid,
@@ -257,6 +320,7 @@ export function serializeAlert(view: ProjectView, { alert, issueIid }: AlertWith
     payload_format: alert.payloadFormat,
     source_links: sourceLinks(alert.payloadFormat, alert.payload),
     issue_iid: issueIid,
+    assignees: assignees.map(serializeUserBasic),
     details_url: alertDetailsUrl(view, alert),
     created_at: alert.createdAt.toISOString(),
     updated_at: alert.updatedAt.toISOString(),

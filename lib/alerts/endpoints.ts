@@ -1,10 +1,12 @@
 import "server-only";
 import { z } from "zod";
 import { endpoint } from "@/lib/api/endpoint";
-import { idSegment, projectPath, stringListParam } from "@/lib/api/param-types";
+import { idSegment, integerListParam, projectPath, stringListParam } from "@/lib/api/param-types";
+import { requireAtLeastOne } from "@/lib/api/request";
 import { json, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
-import { alertSorts, alertStatuses, getAlert, listAlerts, serializeAlert, updateAlertStatus } from "./alerts";
+import { alertSorts, alertStatuses, getAlert, listAlerts, serializeAlert, updateAlert } from "./alerts";
+import type { AssigneeReference } from "./assignees";
 
 /**
  * The alert endpoints that both the REST API (their route files) and the MCP server's tools serve: one declaration of
@@ -22,10 +24,13 @@ export const listAlertsEndpoint = endpoint({
     status: stringListParam.pipe(z.array(z.enum(alertStatuses))).optional(),
     // The list page's bound too: a contains-search costs the length of the pattern at every place of every text.
     search: z.string().max(255).optional(),
+    // GitLab's `assigneeUsername`: one user, named as usernames are (at most 255 characters).
+    assignee_username: z.string().max(255).optional(),
     sort: z.enum(alertSorts).optional(),
   },
   handle: async ({ ctx, url, path, params, page }) => {
-    const result = await listAlerts(ctx, path.id, { status: params.status, search: params.search, sort: params.sort }, page);
+    const filters = { status: params.status, search: params.search, assigneeUsername: params.assignee_username || undefined, sort: params.sort };
+    const result = await listAlerts(ctx, path.id, filters, page);
     return paginated(url, page, { ...result, items: result.items.map((item) => serializeAlert(result.view, item)) });
   },
 });
@@ -40,13 +45,25 @@ export const getAlertEndpoint = endpoint({
   },
 });
 
-/** `PUT /projects/:id/alert_management/alerts/:alert_iid`. */
-export const updateAlertStatusEndpoint = endpoint({
+/**
+ * `PUT /projects/:id/alert_management/alerts/:alert_iid`: the status, the assignees (GitLab's `alertSetAssignees`,
+ * replacing them: by id, by username, or both, ids first; an empty list unassigns), or both at once.
+ */
+export const updateAlertEndpoint = endpoint({
   scopes: writeApiScopes,
   path: alertPath,
-  params: { status: z.enum(alertStatuses) },
+  params: {
+    status: z.enum(alertStatuses).optional(),
+    assignee_ids: integerListParam.optional(),
+    assignee_usernames: stringListParam.optional(),
+  },
   handle: async ({ ctx, path, params }) => {
-    const updated = await updateAlertStatus(ctx, path.id, path.alert_iid, params.status);
+    requireAtLeastOne(params, ["status", "assignee_ids", "assignee_usernames"]);
+    const assignees: AssigneeReference[] | undefined =
+      params.assignee_ids === undefined && params.assignee_usernames === undefined
+        ? undefined
+        : [...(params.assignee_ids ?? []).map((id) => ({ id })), ...(params.assignee_usernames ?? []).map((username) => ({ username }))];
+    const updated = await updateAlert(ctx, path.id, path.alert_iid, { status: params.status, assignees });
     return json(serializeAlert(updated.view, updated));
   },
 });

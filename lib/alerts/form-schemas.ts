@@ -36,6 +36,13 @@ export type AlertSettingsForm = z.infer<typeof alertSettingsFormSchema>;
 export const triageStatuses = ["triggered", "acknowledged", "resolved"] as const;
 export const alertStatusSchema = z.enum(alertStatuses);
 
+/** The alert page's assignee field: a username (a leading `@` is dropped, as people type it), or empty to unassign. */
+export const alertAssigneeUsernameSchema = z
+  .string()
+  .trim()
+  .max(255, "Username is too long (maximum is 255 characters)")
+  .transform((value) => value.replace(/^@/, ""));
+
 export const alertStatusLabels = {
   triggered: "Triggered",
   acknowledged: "Acknowledged",

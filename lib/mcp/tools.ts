@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { getAlertEndpoint, listAlertsEndpoint, updateAlertStatusEndpoint } from "@/lib/alerts/endpoints";
+import { getAlertEndpoint, listAlertsEndpoint, updateAlertEndpoint } from "@/lib/alerts/endpoints";
 import { parameterShapeOf, prepareCall, type ApiMethod, type Endpoint } from "@/lib/api/endpoint";
 import { renderError } from "@/lib/api/handler";
 import { paginationParams, searchParam, stringListParam } from "@/lib/api/param-types";
@@ -291,10 +291,11 @@ const listAlerts = apiTool({
   method: "GET",
   route: "/projects/:id/alert_management/alerts",
   endpoint: listAlertsEndpoint,
-  params: ["id", "status", "search", "sort", "page", "per_page"],
+  params: ["id", "status", "search", "assignee_username", "sort", "page", "per_page"],
   descriptions: {
     status: "Only alerts with these statuses: triggered, acknowledged, resolved, ignored (an array, or comma-separated).",
     search: "Only alerts whose title, description, service, monitoring tool or hosts contain this text.",
+    assignee_username: "Only alerts assigned to the user with this username.",
     sort: "started_at_desc (default), started_at_asc, severity_desc or event_count_desc.",
   },
 });
@@ -312,12 +313,17 @@ const getAlert = apiTool({
 const updateAlertStatus = apiTool({
   name: "update_alert_status",
   title: "Change an alert's status",
-  description: "Change the status of an alert: acknowledge it, resolve it, ignore it or trigger it again.",
+  description:
+    "Change the status of an alert (acknowledge it, resolve it, ignore it or trigger it again), its assignee, or both. An alert has one assignee, who must be able to read the project's alerts; an empty list unassigns.",
   method: "PUT",
   route: "/projects/:id/alert_management/alerts/:alert_iid",
-  endpoint: updateAlertStatusEndpoint,
-  params: ["id", "alert_iid", "status"],
-  descriptions: { status: "The new status." },
+  endpoint: updateAlertEndpoint,
+  params: ["id", "alert_iid", "status", "assignee_ids", "assignee_usernames"],
+  descriptions: {
+    status: "The new status.",
+    assignee_ids: "The assignee by user id, replacing the alert's (only the first is kept); an empty list unassigns.",
+    assignee_usernames: "The assignee by username, replacing the alert's (only the first is kept); an empty list unassigns.",
+  },
   idempotent: true,
 });
 

@@ -6,6 +6,7 @@ import { createContext, type Ctx } from "@/lib/context";
 import { statementRows, type Database, type Executor } from "@/lib/db";
 import type { DatabaseHandle } from "@/lib/db/drivers";
 import {
+  alertAssignees,
   alertNotes,
   events,
   issueAssignees,
@@ -143,6 +144,7 @@ const cleanups: Cleanup[] = [
   written(notes.authorId),
   deleting(events.authorId),
   deleting(issueAssignees.userId),
+  deleting(alertAssignees.userId),
   clearing(issues.closedById),
   clearing(projects.creatorId),
   clearing(projectMembers.createdById),

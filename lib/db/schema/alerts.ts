@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { PayloadAttributeMapping } from "@/lib/alerts/fields";
 import { payloadFormatSettings, payloadFormats, type SubscriptionConfirmation } from "@/lib/alerts/formats/types";
 import { createdAt, instant, updatedAt } from "./columns";
@@ -96,6 +96,24 @@ export const alertNotes = pgTable(
     // Deleting a user forgets the notes' author (set null), found through this.
     index("alert_notes_author_idx").on(table.authorId).where(sql`${table.authorId} is not null`),
   ],
+);
+
+/**
+ * Who is assigned an alert (GitLab's `alert_management_alert_assignees`). The user index serves the list's
+ * `assignee_username` filter, probed per alert of the project's range, and a deleted user's rows, removed a batch at a
+ * time.
+ */
+export const alertAssignees = pgTable(
+  "alert_assignees",
+  {
+    alertId: integer("alert_id")
+      .notNull()
+      .references(() => alerts.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+  },
+  (table) => [primaryKey({ columns: [table.alertId, table.userId] }), index("alert_assignees_user_idx").on(table.userId, table.alertId)],
 );
 
 /** A project's alert settings: incident creation and auto-close, and alert emails. */

@@ -1,11 +1,11 @@
 "use server";
 
 import { z } from "zod";
-import { createAlertIncident, updateAlertStatus } from "@/lib/alerts/alerts";
-import { alertStatusSchema } from "@/lib/alerts/form-schemas";
+import { createAlertIncident, setAlertAssignees, updateAlertStatus } from "@/lib/alerts/alerts";
+import { alertAssigneeUsernameSchema, alertStatusSchema } from "@/lib/alerts/form-schemas";
 import { requireSessionContext } from "@/lib/auth/session";
 import { actionSuccess, type ActionResult } from "@/lib/forms/action-result";
-import { parseActionInput, projectPathSchema, toActionFailure } from "@/lib/forms/run-action";
+import { parseActionInput, projectPathSchema, runValueAction, toActionFailure } from "@/lib/forms/run-action";
 
 const iidSchema = z.number().int().positive().max(2_147_483_647);
 
@@ -37,4 +37,17 @@ export async function createAlertIncidentAction(projectPath: unknown, iid: unkno
   } catch (error) {
     return toActionFailure(error);
   }
+}
+
+/** "Assign" and "Unassign" on the alert details page (Developer+): a username replaces the assignee, none unassigns. */
+export async function setAlertAssigneeAction(
+  projectPath: unknown,
+  iid: unknown,
+  username: unknown,
+): Promise<ActionResult<{ assignees: { username: string; name: string }[] }>> {
+  const schema = z.object({ projectPath: projectPathSchema, iid: iidSchema, username: alertAssigneeUsernameSchema });
+  return runValueAction(alertListPage(projectPath), schema, { projectPath, iid, username }, async (ctx, data) => {
+    const { assignees } = await setAlertAssignees(ctx, data.projectPath, data.iid, data.username ? [{ username: data.username }] : []);
+    return { assignees: assignees.map((user) => ({ username: user.username, name: user.name })) };
+  });
 }

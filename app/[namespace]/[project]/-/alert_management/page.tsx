@@ -25,6 +25,7 @@ const perPage = 20;
 const querySchema = z.object({
   tab: z.enum(alertListTabs.map((tab) => tab.key) as [string, ...string[]]).catch("open"),
   search: z.string().trim().max(255).catch(""),
+  assignee_username: z.string().trim().max(255).transform((value) => value.replace(/^@/, "")).catch(""),
   sort: z.enum(alertSorts).catch("started_at_desc"),
   page: z.coerce.number().int().min(1).max(100_000).catch(1),
 });
@@ -55,7 +56,7 @@ export default async function AlertListPage({
 }) {
   const { namespace, project } = await params;
   const raw = await searchParams;
-  const query = querySchema.parse({ tab: first(raw.tab), search: first(raw.search), sort: first(raw.sort), page: first(raw.page) });
+  const query = querySchema.parse({ tab: first(raw.tab), search: first(raw.search), assignee_username: first(raw.assignee_username), sort: first(raw.sort), page: first(raw.page) });
   const ctx = await requireSessionContext(`/${routeProjectPath({ namespace, project })}/-/alert_management`);
   const tab = alertListTabs.find((candidate) => candidate.key === query.tab) ?? alertListTabs[0];
   let result: Awaited<ReturnType<typeof listAlertsWithStatusCounts>>;
@@ -63,7 +64,7 @@ export default async function AlertListPage({
     result = await listAlertsWithStatusCounts(
       ctx,
       routeProjectPath({ namespace, project }),
-      { status: [...tab.statuses], search: query.search || undefined, sort: query.sort },
+      { status: [...tab.statuses], search: query.search || undefined, assigneeUsername: query.assignee_username || undefined, sort: query.sort },
       pageRequest({ page: query.page, per_page: perPage }),
     );
   } catch (error) {
@@ -80,6 +81,7 @@ export default async function AlertListPage({
     const search = new URLSearchParams();
     if (next.tab !== "open") search.set("tab", next.tab);
     if (next.search) search.set("search", next.search);
+    if (next.assignee_username) search.set("assignee_username", next.assignee_username);
     if (next.sort !== "started_at_desc") search.set("sort", next.sort);
     if (next.page > 1) search.set("page", String(next.page));
     const text = search.toString();
@@ -104,6 +106,10 @@ export default async function AlertListPage({
           <input id="alert-search" type="search" name="search" defaultValue={query.search} placeholder="Title, description, service or tool" />
         </div>
         <div className="field">
+          <label htmlFor="alert-assignee">Assignee</label>
+          <input id="alert-assignee" type="search" name="assignee_username" defaultValue={query.assignee_username} placeholder="Username" />
+        </div>
+        <div className="field">
           <label htmlFor="alert-sort">Sort by</label>
           <select id="alert-sort" name="sort" defaultValue={query.sort}>
             {alertListSortOptions.map((option) => (
@@ -119,16 +125,16 @@ export default async function AlertListPage({
       </form>
       <AlertTriage update={updateStatus} listedStatuses={tab.statuses}>
       {items.length === 0 ? (
-        <p className="empty">{total === 0 && !query.search ? "No alerts to display." : "No alerts match your search."}</p>
+        <p className="empty">{total === 0 && !query.search && !query.assignee_username ? "No alerts to display." : "No alerts match your search."}</p>
       ) : (
         <table className="table alert-table">
           <caption className="visually-hidden">
             {tab.label} alerts, page {query.page}
             {total === null ? "" : ` of ${Math.max(1, Math.ceil(total / perPage))}`}
           </caption>
-          <TableHead columns={["Severity", "Start time", "Alert", "Events", "Incident", "Status"]} />
+          <TableHead columns={["Severity", "Start time", "Alert", "Events", "Incident", "Assignee", "Status"]} />
           <tbody>
-            {items.map(({ alert, issueIid }) => (
+            {items.map(({ alert, issueIid, assignees }) => (
               <tr key={alert.id}>
                 <td>
                   <span className={`severity severity-${alert.severity}`}>{alertSeverityLabels[alert.severity]}</span>
@@ -143,6 +149,18 @@ export default async function AlertListPage({
                 </td>
                 <td>{alert.eventCount}</td>
                 <td>{issueIid === null ? <span className="muted">None</span> : <Link href={`/${fullPath}/-/issues/${issueIid}`}>Incident #{issueIid}</Link>}</td>
+                <td>
+                  {assignees.length === 0 ? (
+                    <span className="muted">Unassigned</span>
+                  ) : (
+                    assignees.map((user, index) => (
+                      <span key={user.id}>
+                        {index > 0 ? ", " : null}
+                        <Link href={`/${user.username}`}>{user.name}</Link>
+                      </span>
+                    ))
+                  )}
+                </td>
                 <td>
                   {canTriage ? (
                     <AlertStatusControl key={`${alert.id}-${alert.status}`} iid={alert.iid} status={alert.status} />

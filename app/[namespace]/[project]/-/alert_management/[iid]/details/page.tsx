@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Fragment, type ReactNode } from "react";
+import { AlertAssignee } from "@/components/alerts/alert-assignee";
 import { AlertStatusControl, AlertTriage } from "@/components/alerts/alert-triage";
 import { AlertIncident } from "@/components/alerts/create-incident";
 import { ProjectHeader } from "@/components/projects/project-header";
@@ -13,7 +14,7 @@ import { requireSessionContext } from "@/lib/auth/session";
 import { ForbiddenError } from "@/lib/errors";
 import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
-import { createAlertIncidentAction, updateAlertStatusAction } from "../../actions";
+import { createAlertIncidentAction, setAlertAssigneeAction, updateAlertStatusAction } from "../../actions";
 import { projectPageFailure, projectPageMetadata } from "../../../../project-page";
 import { routeProjectPath } from "@/lib/projects/route-path";
 
@@ -42,7 +43,7 @@ export default async function AlertDetailsPage({ params }: { params: Promise<{ n
     if (error instanceof ForbiddenError) notFound();
     projectPageFailure(error, (fullPath) => `/${fullPath}/-/alert_management/${iid}/details`);
   }
-  const { view, alert, issueIid, notes, links, payloadText } = details;
+  const { view, alert, issueIid, assignees, notes, links, payloadText } = details;
   const fullPath = projectFullPath(view);
   const canTriage = can(view, "triageAlerts");
   const overview: [string, ReactNode][] = [
@@ -54,6 +55,15 @@ export default async function AlertDetailsPage({ params }: { params: Promise<{ n
       ) : (
         alertStatusLabels[alert.status]
       ),
+    ],
+    [
+      "Assignee",
+      <AlertAssignee
+        key="assignee"
+        iid={alert.iid}
+        assignees={assignees.map((user) => ({ username: user.username, name: user.name }))}
+        assign={canTriage ? setAlertAssigneeAction.bind(null, fullPath, alert.iid) : undefined}
+      />,
     ],
     ["Start time", <time key="start" dateTime={alert.startedAt.toISOString()}>{exactTime(alert.startedAt)}</time>],
     ["End time", alert.endedAt ? <time key="end" dateTime={alert.endedAt.toISOString()}>{exactTime(alert.endedAt)}</time> : "—"],

@@ -1,7 +1,7 @@
 import { apiResource } from "@/lib/api/endpoint";
-import { getAlertEndpoint, updateAlertStatusEndpoint } from "@/lib/alerts/endpoints";
+import { getAlertEndpoint, updateAlertEndpoint } from "@/lib/alerts/endpoints";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/alert_management/alerts/:alert_iid", {
   GET: getAlertEndpoint,
-  PUT: updateAlertStatusEndpoint,
+  PUT: updateAlertEndpoint,
 });
