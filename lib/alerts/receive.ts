@@ -11,6 +11,7 @@ import { deepSizeProblem } from "./deep-size";
 import { isPlainObject } from "./json-values";
 import { maxPayloadBytes } from "./integrations";
 import { answerForEvents, answerForInvalid, choosePayloadFormat, payloadFormatDefinitions } from "./formats/registry";
+import type { OpsgenieAction } from "./formats/opsgenie";
 import type { PayloadFormat, RecordedAlert, SubscriptionConfirmation } from "./formats/types";
 import { isAlertmanagerPayload } from "./normalize";
 import { processAlert } from "./process";
@@ -25,6 +26,13 @@ export type ReceiverEndpoint =
    * their `routing_key`.
    */
   | { kind: "pagerduty-events"; identifier: string }
+  /**
+   * `/alerts/notify/:name/:endpoint_identifier/v2/alerts`, and `…/v2/alerts/:alias/acknowledge` and `…/close`: the same
+   * integration as Opsgenie's Alert API, for tools that send to Opsgenie at a URL of their choosing: the key may
+   * come as `Authorization: GenieKey <key>`. `alias` is null for a create, and for a follow-up that names its alert
+   * any other way than by alias (`identifierType`), which only Opsgenie's own ids could answer.
+   */
+  | { kind: "opsgenie-alerts"; identifier: string; action: OpsgenieAction; alias: string | null }
   /** `/alerts/notify.json`: the integration whose identifier is `legacy`. */
   | { kind: "legacy" }
   /** `/prometheus/alerts/notify.json`: the project's oldest active Prometheus integration. */
@@ -214,20 +222,46 @@ export async function receiveAlert(db: Database, target: ReceiverTarget, request
   if (text === null) return { status: 413, body: { message: `The payload is larger than ${maxPayloadBytes} bytes.` } };
   const parsed = parsePayload(text);
   if (!parsed.ok) return parsed.answer;
-  const body = parsed.payload;
+  const { endpoint } = target;
+  const body = endpoint.kind === "opsgenie-alerts" ? opsgenieRequestBody(endpoint, parsed.payload) : parsed.payload;
   const alertmanager = isAlertmanagerPayload(body);
-  const pagerDutyEvents = target.endpoint.kind === "pagerduty-events";
 
   const found = await findIntegration(db, target);
   if (!found || !found.integration.active) return alertmanager ? unauthorized : forbidden;
   const { integration, ...known } = found;
-  // PagerDuty clients send no header: the integration's key is the event's routing key.
-  const key = presentedKey(request.authorization) ?? (pagerDutyEvents && typeof body.routing_key === "string" ? body.routing_key : null);
+  const key =
+    presentedKey(request.authorization) ??
+    // PagerDuty clients send no header: the integration's key is the event's routing key.
+    (endpoint.kind === "pagerduty-events" && typeof body.routing_key === "string" ? body.routing_key : null) ??
+    (endpoint.kind === "opsgenie-alerts" ? genieKey(request.authorization) : null);
   if (!key || !constantTimeEqual(sha256Hex(key), integration.tokenDigest)) return unauthorized;
   const limited = await checkRateLimit(db, integration, now);
   if (limited) return limited;
 
-  return applyPayload(db, integration, body, now, known, pagerDutyEvents ? "pagerduty" : null);
+  if (endpoint.kind === "opsgenie-alerts" && endpoint.action !== "create" && endpoint.alias === null) {
+    return answerForInvalid("opsgenie", ["identifierType: Alerts are identified by their alias here: identifierType=alias."]);
+  }
+  return applyPayload(db, integration, body, now, known, impliedFormats[endpoint.kind]);
+}
+
+/** The format a receiver URL implies, whatever the integration's setting. */
+const impliedFormats: Record<ReceiverEndpoint["kind"], PayloadFormat | null> = {
+  identifier: null,
+  legacy: null,
+  prometheus: null,
+  "pagerduty-events": "pagerduty",
+  "opsgenie-alerts": "opsgenie",
+};
+
+/** An Opsgenie request as one body: a follow-up's action and alias come with the URL (`opsgenieFormat`). */
+function opsgenieRequestBody(endpoint: Extract<ReceiverEndpoint, { kind: "opsgenie-alerts" }>, body: Record<string, unknown>): Record<string, unknown> {
+  if (endpoint.action === "create") return body;
+  return { ...body, alias: endpoint.alias, opsgenie_action: endpoint.action };
+}
+
+/** The key of Opsgenie's `Authorization: GenieKey <key>`. */
+function genieKey(authorization: string | null): string | null {
+  return authorization?.match(/^GenieKey\s+(\S+)\s*$/i)?.[1] ?? null;
 }
 
 /**

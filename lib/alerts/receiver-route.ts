@@ -13,15 +13,23 @@ const endpointIdentifierPattern = /^[A-Za-z0-9-]+$/;
 /**
  * The receiver URL's tail after `/:namespace/:project/` → which integration it names, or null for a path that is no
  * receiver URL. `.json` is optional everywhere; the `name` segment is ignored. An integration's URL followed by
- * `/v2/enqueue` is its PagerDuty events URL.
+ * `/v2/enqueue` is its PagerDuty events URL, and followed by `/v2/alerts` its Opsgenie Alert API URL, whose
+ * follow-ups name their alert in the path and say how in `identifierType` (`query`, the URL's query).
  */
-export function parseReceiverPath(tail: string[]): ReceiverEndpoint | null {
+export function parseReceiverPath(tail: string[], query: URLSearchParams = new URLSearchParams()): ReceiverEndpoint | null {
   const segments = tail.map((segment, index) => (index === tail.length - 1 ? segment.replace(/\.json$/, "") : segment));
   if (segments[0] === "alerts" && segments[1] === "notify") {
     if (segments.length === 2) return { kind: "legacy" };
-    if (segments.length === 4 && endpointIdentifierPattern.test(segments[3]!)) return { kind: "identifier", identifier: segments[3]! };
-    if (segments.length === 6 && endpointIdentifierPattern.test(segments[3]!) && segments[4] === "v2" && segments[5] === "enqueue") {
-      return { kind: "pagerduty-events", identifier: segments[3]! };
+    const identifier = segments[3];
+    if (identifier === undefined || !endpointIdentifierPattern.test(identifier)) return null;
+    if (segments.length === 4) return { kind: "identifier", identifier };
+    if (segments[4] !== "v2") return null;
+    if (segments.length === 6 && segments[5] === "enqueue") return { kind: "pagerduty-events", identifier };
+    if (segments.length === 6 && segments[5] === "alerts") return { kind: "opsgenie-alerts", identifier, action: "create", alias: null };
+    const action = segments[7];
+    if (segments.length === 8 && segments[5] === "alerts" && (action === "acknowledge" || action === "close")) {
+      // Opsgenie's default identifierType is its own alert id, which nothing here has: only an alias names an alert.
+      return { kind: "opsgenie-alerts", identifier, action, alias: query.get("identifierType") === "alias" ? tail[6]! : null };
     }
   }
   if (segments.length === 3 && segments[0] === "prometheus" && segments[1] === "alerts" && segments[2] === "notify") {
@@ -62,8 +70,8 @@ export async function answerReceiverCall(database: () => Promise<Database>, call
 }
 
 /** The integration a receiver URL names: its project, and the path after `/:namespace/:project/` in segments. */
-export function receiverTargetOf(namespace: string, project: string, tail: string[]): ReceiverTarget | null {
-  const endpoint = parseReceiverPath(tail);
+export function receiverTargetOf(namespace: string, project: string, tail: string[], query?: URLSearchParams): ReceiverTarget | null {
+  const endpoint = parseReceiverPath(tail, query);
   return endpoint ? { projectPath: routeProjectPath({ namespace, project }), endpoint } : null;
 }
 
@@ -78,7 +86,7 @@ export function receiverRoute<Params extends { namespace: string; project: strin
   return directlyDispatchable(async (request: Request, { params }: { params: Promise<Params> }): Promise<Answer> => {
     const resolved = await params;
     const answer = await answerReceiverCall(getDatabase, {
-      target: receiverTargetOf(resolved.namespace, resolved.project, tailOf(resolved)),
+      target: receiverTargetOf(resolved.namespace, resolved.project, tailOf(resolved), new URL(request.url).searchParams),
       request: receiverRequestOf(request),
     });
     const body = answer.body === undefined ? "" : JSON.stringify(answer.body);

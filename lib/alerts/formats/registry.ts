@@ -11,6 +11,7 @@ import { kibanaFormat } from "./kibana";
 import { maxSourceLinks } from "./links";
 import { nagiosFormat } from "./nagios";
 import { newRelicFormat } from "./new-relic";
+import { opsgenieFormat } from "./opsgenie";
 import { pagerDutyFormat } from "./pagerduty";
 import { sentryFormat } from "./sentry";
 import { uptimeKumaFormat } from "./uptime-kuma";
@@ -42,6 +43,7 @@ export const payloadFormatDefinitions: Record<PayloadFormat, PayloadFormatDefini
   kibana: kibanaFormat,
   uptime_kuma: uptimeKumaFormat,
   grafana_oncall: grafanaOnCallFormat,
+  opsgenie: opsgenieFormat,
   generic: genericFormat,
 };
 
@@ -55,7 +57,7 @@ function hasMapping(mapping: PayloadAttributeMapping | null): boolean {
 }
 
 /**
- * The format a body is read in: the one the URL implies (the PagerDuty events URL), else the generic format when the
+ * The format a body is read in: the one the URL implies (the PagerDuty events URL, the Opsgenie Alert API URL), else the generic format when the
  * integration has a custom mapping (a mapping is the Maintainer's own reading of their tool's payload, so it wins),
  * else the integration's explicit format setting, else the format detected.
  */

@@ -5,7 +5,7 @@ import type { NormalizedAlert } from "../normalize";
  * The payload formats the receiver reads on its own. Pure, shared with the forms: the order is the order detection
  * tries them in (the generic format, which takes anything, comes last).
  */
-export const payloadFormats = ["alertmanager", "grafana", "pagerduty", "azure", "cloudwatch", "sentry", "datadog", "google_cloud", "new_relic", "zabbix", "nagios", "kibana", "uptime_kuma", "grafana_oncall", "generic"] as const;
+export const payloadFormats = ["alertmanager", "grafana", "pagerduty", "azure", "cloudwatch", "sentry", "datadog", "google_cloud", "new_relic", "zabbix", "nagios", "kibana", "uptime_kuma", "grafana_oncall", "opsgenie", "generic"] as const;
 export type PayloadFormat = (typeof payloadFormats)[number];
 
 /** An integration's format setting: `auto` detects the format of each payload, any other names the one to read. */
@@ -27,6 +27,7 @@ export const payloadFormatLabels: Record<PayloadFormat, string> = {
   kibana: "Elastic Kibana (the documented webhook connector body)",
   uptime_kuma: "Uptime Kuma (webhook, JSON preset)",
   grafana_oncall: "Grafana OnCall formatted webhook",
+  opsgenie: "Opsgenie Alert API (create, acknowledge and close by alias)",
   generic: "Generic (HTTP endpoint)",
 };
 
@@ -46,6 +47,7 @@ export const payloadFormatShortLabels: Record<PayloadFormat, string> = {
   kibana: "Kibana",
   uptime_kuma: "Uptime Kuma",
   grafana_oncall: "Grafana OnCall",
+  opsgenie: "Opsgenie",
   generic: "Generic",
 };
 
