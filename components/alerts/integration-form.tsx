@@ -38,6 +38,7 @@ export interface IntegrationItem {
   payload_format: PayloadFormatSetting;
   last_payload_format: PayloadFormat | null;
   pagerduty_events_url: string;
+  opsgenie_alerts_url: string;
   sns_subscription_confirmation: { topic_arn: string; subscribe_url: string; received_at: string } | null;
 }
 
@@ -258,6 +259,11 @@ function CredentialsTab({
         label="PagerDuty Events API v2 URL"
         value={integration.pagerduty_events_url}
         hint="For tools that send to PagerDuty and let you set its URL: use this URL, with the authorization key as the routing (integration) key."
+      />
+      <CopyField
+        label="Opsgenie Alert API URL"
+        value={integration.opsgenie_alerts_url}
+        hint="For tools that send to Opsgenie and let you set its URL: use this URL (Alertmanager's api_url is the part before v2/alerts), with the authorization key as the API key (GenieKey)."
       />
       {message ? <Notice tone={message.tone}>{message.text}</Notice> : null}
       <div className="form-actions">

@@ -25,17 +25,12 @@ async function freePort(): Promise<number> {
   });
 }
 
-function alertmanagerConfig(webhookUrl: string, key: string): string {
-  // JSON is YAML: no YAML library needed, and every string is quoted safely.
+/** Alertmanager's configuration with one receiver, sent everything at once (JSON is YAML: every string quoted safely). */
+function alertmanagerConfig(receiver: Record<string, unknown>): string {
   return JSON.stringify(
     {
       route: { receiver: "gitlab-compatible", group_by: ["alertname"], group_wait: "1s", group_interval: "1s", repeat_interval: "1h" },
-      receivers: [
-        {
-          name: "gitlab-compatible",
-          webhook_configs: [{ url: webhookUrl, send_resolved: true, http_config: { authorization: { type: "Bearer", credentials: key } } }],
-        },
-      ],
+      receivers: [{ name: "gitlab-compatible", ...receiver }],
     },
     null,
     2,
@@ -72,15 +67,11 @@ test.describe("Prometheus Alertmanager", () => {
     if (workDir) await rm(workDir, { recursive: true, force: true });
   });
 
-  test("delivers a firing alert that appears, then its resolution that resolves it", async ({ request, baseURL }) => {
-    test.setTimeout(90_000);
-    const owner = await createUser(request);
-    const project = await createProject(request, owner.token);
-    const integration = await createIntegration(request, owner.token, project.id, { type: "prometheus", name: "Prometheus" });
-
+  /** Starts Alertmanager with `receiver`; answers its URL. */
+  async function startAlertmanager(receiver: Record<string, unknown>): Promise<string> {
     workDir = await mkdtemp(path.join(tmpdir(), "alertmanager-e2e-"));
     const configFile = path.join(workDir, "alertmanager.yml");
-    await writeFile(configFile, alertmanagerConfig(`${baseURL}/${project.path_with_namespace}/prometheus/alerts/notify.json`, integration.token));
+    await writeFile(configFile, alertmanagerConfig(receiver));
     const port = await freePort();
     const alertmanagerUrl = `http://127.0.0.1:${port}`;
     alertmanager = spawn(
@@ -89,6 +80,8 @@ test.describe("Prometheus Alertmanager", () => {
         `--config.file=${configFile}`,
         `--storage.path=${path.join(workDir, "data")}`,
         `--web.listen-address=127.0.0.1:${port}`,
+        // What its Opsgenie notifier sends as the alert's source.
+        `--web.external-url=${alertmanagerUrl}`,
         "--cluster.listen-address=",
         "--log.level=debug",
       ],
@@ -96,41 +89,64 @@ test.describe("Prometheus Alertmanager", () => {
     );
     alertmanager.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
     alertmanager.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    await waitFor("Alertmanager to be ready", 20_000, async () => {
-      const ready = await fetch(`${alertmanagerUrl}/-/ready`);
-      return ready.ok ? true : undefined;
-    }).catch((error: Error) => {
+    await withOutput(
+      waitFor("Alertmanager to be ready", 20_000, async () => {
+        const ready = await fetch(`${alertmanagerUrl}/-/ready`);
+        return ready.ok ? true : undefined;
+      }),
+    );
+    return alertmanagerUrl;
+  }
+
+  /** Alertmanager's log with a failure, which says why a notification did not arrive. */
+  function withOutput<T>(waiting: Promise<T>): Promise<T> {
+    return waiting.catch((error: Error) => {
       throw new Error(`${error.message}\n${output}`);
+    });
+  }
+
+  /** Posts one alert to Alertmanager, firing until `endsAt` (resolved when that is past). */
+  async function postToAlertmanager(alertmanagerUrl: string, alert: { alertname: string; startsAt: string; endsAt: Date }) {
+    const response = await fetch(`${alertmanagerUrl}/api/v2/alerts`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify([
+        {
+          labels: { alertname: alert.alertname, severity: "page", instance: "db-1" },
+          annotations: { summary: "Disk full on db-1", description: "sda1 at 99%" },
+          startsAt: alert.startsAt,
+          endsAt: alert.endsAt.toISOString(),
+          generatorURL: "http://prometheus.invalid/graph?g0.expr=disk_used%3E0.99",
+        },
+      ]),
+    });
+    expect(response.status, await response.text()).toBe(200);
+  }
+
+  test("delivers a firing alert that appears, then its resolution that resolves it", async ({ request, baseURL }) => {
+    test.setTimeout(90_000);
+    const owner = await createUser(request);
+    const project = await createProject(request, owner.token);
+    const integration = await createIntegration(request, owner.token, project.id, { type: "prometheus", name: "Prometheus" });
+    const alertmanagerUrl = await startAlertmanager({
+      webhook_configs: [
+        {
+          url: `${baseURL}/${project.path_with_namespace}/prometheus/alerts/notify.json`,
+          send_resolved: true,
+          http_config: { authorization: { type: "Bearer", credentials: integration.token } },
+        },
+      ],
     });
 
     const startsAt = new Date(Date.now() - 60_000).toISOString();
     const alertname = `DiskFull_${Date.now()}`;
-    const postToAlertmanager = async (endsAt: Date) => {
-      const response = await fetch(`${alertmanagerUrl}/api/v2/alerts`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify([
-          {
-            labels: { alertname, severity: "page", instance: "db-1" },
-            annotations: { summary: "Disk full on db-1", description: "sda1 at 99%" },
-            startsAt,
-            endsAt: endsAt.toISOString(),
-            generatorURL: "http://prometheus.invalid/graph?g0.expr=disk_used%3E0.99",
-          },
-        ]),
-      });
-      expect(response.status, await response.text()).toBe(200);
-    };
-
     const findOurs = async (status: string): Promise<Alert | undefined> => {
       const alerts = await listAlerts(request, owner.token, project.id);
       return alerts.find((alert) => alert.title === "Disk full on db-1" && alert.status === status);
     };
 
-    await postToAlertmanager(new Date(Date.now() + 60 * 60_000));
-    const firing = await waitFor("the firing alert to arrive", 30_000, () => findOurs("triggered")).catch((error: Error) => {
-      throw new Error(`${error.message}\n${output}`);
-    });
+    await postToAlertmanager(alertmanagerUrl, { alertname, startsAt, endsAt: new Date(Date.now() + 60 * 60_000) });
+    const firing = await withOutput(waitFor("the firing alert to arrive", 30_000, () => findOurs("triggered")));
     expect(firing).toMatchObject({
       iid: 1,
       status: "triggered",
@@ -141,12 +157,51 @@ test.describe("Prometheus Alertmanager", () => {
       ended_at: null,
     });
 
-    await postToAlertmanager(new Date(Date.now() - 1_000));
-    const resolved = await waitFor("the resolution to arrive", 30_000, () => findOurs("resolved")).catch((error: Error) => {
-      throw new Error(`${error.message}\n${output}`);
-    });
+    await postToAlertmanager(alertmanagerUrl, { alertname, startsAt, endsAt: new Date(Date.now() - 1_000) });
+    const resolved = await withOutput(waitFor("the resolution to arrive", 30_000, () => findOurs("resolved")));
     expect(resolved).toMatchObject({ iid: 1, status: "resolved", ended_at: expect.any(String) });
     // One alert, resolved in place: the resolution did not open another.
+    expect(await listAlerts(request, owner.token, project.id)).toHaveLength(1);
+  });
+
+  test("its Opsgenie notifier, pointed at an HTTP integration's URL, opens the alert and then closes it by alias", async ({ request }) => {
+    test.setTimeout(90_000);
+    const owner = await createUser(request);
+    const project = await createProject(request, owner.token);
+    const integration = await createIntegration(request, owner.token, project.id, { type: "http", name: "From Opsgenie's notifier" });
+    // Alertmanager appends `v2/alerts` to its `api_url`, as to Opsgenie's.
+    const alertmanagerUrl = await startAlertmanager({
+      opsgenie_configs: [
+        {
+          api_key: integration.token,
+          api_url: `${integration.url.replace(/\.json$/, "")}/`,
+          message: "{{ .CommonAnnotations.summary }}",
+          description: "{{ .CommonAnnotations.description }}",
+          priority: "P2",
+          send_resolved: true,
+        },
+      ],
+    });
+
+    const startsAt = new Date(Date.now() - 60_000).toISOString();
+    const alertname = `DiskFull_${Date.now()}`;
+    const ours = async (status: string) => (await listAlerts(request, owner.token, project.id)).find((alert) => alert.status === status);
+    await postToAlertmanager(alertmanagerUrl, { alertname, startsAt, endsAt: new Date(Date.now() + 60 * 60_000) });
+    const firing = await withOutput(waitFor("the Opsgenie alert to arrive", 30_000, () => ours("triggered")));
+    expect(firing).toMatchObject({
+      iid: 1,
+      title: "Disk full on db-1",
+      description: "sda1 at 99%",
+      severity: "high",
+      monitoring_tool: "Opsgenie Alert API",
+      payload_format: "opsgenie",
+      // Opsgenie's `source`, which Alertmanager fills with its own page of the alerts.
+      source_links: [{ label: "Source", url: `${alertmanagerUrl}/#/alerts?receiver=gitlab-compatible` }],
+    });
+
+    await postToAlertmanager(alertmanagerUrl, { alertname, startsAt, endsAt: new Date(Date.now() - 1_000) });
+    const closed = await withOutput(waitFor("the close by alias to arrive", 30_000, () => ours("resolved")));
+    expect(closed).toMatchObject({ iid: 1, title: "Disk full on db-1", ended_at: expect.any(String) });
     expect(await listAlerts(request, owner.token, project.id)).toHaveLength(1);
   });
 });

@@ -17,6 +17,7 @@ interface FormattedIntegration extends Integration {
   payload_format: string;
   last_payload_format: string | null;
   pagerduty_events_url: string;
+  opsgenie_alerts_url: string;
   sns_subscription_confirmation: { topic_arn: string; subscribe_url: string; received_at: string } | null;
 }
 
@@ -161,6 +162,7 @@ test.describe("alert payload formats", () => {
     await expect(page.getByLabel("4. Payload format")).toHaveValue("auto");
     await page.getByRole("tab", { name: "View credentials" }).click();
     await expect(page.getByLabel("PagerDuty Events API v2 URL")).toHaveValue(integration.pagerduty_events_url);
+    await expect(page.getByLabel("Opsgenie Alert API URL")).toHaveValue(integration.opsgenie_alerts_url);
 
     await page.goto(`/${project.path_with_namespace}/-/alert_management/1/details`);
     await expect(page.getByRole("definition").filter({ hasText: "Grafana alerting" })).toBeVisible();

@@ -65,6 +65,7 @@ test.describe("alert management API", () => {
       payload_format: "auto",
       last_payload_format: null,
       pagerduty_events_url: `${baseURL}/${project.path_with_namespace}/alerts/notify/nagios-prod/${created.endpoint_identifier}/v2/enqueue`,
+      opsgenie_alerts_url: `${baseURL}/${project.path_with_namespace}/alerts/notify/nagios-prod/${created.endpoint_identifier}/v2/alerts`,
       sns_subscription_confirmation: null,
       created_at: isoTimestamp,
       updated_at: isoTimestamp,
@@ -85,7 +86,7 @@ test.describe("alert management API", () => {
 
     // Renaming keeps the mapping; a new example without a mapping clears it; a new example with a mapping keeps that.
     const renamed = await request.put(`${path}/${created.id}`, { headers: asToken(maintainer.token), data: { name: "Nagios", active: false } });
-    await expectJson(renamed, 200, { ...expected, name: "Nagios", active: false, token: created.token, url: expect.stringContaining("/alerts/notify/nagios/"), pagerduty_events_url: expect.stringContaining("/alerts/notify/nagios/") });
+    await expectJson(renamed, 200, { ...expected, name: "Nagios", active: false, token: created.token, url: expect.stringContaining("/alerts/notify/nagios/"), pagerduty_events_url: expect.stringContaining("/alerts/notify/nagios/"), opsgenie_alerts_url: expect.stringContaining("/alerts/notify/nagios/") });
     const newExample = JSON.stringify({ alert: { summary: "Disk" } });
     const cleared = await request.put(`${path}/${created.id}`, { headers: asToken(maintainer.token), data: { payload_example: newExample } });
     expect(await cleared.json()).toMatchObject({ payload_example: newExample, payload_attribute_mapping: {} });

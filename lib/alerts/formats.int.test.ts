@@ -8,6 +8,7 @@ import {
   cloudWatchAlarmNotification,
   grafanaWebhook,
   headerAuthenticatedTools,
+  opsgenieCreateAlert,
   pagerDutyFollowUp,
   pagerDutyTrigger,
   snsSubscriptionConfirmation,
@@ -16,6 +17,7 @@ import { createTestUser, uniqueSuffix, userContext } from "@/lib/testing/fixture
 import type { PayloadFormat, PayloadFormatSetting } from "./formats/types";
 import { createIntegration, updateIntegration } from "./integrations";
 import { receiveAlert, receiverRequestOf, type ReceiverEndpoint } from "./receive";
+import { parseReceiverPath } from "./receiver-route";
 
 const key = "formats-test-key";
 
@@ -132,6 +134,63 @@ describe.each(testDatabases())("alert payload formats on $name", ({ open }) => {
     const plain: ReceiverEndpoint = { kind: "identifier", identifier: integration.endpointIdentifier };
     expect(await post(projectPath, plain, pagerDutyTrigger(key), null)).toEqual({ status: 401, body: { message: "401 Unauthorized" } });
     expect(await alertRows(projectId)).toEqual([]);
+  });
+
+  it("Opsgenie's Alert API: creates and counts repeats by alias, acknowledges and closes by alias, with a GenieKey", async () => {
+    const { integration, projectId, projectPath } = await newIntegration();
+    const base = ["alerts", "notify", "tools", integration.endpointIdentifier, "v2", "alerts"];
+    const byAlias = new URLSearchParams({ identifierType: "alias" });
+    const endpointOf = (tail: string[], query = new URLSearchParams()) => parseReceiverPath([...base, ...tail], query)!;
+    const genieKey = `GenieKey ${key}`;
+    const accepted = { status: 202, body: { result: "Request will be processed", requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) } };
+
+    expect(await post(projectPath, endpointOf([]), opsgenieCreateAlert(), genieKey)).toEqual(accepted);
+    expect(await post(projectPath, endpointOf([]), opsgenieCreateAlert(), genieKey)).toEqual(accepted);
+    let [row] = await alertRows(projectId);
+    expect(await alertRows(projectId)).toHaveLength(1);
+    expect(row).toMatchObject({ title: "An example alert message", severity: "critical", status: "triggered", eventCount: 2, payloadFormat: "opsgenie" });
+
+    // The alias is the path segment as sent, decoded; what Opsgenie's clients send with a follow-up is kept with it.
+    const alias = "Life is too short for no alias";
+    expect(await post(projectPath, endpointOf([alias, "acknowledge"], byAlias), { user: "Monitoring Script", note: "On it" }, genieKey)).toEqual(accepted);
+    [row] = await alertRows(projectId);
+    expect(row).toMatchObject({ status: "acknowledged", eventCount: 2 });
+    // Named any other way than by alias, the alert cannot be found: Opsgenie's 422, nothing changed.
+    expect(await post(projectPath, endpointOf([alias, "close"]), {}, genieKey)).toEqual({
+      status: 422,
+      body: {
+        message: "Request body is not processable. Please check the errors.",
+        errors: { identifierType: "Alerts are identified by their alias here: identifierType=alias." },
+        requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      },
+    });
+    expect((await alertRows(projectId))[0]).toMatchObject({ status: "acknowledged" });
+    expect(await post(projectPath, endpointOf([alias, "close"], byAlias), { source: "AWS Lambda" }, genieKey)).toEqual(accepted);
+    const rows = await alertRows(projectId);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: "resolved", eventCount: 2 });
+    const notes = await handle.db.select({ body: alertNotes.body }).from(alertNotes).where(eq(alertNotes.alertId, rows[0]!.id)).orderBy(alertNotes.id);
+    expect(notes.map((note) => note.body)).toEqual([
+      "logged an alert from **Opsgenie Alert API**",
+      "logged an acknowledgement from **Opsgenie Alert API**",
+      "changed the status to **Acknowledged**",
+      "logged a recovery alert from **AWS Lambda**",
+      "changed the status to **Resolved**",
+    ]);
+
+    // A close for an alias nothing has: accepted, as Opsgenie accepts it, and nothing opens.
+    expect(await post(projectPath, endpointOf(["never-sent", "close"], byAlias), {}, genieKey)).toEqual(accepted);
+    expect(await alertRows(projectId)).toHaveLength(1);
+    expect(await post(projectPath, endpointOf([]), { priority: "P1" }, genieKey)).toEqual({
+      status: 422,
+      body: { message: "Request body is not processable. Please check the errors.", errors: { message: "Message can not be empty." }, requestId: expect.any(String) },
+    });
+    expect(await post(projectPath, endpointOf([]), opsgenieCreateAlert(), "GenieKey not-the-key")).toEqual({ status: 401, body: { message: "401 Unauthorized" } });
+    // A GenieKey is the key only on the Opsgenie URL; anywhere a Bearer key is.
+    expect(await post(projectPath, { kind: "identifier", identifier: integration.endpointIdentifier }, opsgenieCreateAlert(), genieKey)).toEqual({ status: 401, body: { message: "401 Unauthorized" } });
+    expect(await post(projectPath, endpointOf([]), opsgenieCreateAlert(), `Bearer ${key}`)).toEqual(accepted);
+    expect(parseReceiverPath([...base, alias, "snooze"], byAlias)).toBeNull();
+    expect(parseReceiverPath([...base.slice(0, 5), "alert"])).toBeNull();
   });
 
   it("keeps an SNS subscription confirmation for Maintainers, opens nothing, and forgets it once the topic notifies", async () => {

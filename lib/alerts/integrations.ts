@@ -15,7 +15,7 @@ import { deepSizeProblem, type DeepSizeProblem } from "./deep-size";
 import { isPlainObject } from "./json-values";
 import { extractPayloadFields, ownValue, type PayloadField } from "./payload-fields";
 import type { PayloadFormatSetting } from "./formats/types";
-import { integrationUrl, pagerDutyEventsUrl } from "./urls";
+import { integrationUrl, opsgenieAlertsUrl, pagerDutyEventsUrl } from "./urls";
 
 export { integrationTypes };
 export type IntegrationType = (typeof integrationTypes)[number];
@@ -261,6 +261,7 @@ export async function serializeIntegration(ctx: Ctx, { view, integration }: Inte
     payload_format: integration.payloadFormat,
     last_payload_format: integration.lastPayloadFormat,
     pagerduty_events_url: pagerDutyEventsUrl(view, integration),
+    opsgenie_alerts_url: opsgenieAlertsUrl(view, integration),
     sns_subscription_confirmation: integration.snsSubscriptionConfirmation
       ? {
           topic_arn: integration.snsSubscriptionConfirmation.topicArn,

@@ -32,5 +32,18 @@ function integrationSlug(integration: AlertIntegrationRow): string {
  * whose PagerDuty integration lets the URL be set; the integration's key goes in the event's `routing_key`.
  */
 export function pagerDutyEventsUrl(view: Pick<ProjectView, "project" | "namespace">, integration: AlertIntegrationRow): string {
-  return `${env.EXTERNAL_URL}/${projectFullPath(view)}/alerts/notify/${integrationSlug(integration)}/${integration.endpointIdentifier}/v2/enqueue`;
+  return `${integrationBaseUrl(view, integration)}/v2/enqueue`;
+}
+
+/**
+ * The URL that takes Opsgenie Alert API requests for an integration (`…/v2/alerts`, and its `/:alias/acknowledge`
+ * and `/:alias/close`), for tools that send to Opsgenie and let its URL be set; the key goes as `GenieKey <key>`.
+ */
+export function opsgenieAlertsUrl(view: Pick<ProjectView, "project" | "namespace">, integration: AlertIntegrationRow): string {
+  return `${integrationBaseUrl(view, integration)}/v2/alerts`;
+}
+
+/** An integration's URL without `.json`, which the tools' own API paths follow. */
+function integrationBaseUrl(view: Pick<ProjectView, "project" | "namespace">, integration: AlertIntegrationRow): string {
+  return `${env.EXTERNAL_URL}/${projectFullPath(view)}/alerts/notify/${integrationSlug(integration)}/${integration.endpointIdentifier}`;
 }

@@ -412,6 +412,25 @@ export function grafanaOnCallWebhook(state: "alerting" | "ok") {
   };
 }
 
+// https://docs.opsgenie.com/docs/alert-api#create-alert (the documented example request's body)
+export function opsgenieCreateAlert() {
+  return {
+    message: "An example alert message",
+    alias: "Life is too short for no alias",
+    description: "Every alert needs a description",
+    responders: [
+      { id: "4513b7ea-3b91-438f-b7e4-e3e54af9147c", type: "team" },
+      { name: "NOC", type: "team" },
+    ],
+    visibleTo: [{ id: "4513b7ea-3b91-438f-b7e4-e3e54af9147c", type: "team" }],
+    actions: ["Restart", "AnExampleAction"],
+    tags: ["OverwriteQuietHours", "Critical"],
+    details: { key1: "value1", key2: "value2" },
+    entity: "An example entity",
+    priority: "P1",
+  };
+}
+
 /**
  * The tools that send the integration's key in a header, each with its documented payloads for an alert that fires and
  * then recovers, the status the receiver answers them with (201 for Grafana, as GitLab answers its Prometheus-style

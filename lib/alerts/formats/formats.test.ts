@@ -9,6 +9,7 @@ import {
   kibanaAction,
   nagiosNotification,
   newRelicIssue,
+  opsgenieCreateAlert,
   pagerDutyFollowUp,
   pagerDutyTrigger,
   sentryIssueAlert,
@@ -535,5 +536,68 @@ describe("Elastic Kibana", () => {
     expect(events("kibana", kibanaAction("recovered"))[0]!.alert).toMatchObject({ action: "resolve", endedAt: new Date("2026-03-01T12:20:00.000Z") });
     const { severity: _severity, ...unrated } = kibanaAction("threshold met");
     expect(events("kibana", unrated)[0]!.alert.severity).toBe("critical");
+  });
+});
+
+describe("Opsgenie Alert API", () => {
+  it("creates by alias with the priority as the severity; acknowledges and closes by alias; answers Opsgenie's 202", () => {
+    const [created] = events("opsgenie", opsgenieCreateAlert());
+    expect(created!.alert).toEqual({
+      title: "An example alert message",
+      description: "Every alert needs a description",
+      startedAt: now,
+      endedAt: null,
+      service: "An example entity",
+      monitoringTool: "Opsgenie Alert API",
+      hosts: [],
+      severity: "critical",
+      environmentName: null,
+      action: "trigger",
+      fingerprintSource: "opsgenie:Life is too short for no alias",
+    });
+    expect(created!.payload).toEqual(opsgenieCreateAlert());
+    expect(sourceLinks("opsgenie", created!.payload)).toEqual([]);
+    const answer = answerForEvents("opsgenie", [{ iid: 1, title: "An example alert message" }], [created!]);
+    expect(answer).toEqual({ status: 202, body: { result: "Request will be processed", requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
+
+    const followUp = { alias: "Life is too short for no alias", user: "Monitoring Script", source: "AWS Lambda", note: "Action executed via Alert API" };
+    expect(events("opsgenie", { ...followUp, opsgenie_action: "acknowledge" })[0]!.alert).toMatchObject({
+      action: "acknowledge",
+      endedAt: null,
+      monitoringTool: "AWS Lambda",
+      fingerprintSource: "opsgenie:Life is too short for no alias",
+    });
+    expect(events("opsgenie", { ...followUp, opsgenie_action: "close" })[0]!.alert).toMatchObject({ action: "resolve", endedAt: now, fingerprintSource: "opsgenie:Life is too short for no alias" });
+    // A source that is a URL is a link back to the tool.
+    const [linked] = events("opsgenie", { ...opsgenieCreateAlert(), source: "http://alertmanager.example:9093/#/alerts?receiver=ops" });
+    expect(linked!.alert.monitoringTool).toBe("Opsgenie Alert API");
+    expect(sourceLinks("opsgenie", linked!.payload)).toEqual([{ label: "Source", url: "http://alertmanager.example:9093/#/alerts?receiver=ops" }]);
+  });
+
+  it("defaults to P3, gives every alert without an alias an identity of its own, and is never detected by its keys alone", () => {
+    const { alias: _alias, priority: _priority, ...unnamed } = opsgenieCreateAlert();
+    const [first] = events("opsgenie", unnamed);
+    const [second] = events("opsgenie", unnamed);
+    expect(first!.alert.severity).toBe("medium");
+    expect(first!.alert.fingerprintSource).toMatch(/^opsgenie:[0-9a-f-]{36}$/);
+    expect(second!.alert.fingerprintSource).not.toBe(first!.alert.fingerprintSource);
+    expect(detectPayloadFormat(opsgenieCreateAlert())).toBe("generic");
+  });
+
+  it("refuses what Opsgenie refuses, with its 422 body by field", () => {
+    expect(read("opsgenie", { message: " ", priority: "P9", alias: 7 })).toEqual({
+      kind: "invalid",
+      errors: ["message: Message can not be empty.", "alias: Alias must be a string of at most 512 characters.", "priority: Priority should be one of [P1, P2, P3, P4, P5]."],
+    });
+    expect(read("opsgenie", { message: "x".repeat(131) })).toEqual({ kind: "invalid", errors: ["message: Message can not be longer than 130 characters."] });
+    expect(read("opsgenie", { opsgenie_action: "close" })).toEqual({ kind: "invalid", errors: ["identifier: Identifier can not be empty."] });
+    expect(answerForInvalid("opsgenie", ["message: Message can not be empty.", "priority: Priority should be one of [P1, P2, P3, P4, P5]."])).toEqual({
+      status: 422,
+      body: {
+        message: "Request body is not processable. Please check the errors.",
+        errors: { message: "Message can not be empty.", priority: "Priority should be one of [P1, P2, P3, P4, P5]." },
+        requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      },
+    });
   });
 });

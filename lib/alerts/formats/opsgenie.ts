@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { AlertSeverity } from "../fields";
+import { isPlainObject } from "../json-values";
 import { defaultAlertTitle, limits, nullableTruncate, truncate, type AlertAction } from "../normalize";
-import { formatIdentity, oneAlertEvent, stringValue } from "./links";
+import { formatIdentity, httpLink, oneAlertEvent, stringValue } from "./links";
 import type { FormatReading, PayloadFormatDefinition } from "./types";
 
 /**
@@ -59,7 +60,8 @@ function readOpsgenieRequest(body: Record<string, unknown>, now: Date): FormatRe
       startedAt: now,
       endedAt: action === "resolve" ? now : null,
       service: nullableTruncate(body.entity, limits.service),
-      monitoringTool: nullableTruncate(body.source, limits.monitoringTool) ?? "Opsgenie Alert API",
+      // A source that is a URL (Alertmanager sends its own) is a link back, not the tool's name.
+      monitoringTool: httpLink("Source", body.source).length > 0 ? "Opsgenie Alert API" : (nullableTruncate(body.source, limits.monitoringTool) ?? "Opsgenie Alert API"),
       hosts: [],
       severity: priorities[typeof body.priority === "string" ? body.priority : "P3"] ?? "medium",
       environmentName: null,
@@ -81,7 +83,7 @@ export const opsgenieFormat: PayloadFormatDefinition = {
   // `message` alone is too common a key to claim a payload by: the Opsgenie URL (or the integration's setting) says so.
   detect: () => false,
   read: readOpsgenieRequest,
-  links: () => [],
+  links: (stored) => httpLink("Source", isPlainObject(stored) ? stored.source : undefined),
   answer: accepted,
   invalidAnswer: (errors) => ({
     status: 422,
