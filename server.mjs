@@ -34,13 +34,14 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 process.env.NODE_ENV ??= "production";
 
 // Imported after NODE_ENV is set: Next.js reads it as it loads.
-const [{ default: next }, { securityHeaders }, { directLane }, { frameworkLaneMetrics }, { peerAddressHeader, operatorSocketHeader, operatorSecretVariable, operatorSocketFile, stopServiceKey }] =
+const [{ default: next }, { securityHeaders }, { directLane }, { frameworkLaneMetrics }, { peerAddressHeader, operatorSocketHeader, operatorSecretVariable, operatorSocketFile, stopServiceKey }, { countRequest }] =
   await Promise.all([
     import("next"),
     import("./next.config.mjs"),
     import("./lib/http/direct-lane.mjs"),
     import("./lib/http/framework-lane-metrics.mjs"),
     import("./lib/http/lane-keys.mjs"),
+    import("./lib/http/request-load.mjs"),
   ]);
 const app = next({ dev: false, hostname: options.hostname ?? "localhost", port });
 const handle = app.getRequestHandler();
@@ -62,6 +63,8 @@ const takenDirectly = process.env.DIRECT_DISPATCH === "off" ? () => false : dire
 const handleCounted = frameworkLaneMetrics({ manifest: JSON.parse(readFileSync(path.join(distDir, "server", "app-paths-manifest.json"), "utf8")) });
 
 const server = createServer((request, response) => {
+  // Background work gives way while requests are waiting (lib/http/request-load.mjs).
+  countRequest(response);
   // Only the operator socket's requests carry this header; a client's own is dropped before anything reads it.
   delete request.headers[operatorSocketHeader];
   if (takenDirectly(request, response)) return;

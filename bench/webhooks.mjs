@@ -6,7 +6,9 @@
 //   serving process itself (its outbox worker), so their cost shows.
 // - At a fixed 200 issues a second on the project with hooks, the lag of each delivery to the quick receivers (from
 //   the answer to the request that created the issue to the delivery's arrival) must stay under 1 s at p99, while
-//   the slow hooks' deliveries queue behind each other (in order per hook) and must not hold up the quick ones.
+//   the slow hooks' deliveries queue behind each other (in order per hook) and must not hold up the quick ones. The
+//   same at half that rate tells a machine that cannot create 200 issues a second (the lag then is the queue of a
+//   saturated server) from one that delivers slowly.
 import { createServer } from "node:http";
 
 const hooksPerProject = 10;
@@ -127,42 +129,49 @@ export async function webhookScenarios({ service, api, db, receiverPort, rootTok
     while ((await quickBacklog()) > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
   };
 
-  /** Issue iid → when the answer that created it came (ms, this process's clock). */
-  const created = new Map();
-  const lagScenario = issueCreation(`webhook delivery lag at ${lagRate} issues/s`, hooked, {
-    warmUp: false,
-    options: {
-      connections: Math.min(profile.connections, 16),
-      overallRate: lagRate,
-      requests: [
-        {
-          setupRequest: (request) => ({ ...request, body: JSON.stringify({ title: `Issue ${unique()}` }) }),
-          onResponse: (status, body) => {
-            if (status === 201) created.set(JSON.parse(body).iid, performance.now());
+  /**
+   * The lag of the quick hooks' deliveries at a fixed rate of issue creation: at the goal's rate, and at half of it,
+   * which tells a machine that cannot create issues as fast as the goal's rate (it saturates) from one that is slow to
+   * deliver.
+   */
+  const lagScenario = (rate, { closeReceiver }) => {
+    /** Issue iid → when the answer that created it came (ms, this process's clock). */
+    const created = new Map();
+    return issueCreation(`webhook delivery lag at ${rate} issues/s`, hooked, {
+      warmUp: false,
+      options: {
+        connections: Math.min(profile.connections, 16),
+        overallRate: rate,
+        requests: [
+          {
+            setupRequest: (request) => ({ ...request, body: JSON.stringify({ title: `Issue ${unique()}` }) }),
+            onResponse: (status, body) => {
+              if (status === 201) created.set(JSON.parse(body).iid, performance.now());
+            },
           },
-        },
-      ],
-    },
-    async afterRun(row) {
-      const expected = created.size * quickHooks;
-      const deadline = performance.now() + 60_000;
-      const arrived = () => [...created.keys()].reduce((count, iid) => count + [...Array(hooksPerProject).keys()].filter((n) => receiver.arrivals.has(`${n}:${hooked.project.id}:${iid}`)).length, 0);
-      while (arrived() < expected && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-      const lags = [];
-      for (const [iid, at] of created) {
-        for (let n = 0; n < hooksPerProject; n += 2) {
-          const arrival = receiver.arrivals.get(`${n}:${hooked.project.id}:${iid}`);
-          if (arrival !== undefined) lags.push(arrival - at);
+        ],
+      },
+      async afterRun(row) {
+        const expected = created.size * quickHooks;
+        const deadline = performance.now() + 60_000;
+        const arrived = () => [...created.keys()].reduce((count, iid) => count + [...Array(hooksPerProject).keys()].filter((n) => receiver.arrivals.has(`${n}:${hooked.project.id}:${iid}`)).length, 0);
+        while (arrived() < expected && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+        const lags = [];
+        for (const [iid, at] of created) {
+          for (let n = 0; n < hooksPerProject; n += 2) {
+            const arrival = receiver.arrivals.get(`${n}:${hooked.project.id}:${iid}`);
+            if (arrival !== undefined) lags.push(arrival - at);
+          }
         }
-      }
-      lags.sort((a, b) => a - b);
-      const p99 = percentile(lags, 0.99);
-      row.check = `${lags.length} of ${expected} quick deliveries arrived; lag p50 ${Math.round(percentile(lags, 0.5) ?? NaN)} ms, p99 ${Math.round(p99 ?? NaN)} ms`;
-      row.checkPassed = lags.length === expected && p99 !== undefined && p99 <= 1_000;
-      row.checkGoal = `webhook delivery lag p99 ≤ 1 s at ${lagRate} issues/s with ${hooksPerProject} hooks (half slow)`;
-      await receiver.close();
-    },
-  });
+        lags.sort((a, b) => a - b);
+        const p99 = percentile(lags, 0.99);
+        row.check = `${lags.length} of ${expected} quick deliveries arrived; lag p50 ${Math.round(percentile(lags, 0.5) ?? NaN)} ms, p99 ${Math.round(p99 ?? NaN)} ms`;
+        row.checkPassed = lags.length === expected && p99 !== undefined && p99 <= 1_000;
+        row.checkGoal = `webhook delivery lag p99 ≤ 1 s at ${rate} issues/s with ${hooksPerProject} hooks (half slow)`;
+        if (closeReceiver) await receiver.close();
+      },
+    });
+  };
 
   const withHooks = `${hooksPerProject} hooks, ${hooksPerProject - quickHooks} slow`;
   return [
@@ -173,6 +182,7 @@ export async function webhookScenarios({ service, api, db, receiverPort, rootTok
       goals: { baseline: { name: "new alerts opening incidents, no hooks", ratio: 0.9 } },
       afterRun: backlogCheck,
     }),
-    lagScenario,
+    lagScenario(lagRate / 2, { closeReceiver: false }),
+    lagScenario(lagRate, { closeReceiver: true }),
   ];
 }

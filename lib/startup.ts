@@ -72,7 +72,8 @@ async function startOutboxWorker(): Promise<void> {
     // Sends mostly wait on receivers: enough of them that a few slow or dead receivers do not hold up the rest.
     concurrency: 32,
     pollMs: 5_000,
-    yieldWhenBusy: { utilization: 0.8, stepMs: 20, maxWaitMs: 1_000 },
+    // Four requests under way on average is a queue: an idle or merely busy server answers each in milliseconds.
+    yieldWhenBusy: { utilization: 0.8, requestsInFlight: 4, stepMs: 20, maxWaitMs: 1_000 },
   });
   globalForOutbox.outboxWorker = worker;
   await worker.start();

@@ -1,6 +1,7 @@
 export const directDispatchKey: unique symbol;
 export const directBodyKey: unique symbol;
 export const hungUpKey: unique symbol;
+export const requestLoadKey: unique symbol;
 export const startedKey: unique symbol;
 export const stopServiceKey: unique symbol;
 export const peerAddressHeader: "x-peer-address";

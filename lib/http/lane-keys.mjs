@@ -8,6 +8,8 @@ export const directDispatchKey = Symbol.for("gitlab-compatible.direct-dispatch")
 export const directBodyKey = Symbol.for("gitlab-compatible.direct-body");
 /** On a request the lane built: true once its sender hung up before the whole body arrived. */
 export const hungUpKey = Symbol.for("gitlab-compatible.sender-hung-up");
+/** On globalThis: the production server's count of requests under way (lib/http/request-load.mjs). */
+export const requestLoadKey = Symbol.for("gitlab-compatible.request-load");
 /** On globalThis: true once the application has started (migrations applied); until then the framework answers. */
 export const startedKey = Symbol.for("gitlab-compatible.started");
 /**

@@ -272,13 +272,94 @@ describe.each(testDatabases())("the outbox on $name", ({ open }) => {
       leaseMs,
       concurrency: 1,
       pollMs: 60_000,
-      yieldWhenBusy: { utilization: 0.5, stepMs: 10, maxWaitMs: 10_000 },
+      yieldWhenBusy: { utilization: 0.5, requestsInFlight: 4, stepMs: 10, maxWaitMs: 10_000 },
     });
     await worker.start();
     await saturated;
     await worker.idle();
     await worker.stop();
     expect(sentAt).toBeGreaterThanOrEqual(saturatedUntil);
+  });
+
+  /** A server's request count as the worker reads it (request·ms so far), with `inFlight` requests under way from now. */
+  function requestLoad(inFlight: number) {
+    const load = { inFlight, requestMs: 0, since: performance.now() };
+    const advance = () => {
+      const now = performance.now();
+      load.requestMs += load.inFlight * (now - load.since);
+      load.since = now;
+    };
+    return {
+      requestMs: () => {
+        advance();
+        return load.requestMs;
+      },
+      set(count: number) {
+        advance();
+        load.inFlight = count;
+      },
+    };
+  }
+
+  it("a worker waits while requests queue up, though the event loop is idle, and sends once they are answered", async () => {
+    const t = topic();
+    await enqueueMessages(handle.db, [{ topic: t, orderingKey: `${t}:k`, payload: { n: 1 } }]);
+    let sentAt = 0;
+    const load = requestLoad(0);
+    const worker = new OutboxWorker(handle, {
+      handlers: {
+        [t]: async ({ db }, message: LeasedMessage) => {
+          sentAt = performance.now();
+          await completeMessage(db, message);
+        },
+      },
+      leaseMs,
+      concurrency: 1,
+      pollMs: 60_000,
+      yieldWhenBusy: { utilization: 0.99, requestsInFlight: 4, stepMs: 10, maxWaitMs: 10_000 },
+      requestMs: load.requestMs,
+    });
+    // Eight requests waiting on the database for 400 ms, then none.
+    load.set(8);
+    const answeredAt = performance.now() + 400;
+    setTimeout(() => load.set(0), 400);
+    await worker.start();
+    await worker.idle();
+    await worker.stop();
+    expect(sentAt).toBeGreaterThanOrEqual(answeredAt);
+  });
+
+  it("past its longest wait, the worker of a server that stays busy sends one run at a time", async () => {
+    const t = topic();
+    await enqueueMessages(
+      handle.db,
+      ["a", "b", "c", "d"].map((key) => ({ topic: t, orderingKey: `${t}:${key}`, payload: { key } })),
+    );
+    let sending = 0;
+    let mostAtOnce = 0;
+    const sent: string[] = [];
+    const worker = new OutboxWorker(handle, {
+      handlers: {
+        [t]: async ({ db }, message: LeasedMessage) => {
+          sending += 1;
+          mostAtOnce = Math.max(mostAtOnce, sending);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          sent.push(message.payload.key as string);
+          sending -= 1;
+          await completeMessage(db, message);
+        },
+      },
+      leaseMs,
+      concurrency: 4,
+      pollMs: 60_000,
+      yieldWhenBusy: { utilization: 0.99, requestsInFlight: 4, stepMs: 5, maxWaitMs: 30 },
+      requestMs: requestLoad(16).requestMs,
+    });
+    await worker.start();
+    await worker.idle();
+    await worker.stop();
+    expect(sent.toSorted()).toEqual(["a", "b", "c", "d"]);
+    expect(mostAtOnce).toBe(1);
   });
 });
 

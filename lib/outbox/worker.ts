@@ -1,6 +1,7 @@
 import "server-only";
 import { performance } from "node:perf_hooks";
 import type { DatabaseHandle } from "@/lib/db/drivers";
+import { requestMsSoFar } from "@/lib/http/request-load.mjs";
 import { logger } from "@/lib/log";
 import { leaseMessages, outboxChannel, type LeasedMessage, type LeaseRuns } from "./outbox";
 
@@ -35,11 +36,15 @@ export interface OutboxWorkerOptions {
   /** A clock for tests; by default the database's. */
   now?: () => Date;
   /**
-   * Requests come first: while this process's event loop has been busier than `utilization` (0–1) since the worker
-   * last looked, it waits before leasing more, in steps of `stepMs`, for at most `maxWaitMs`, so a saturated server
-   * spends its time answering and sends the backlog once it has room, and a merely busy one still sends.
+   * Requests come first. The server is busy while, since the worker last looked, its event loop has been busier than
+   * `utilization` (0–1) or it has been answering `requestsInFlight` requests at once on average (a server that waits
+   * on its database has a quiet event loop and a queue of requests). While busy, the worker waits before leasing
+   * more, in steps of `stepMs`; past `maxWaitMs` it leases one run at a time, so a saturated server spends its time
+   * answering and still sends a little, and sends the backlog once it has room.
    */
-  yieldWhenBusy?: { utilization: number; stepMs: number; maxWaitMs: number };
+  yieldWhenBusy?: { utilization: number; requestsInFlight: number; stepMs: number; maxWaitMs: number };
+  /** Request·milliseconds answered so far (`requestMsSoFar`); the production server's count by default. */
+  requestMs?: () => number;
 }
 
 /**
@@ -54,6 +59,7 @@ export class OutboxWorker {
   private pumping = false;
   private pumpAgain = false;
   private lastUtilization = performance.eventLoopUtilization();
+  private lastLook = { at: performance.now(), requestMs: 0 };
 
   constructor(
     private readonly handle: DatabaseHandle,
@@ -132,24 +138,33 @@ export class OutboxWorker {
         await Promise.race(this.running);
         continue;
       }
-      await this.yieldToRequests();
-      const leased = await leaseMessages(this.handle.db, { topics, limit: room, leaseMs: this.options.leaseMs, now: this.options.now?.(), runs });
+      const busy = await this.yieldToRequests();
+      const limit = busy ? 1 : room;
+      const leased = await leaseMessages(this.handle.db, { topics, limit, leaseMs: this.options.leaseMs, now: this.options.now?.(), runs });
       if (leased.length === 0) return;
       for (const run of runsByKey(leased)) this.track(this.send(run));
     }
   }
 
-  /** Waits while the event loop is saturated (see `yieldWhenBusy`). */
-  private async yieldToRequests(): Promise<void> {
-    const busy = this.options.yieldWhenBusy;
-    if (!busy) return;
-    const deadline = performance.now() + busy.maxWaitMs;
+  /** Waits while the server is busy (see `yieldWhenBusy`); answers whether it still is when the wait ends. */
+  private async yieldToRequests(): Promise<boolean> {
+    const limits = this.options.yieldWhenBusy;
+    if (!limits) return false;
+    const deadline = performance.now() + limits.maxWaitMs;
     for (;;) {
-      const since = performance.eventLoopUtilization(this.lastUtilization);
-      this.lastUtilization = performance.eventLoopUtilization();
-      if (since.utilization < busy.utilization || performance.now() >= deadline || this.stopped) return;
-      await delay(busy.stepMs);
+      if (!this.busySinceLastLook(limits) || this.stopped) return false;
+      if (performance.now() >= deadline) return true;
+      await delay(limits.stepMs);
     }
+  }
+
+  private busySinceLastLook(limits: NonNullable<OutboxWorkerOptions["yieldWhenBusy"]>): boolean {
+    const loop = performance.eventLoopUtilization(this.lastUtilization);
+    this.lastUtilization = performance.eventLoopUtilization();
+    const look = { at: performance.now(), requestMs: (this.options.requestMs ?? requestMsSoFar)() };
+    const averageInFlight = (look.requestMs - this.lastLook.requestMs) / Math.max(1, look.at - this.lastLook.at);
+    this.lastLook = look;
+    return loop.utilization >= limits.utilization || averageInFlight >= limits.requestsInFlight;
   }
 
   private track(sending: Promise<void>): void {
