@@ -10,6 +10,7 @@ import { alertFields, alertSeverities, type AlertFieldName, type MappedField, ty
 import { alertSeverityLabels } from "@/lib/alerts/form-schemas";
 import { isPlainObject, jsonPreview } from "@/lib/alerts/json-values";
 import { readGenericPayload, truncate, type FieldReading } from "@/lib/alerts/normalize";
+import { suggestMapping } from "@/lib/alerts/mapping-suggestions";
 import { extractPayloadFields, pathLabel, valueAtPath, type PayloadField } from "@/lib/alerts/payload-fields";
 import type { ActionResult } from "@/lib/forms/action-result";
 
@@ -21,6 +22,8 @@ export interface MapperState {
   mapping: PayloadAttributeMapping;
   /** A saved sample cannot be edited until the person agrees to lose the mapping. */
   locked: boolean;
+  /** Counts the times the mapping was replaced as a whole (a parse, a suggestion), so each field's editor starts afresh. */
+  revision: number;
 }
 
 /** The mapper as a saved integration left it: its sample (parsed again here, the extraction is pure) and mapping. */
@@ -33,6 +36,7 @@ export function initialMapperState(payloadExample: string | null, mapping: Paylo
     fields: parsed.ok ? extractPayloadFields(parsed.value) : [],
     mapping,
     locked: sample !== "",
+    revision: 0,
   };
 }
 
@@ -92,8 +96,21 @@ export function PayloadMapper({
       setNotice({ tone: "error", text: result.fieldErrors ? Object.values(result.fieldErrors).flat().join(" ") : result.message });
       return;
     }
-    onChange({ ...state, parsedSample: state.sample, fields: result.data, mapping: {} });
+    onChange({ ...state, parsedSample: state.sample, fields: result.data, mapping: {}, revision: state.revision + 1 });
     setNotice({ tone: "success", text: "Sample payload has been parsed. You can now map the fields." });
+  }
+
+  /** Fills the table with what the fields' names suggest; each stays the Maintainer's to change. */
+  function suggest() {
+    if (!parsedSample) return;
+    const mapping = suggestMapping(state.fields, parsedSample);
+    const count = Object.keys(mapping).length;
+    onChange({ ...state, mapping, revision: state.revision + 1 });
+    setNotice(
+      count === 0
+        ? { tone: "error", text: "No field of the sample has a name that suggests an alert field: map them by hand." }
+        : { tone: "success", text: `${count} ${count === 1 ? "field was" : "fields were"} suggested by their names. Check each one in the table and the preview.` },
+    );
   }
 
   /** Choosing another path keeps the field's value map and fallback. */
@@ -144,6 +161,11 @@ export function PayloadMapper({
             Parse payload fields
           </button>
         )}
+        {parsedSample ? (
+          <button type="button" className="button button-secondary" onClick={suggest}>
+            Suggest a mapping
+          </button>
+        ) : null}
       </div>
       {notice ? <Notice tone={notice.tone}>{notice.text}</Notice> : null}
       {confirmingEdit ? (
@@ -154,7 +176,7 @@ export function PayloadMapper({
           onConfirm={() => {
             setConfirmingEdit(false);
             setNotice(null);
-            onChange({ ...state, locked: false, parsedSample: null, fields: [], mapping: {} });
+            onChange({ ...state, locked: false, parsedSample: null, fields: [], mapping: {}, revision: state.revision + 1 });
           }}
         >
           <p>If you edit the payload, you must re-map the fields again.</p>
@@ -214,7 +236,13 @@ function MappingTable({
                     emptyText="No fields of a matching type"
                   />
                   {mapped ? (
-                    <ValueOptions field={field.name} fieldLabel={field.label} mapped={mapped} onChange={(next) => onUpdate(field.name, next)} />
+                    <ValueOptions
+                      key={state.revision}
+                      field={field.name}
+                      fieldLabel={field.label}
+                      mapped={mapped}
+                      onChange={(next) => onUpdate(field.name, next)}
+                    />
                   ) : null}
                 </td>
               </tr>

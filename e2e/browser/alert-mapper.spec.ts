@@ -123,6 +123,60 @@ test("a Maintainer maps every host of an array, a severity value map and an epoc
   }).toEqual({ ...shown, severity: shown.severity.toLowerCase() });
 });
 
+test("Suggest a mapping fills the table from the sample's names; the Maintainer changes one, and the stored alert is the preview", async ({
+  page,
+  request,
+}) => {
+  const owner = await createUser(request);
+  const project = await createProject(request, owner.token);
+  await signIn(page, owner.username, owner.password);
+  await page.goto(`/${project.path_with_namespace}/-/settings/operations`);
+  await page.getByRole("button", { name: "Add new integration" }).click();
+  await page.getByLabel("2. Name integration").fill("Cron checks");
+  await page.getByRole("switch", { name: "Active" }).check();
+  const checkSample = {
+    check: { name: "Disk almost full", priority: "P2", startedAt: 1767261600, output: "sda1 at 97%" },
+    targets: [{ hostname: "db-1" }, { hostname: "db-2" }],
+    incident_id: "INC-42",
+  };
+  await page.getByLabel("Sample payload").fill(JSON.stringify(checkSample));
+  await expect(page.getByRole("button", { name: "Suggest a mapping" })).toHaveCount(0);
+  await page.getByRole("button", { name: "Parse payload fields" }).click();
+  await page.getByRole("button", { name: "Suggest a mapping" }).click();
+  await expect(page.getByText("6 fields were suggested by their names. Check each one in the table and the preview.")).toBeVisible();
+  const combobox = (field: string) => page.getByRole("combobox", { name: `Payload alert key for ${field}` });
+  await expect(combobox("Title")).toHaveValue("check/name");
+  await expect(combobox("Description")).toHaveValue("check/output");
+  await expect(combobox("Start time")).toHaveValue("check/startedAt");
+  await expect(combobox("Hosts")).toHaveValue("targets[*]/hostname");
+  await expect(combobox("Severity")).toHaveValue("check/priority");
+  await expect(combobox("Fingerprint")).toHaveValue("incident_id");
+  await expect(combobox("Service")).toHaveValue("");
+  const preview = page.getByRole("region", { name: "Alert preview" });
+  await expect(previewValue(preview, "Title")).toHaveText("Disk almost full");
+  await expect(preview).toContainText("SeverityHigh (value map: P2 → high)");
+  await expect(previewValue(preview, "Hosts")).toHaveText("db-1, db-2");
+
+  // Field by field: the description is better as the title here.
+  await mapField(page, "Title", "output", "check/output");
+  await expect(previewValue(preview, "Title")).toHaveText("sda1 at 97%");
+  await page.getByRole("button", { name: "Save integration" }).click();
+  await expect(page.getByText("Integration successfully saved")).toBeVisible();
+  const [saved] = (await (await request.get(integrationsPath(project.id), { headers: asToken(owner.token) })).json()) as Integration[];
+  expect(saved!.payload_attribute_mapping).toEqual({
+    title: { path: ["check", "output"], type: "string", label: "check/output" },
+    description: { path: ["check", "output"], type: "string", label: "check/output" },
+    start_time: { path: ["check", "startedAt"], type: "number", label: "check/startedAt" },
+    hosts: { path: ["targets", { each: true }, "hostname"], type: "array", label: "targets[*]/hostname" },
+    severity: { path: ["check", "priority"], type: "string", label: "check/priority", values: { P2: "high" } },
+    fingerprint: { path: ["incident_id"], type: "string", label: "incident_id" },
+  });
+  const answer = await postAlert(request, receiverPath({ url: await page.getByLabel("Webhook URL").inputValue() }), checkSample, bearer(await page.getByLabel("Authorization key").inputValue()));
+  expect(answer.status(), await answer.text()).toBe(200);
+  const [stored] = await listAlerts(request, owner.token, project.id);
+  expect(stored).toMatchObject({ title: "sda1 at 97%", severity: "high", hosts: ["db-1", "db-2"], started_at: "2026-01-01T10:00:00.000Z" });
+});
+
 test("the mapper fits a 390 px wide screen: the page does not scroll sideways", async ({ page, request }) => {
   const owner = await createUser(request);
   const project = await createProject(request, owner.token);
