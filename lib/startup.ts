@@ -6,7 +6,6 @@ import { scheduleHousekeeping } from "@/lib/housekeeping";
 import { chatNotificationSender } from "@/lib/integrations/delivery";
 import { chatNotificationTopic } from "@/lib/integrations/topic";
 import { logger } from "@/lib/log";
-import { markdownRenderPool } from "@/lib/markdown/render";
 import { OutboxWorker } from "@/lib/outbox/worker";
 import { startTokenCheckCache } from "@/lib/token-checks/checks";
 import { bootstrapRoot } from "@/lib/users/bootstrap";
@@ -28,8 +27,6 @@ async function prepare(): Promise<void> {
   await handle.migrate();
   await startTokenCheckCache(handle);
   await bootstrapRoot(handle.db, new Date());
-  // Started now, so the first save does not wait for the render threads to load.
-  markdownRenderPool();
   logger.info(
     { database: handle.driver === "pglite" ? `embedded PGlite in ${env.DATA_DIR}` : "PostgreSQL" },
     "database ready",

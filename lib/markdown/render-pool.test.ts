@@ -59,6 +59,22 @@ describe("MarkdownRenderPool", () => {
     expect(await renderer.render("_after_")).toEqual({ kind: "rendered", html: "<p><em>after</em></p>" });
   });
 
+  it("holds no thread until documents come, starts one for each up to its size, and ends each after a while without one", async () => {
+    const renderer = pool({ threads: 2, idleMs: 300, maxWaitingDocuments: 0 });
+    expect(renderer.threadCount).toBe(0);
+    // Documents that start a thread wait for it, not in the line, which takes none here.
+    expect(await Promise.all([renderer.render("one"), renderer.render("two")])).toEqual([
+      { kind: "rendered", html: "<p>one</p>" },
+      { kind: "rendered", html: "<p>two</p>" },
+    ]);
+    expect(renderer.threadCount).toBe(2);
+    expect(await renderer.render("three")).toEqual({ kind: "rendered", html: "<p>three</p>" });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(renderer.threadCount).toBe(0);
+    expect(await renderer.render("_again_")).toEqual({ kind: "rendered", html: "<p><em>again</em></p>" });
+    expect(renderer.threadCount).toBe(1);
+  });
+
   it("says when every thread is ready, again after a time-out replaced one, so the next document starts at once", async () => {
     const renderer = pool({ threads: 2, timeLimitMs: 300, maxWaitingDocuments: 0 });
     await renderer.whenReady();

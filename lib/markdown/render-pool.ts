@@ -9,7 +9,10 @@ import { Worker } from "node:worker_threads";
 export type RenderOutcome = { kind: "rendered"; html: string } | { kind: "timed-out" } | { kind: "failed" } | { kind: "busy" };
 
 export interface RenderPoolOptions {
+  /** The most threads at once: started when documents come, each ended after `idleMs` without one. */
   threads: number;
+  /** How long a thread waits for a document before it ends, giving its memory back (a minute by default). */
+  idleMs?: number;
   /** How long one document may keep a thread; past it the thread is terminated and a fresh one started. */
   timeLimitMs: number;
   /** Documents that may wait for a thread, and their total length: all a flood can make the process hold. */
@@ -36,6 +39,12 @@ const renderThreadLimits = { maxOldGenerationSizeMb: 256 };
 // A thread that stops before it is ready (its script cannot load) is started again after this pause, not in a loop.
 const restartPauseMs = 1000;
 
+/**
+ * An idle server holds no render thread (each holds some 15 MB); one starts in about 100 ms when a document comes,
+ * and stays while documents keep coming.
+ */
+const defaultIdleMs = 60_000;
+
 interface Job {
   id: number;
   source: string;
@@ -50,6 +59,8 @@ interface RenderThread {
   retired: boolean;
   job: Job | null;
   timer?: NodeJS.Timeout;
+  /** Ends the thread once it has waited `idleMs` for a document. */
+  idleTimer?: NodeJS.Timeout;
   failure?: string;
 }
 
@@ -73,7 +84,6 @@ export class MarkdownRenderPool {
 
   constructor(options: RenderPoolOptions) {
     this.#options = options;
-    for (let index = 0; index < options.threads; index += 1) this.#threads.push(this.#startThread());
   }
 
   render(source: string): Promise<RenderOutcome> {
@@ -82,10 +92,14 @@ export class MarkdownRenderPool {
       const job: Job = { id: this.#nextJobId++, source, resolve };
       const idle = this.#waiting.length === 0 ? this.#threads.find(isIdle) : undefined;
       if (idle) return this.#run(idle, job);
+      // Documents that have no thread start one each, up to the pool's size; they wait for the start, not in the line.
+      const starting = this.#threads.filter((thread) => !thread.ready && !thread.retired).length;
+      const startsOne = this.#threads.length < this.#options.threads && starting <= this.#waiting.length;
       const { maxWaitingDocuments, maxWaitingCharacters, maxWaitMs } = this.#options;
-      if (this.#waiting.length >= maxWaitingDocuments || this.#waitingCharacters + source.length > maxWaitingCharacters) {
+      if (!startsOne && (this.#waiting.length >= maxWaitingDocuments || this.#waitingCharacters + source.length > maxWaitingCharacters)) {
         return resolve({ kind: "busy" });
       }
+      if (startsOne) this.#threads.push(this.#startThread());
       this.#waiting.push(job);
       this.#waitingCharacters += source.length;
       job.waitTimer = setTimeout(() => {
@@ -96,12 +110,18 @@ export class MarkdownRenderPool {
   }
 
   /**
-   * Resolves once every thread has started and can take a document at once (a thread replaced after a time-out takes
-   * a moment to start): what a caller that needs to know where the next document goes waits for.
+   * Starts every thread the pool may have and resolves once each can take a document at once (a thread replaced after
+   * a time-out takes a moment to start): what a caller that needs to know where the next document goes waits for.
    */
   whenReady(): Promise<void> {
+    while (!this.#closed && this.#threads.length < this.#options.threads) this.#threads.push(this.#startThread());
     if (this.#allReady()) return Promise.resolve();
     return new Promise((resolve) => this.#readyWaiters.push(resolve));
+  }
+
+  /** How many threads are running now (started and not ended). */
+  get threadCount(): number {
+    return this.#threads.length;
   }
 
   #allReady(): boolean {
@@ -166,9 +186,21 @@ export class MarkdownRenderPool {
     this.#threads[index] = this.#startThread();
   }
 
+  /** Ends a thread that waited `idleMs` for a document; the next document starts another. */
+  #waitForWork(thread: RenderThread): void {
+    clearTimeout(thread.idleTimer);
+    thread.idleTimer = setTimeout(() => {
+      if (!isIdle(thread)) return;
+      this.#threads.splice(this.#threads.indexOf(thread), 1);
+      void this.#retire(thread, { kind: "failed" });
+    }, this.#options.idleMs ?? defaultIdleMs);
+    thread.idleTimer.unref();
+  }
+
   #retire(thread: RenderThread, outcome: RenderOutcome): Promise<number> {
     thread.retired = true;
     clearTimeout(thread.timer);
+    clearTimeout(thread.idleTimer);
     thread.job?.resolve(outcome);
     thread.job = null;
     return thread.worker.terminate();
@@ -186,13 +218,17 @@ export class MarkdownRenderPool {
     for (const thread of this.#threads) {
       if (!isIdle(thread)) continue;
       const job = this.#waiting[0];
-      if (!job) return;
+      if (!job) {
+        this.#waitForWork(thread);
+        continue;
+      }
       this.#leaveLine(job);
       this.#run(thread, job);
     }
   }
 
   #run(thread: RenderThread, job: Job): void {
+    clearTimeout(thread.idleTimer);
     thread.job = job;
     thread.timer = setTimeout(() => {
       // The renderer cannot be interrupted from inside: the thread goes, with whatever it was doing, and a fresh one
