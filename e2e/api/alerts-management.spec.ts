@@ -66,6 +66,8 @@ test.describe("alert management API", () => {
       last_payload_format: null,
       pagerduty_events_url: `${baseURL}/${project.path_with_namespace}/alerts/notify/nagios-prod/${created.endpoint_identifier}/v2/enqueue`,
       sns_subscription_confirmation: null,
+      // Only heartbeat integrations have a schedule.
+      heartbeat: null,
       created_at: isoTimestamp,
       updated_at: isoTimestamp,
     };
