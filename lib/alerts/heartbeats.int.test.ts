@@ -209,6 +209,16 @@ describe.each(testDatabases())("heartbeat integrations on $name", ({ name, open 
     expect(await heartbeatRow(handle.db, heartbeat.integration.id)).toMatchObject({ lastPingAt: null, nextDueAt: seconds(360) });
   });
 
+  it("holds pings to the integration's rate limit, when it has one", async () => {
+    const heartbeat = await newHeartbeat(handle.db);
+    await updateIntegration(heartbeat.ctx, String(heartbeat.projectId), heartbeat.integration.id, { rateLimitPerMinute: 1 });
+    const key = { method: "GET" as const, query: `?token=${heartbeat.token}` };
+    expect(await ping(handle.db, heartbeat, key)).toEqual({ status: 200, body: { status: "ok" } });
+    const limited = await ping(handle.db, heartbeat, key);
+    expect(limited).toMatchObject({ status: 429, body: { message: "This endpoint has been requested too many times. Try again later." } });
+    expect(Number(limited.headers?.["Retry-After"])).toBeGreaterThanOrEqual(1);
+  });
+
   it("answers a ping to an inactive heartbeat as the receiver answers an inactive integration, and waits for nothing while inactive", async () => {
     const heartbeat = await newHeartbeat(handle.db, { active: false });
     expect(heartbeat.integration.nextDueAt).toBeNull();

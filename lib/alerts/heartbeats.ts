@@ -7,7 +7,7 @@ import { parseProjectReference, projectNamed } from "@/lib/projects/projects";
 import { maxPayloadBytes } from "./integrations";
 import { limits, truncate, type NormalizedAlert } from "./normalize";
 import { processAlert } from "./process";
-import { forbidden, presentedKey, unauthorized, type ReceiverAnswer, type ReceiverRequest } from "./receive";
+import { checkRateLimit, forbidden, presentedKey, unauthorized, type ReceiverAnswer, type ReceiverRequest } from "./receive";
 
 /**
  * Heartbeat integrations, a dead man's switch: a job pings the integration's URL at least every interval, and when no
@@ -26,7 +26,12 @@ export interface HeartbeatEndpoint {
 
 const heartbeatByIdentifier = preparedQuery((db) =>
   db
-    .select({ id: alertIntegrations.id, active: alertIntegrations.active, tokenDigest: alertIntegrations.tokenDigest })
+    .select({
+      id: alertIntegrations.id,
+      active: alertIntegrations.active,
+      tokenDigest: alertIntegrations.tokenDigest,
+      rateLimitPerMinute: alertIntegrations.rateLimitPerMinute,
+    })
     .from(alertIntegrations)
     .innerJoin(projects, eq(projects.id, alertIntegrations.projectId))
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
@@ -46,8 +51,8 @@ const pinged: ReceiverAnswer = { status: 200, body: { status: "ok" } };
 /**
  * A ping (`POST`, any body or none, or `GET`), in the receiver's order of checks: size (413), integration (403 when
  * there is no active heartbeat at the URL, as the receiver answers an inactive integration), key (401, constant time;
- * from `Authorization` as the receiver takes it, else the `token` query parameter). The answer is sent after the ping
- * and any recovery are committed.
+ * from `Authorization` as the receiver takes it, else the `token` query parameter), the integration's rate limit if it
+ * has one (429). The answer is sent after the ping and any recovery are committed.
  */
 export async function receiveHeartbeatPing(
   db: Database,
@@ -68,6 +73,8 @@ export async function receiveHeartbeatPing(
   if (!heartbeat || !heartbeat.active) return forbidden;
   const key = presentedKey(request.authorization) ?? endpoint.queryToken;
   if (!key || !constantTimeEqual(sha256Hex(key), heartbeat.tokenDigest)) return unauthorized;
+  const limited = await checkRateLimit(db, heartbeat, now);
+  if (limited) return limited;
   await recordPing(db, heartbeat.id, now);
   return pinged;
 }
@@ -122,7 +129,8 @@ export async function checkHeartbeats(db: Database, now: Date, batch = heartbeat
         .from(alertIntegrations)
         .where(
           and(
-            eq(alertIntegrations.active, true),
+            // Written as the partial index's predicate is, with no parameter, so every plan can use the index.
+            sql`${alertIntegrations.active}`,
             isNotNull(alertIntegrations.nextDueAt),
             lt(alertIntegrations.nextDueAt, now),
             eq(alertIntegrations.type, "heartbeat"),

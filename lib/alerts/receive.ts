@@ -187,7 +187,11 @@ async function findIntegration(
 }
 
 /** Counts this request in the integration's current minute; the answer when it is over the limit. */
-async function checkRateLimit(db: Database, integration: ReceivingIntegration, now: Date): Promise<ReceiverAnswer | null> {
+export async function checkRateLimit(
+  db: Database,
+  integration: Pick<ReceivingIntegration, "id" | "rateLimitPerMinute">,
+  now: Date,
+): Promise<ReceiverAnswer | null> {
   if (integration.rateLimitPerMinute === null) return null;
   const windowStart = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
   const [window] = await db
