@@ -93,7 +93,8 @@ async function recordPing(db: Database, integrationId: number, now: Date): Promi
   if (updated) return;
   await db.transaction(async (tx) => {
     const [row] = await tx.select().from(alertIntegrations).where(eq(alertIntegrations.id, integrationId)).for("update");
-    // Deactivated or deleted since the lookup: the ping is taken, as it would have been a moment earlier.
+    // Deleted since the lookup: nothing is left to record. One deactivated meanwhile still takes the ping (and its
+    // recovery), as it would have a moment earlier, but awaits no other.
     if (!row) return;
     if (row.missedAlertOpen) await processAlert(tx, heartbeatAlert(row, "resolve", now));
     await tx
