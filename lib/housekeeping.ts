@@ -1,4 +1,5 @@
 import "server-only";
+import { checkHeartbeats } from "@/lib/alerts/heartbeats";
 import { getDatabaseHandle } from "@/lib/db";
 import type { DatabaseHandle } from "@/lib/db/drivers";
 import { env } from "@/lib/env";
@@ -46,7 +47,7 @@ const jobs: { name: string; run: (handle: DatabaseHandle, now: Date) => Promise<
   },
 ];
 
-const globalForSchedule = globalThis as unknown as { housekeepingTimer?: NodeJS.Timeout };
+const globalForSchedule = globalThis as unknown as { housekeepingTimer?: NodeJS.Timeout; heartbeatTimer?: NodeJS.Timeout };
 
 /**
  * Runs the housekeeping jobs shortly after start and then every `EVENTS_PRUNE_INTERVAL_MINUTES` (0 turns it off).
@@ -70,4 +71,36 @@ export function scheduleHousekeeping(): void {
   setTimeout(run, 60_000).unref();
   globalForSchedule.housekeepingTimer = setInterval(run, minutes * 60_000);
   globalForSchedule.housekeepingTimer.unref();
+}
+
+/**
+ * How often each server looks for missed heartbeats: a heartbeat fires within this much of becoming overdue. Apart
+ * from the hourly housekeeping, and on whatever `EVENTS_PRUNE_INTERVAL_MINUTES` says, since nothing else would ever
+ * fire them. The check is one index range of `alert_integrations_heartbeat_due_idx`, nothing when none is due.
+ */
+export const heartbeatCheckIntervalMs = 30_000;
+
+/**
+ * Fires the alerts of missed heartbeats every `heartbeatCheckIntervalMs` (`checkHeartbeats`). Every replica runs it:
+ * each overdue heartbeat is claimed by one of them, and all the state is in the database, so a restart forgets
+ * nothing. A run still going when the next is due is not doubled.
+ */
+export function scheduleHeartbeatChecks(): void {
+  if (globalForSchedule.heartbeatTimer) return;
+  let running = false;
+  const run = () => {
+    if (running) return;
+    running = true;
+    void getDatabaseHandle()
+      .then(async (handle) => {
+        const result = await checkHeartbeats(handle.db, new Date());
+        if (result.fired > 0) logger.info(result, "missed heartbeats alerted");
+      })
+      .catch((error: unknown) => logger.error({ err: error }, "checking heartbeats failed"))
+      .finally(() => {
+        running = false;
+      });
+  };
+  globalForSchedule.heartbeatTimer = setInterval(run, heartbeatCheckIntervalMs);
+  globalForSchedule.heartbeatTimer.unref();
 }

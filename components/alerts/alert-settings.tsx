@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { RelativeTime } from "@/components/ui/relative-time";
 import { Notice } from "@/components/ui/notice";
 import { SettingsForm } from "@/components/ui/settings-form";
 import { TableHead } from "@/components/ui/table-head";
@@ -16,10 +17,13 @@ import { IntegrationForm, type IntegrationActions, type IntegrationItem } from "
 export function AlertSettings({
   integrations,
   settings,
+  now,
   actions,
 }: {
   integrations: IntegrationItem[];
   settings: AlertSettingsForm;
+  /** The request's time, which heartbeats' last pings are told against (so server and browser render the same). */
+  now: string;
   actions: IntegrationActions & {
     remove: (integrationId: number) => Promise<ActionResult>;
     saveSettings: (settings: AlertSettingsForm) => Promise<ActionResult>;
@@ -32,7 +36,7 @@ export function AlertSettings({
       selected={tab}
       onSelect={setTab}
       items={[
-        { key: "integrations", label: "Current integrations", content: <CurrentIntegrations integrations={integrations} actions={actions} /> },
+        { key: "integrations", label: "Current integrations", content: <CurrentIntegrations integrations={integrations} now={now} actions={actions} /> },
         { key: "settings", label: "Alert settings", content: <AlertSettingsTab settings={settings} save={actions.saveSettings} /> },
       ]}
     />
@@ -41,9 +45,11 @@ export function AlertSettings({
 
 function CurrentIntegrations({
   integrations,
+  now,
   actions,
 }: {
   integrations: IntegrationItem[];
+  now: string;
   actions: IntegrationActions & { remove: (integrationId: number) => Promise<ActionResult> };
 }) {
   const router = useRouter();
@@ -102,6 +108,7 @@ function CurrentIntegrations({
                       Last alert: {payloadFormatShortLabels[integration.last_payload_format]}
                     </span>
                   ) : null}
+                  {integration.heartbeat ? <HeartbeatState heartbeat={integration.heartbeat} now={now} /> : null}
                 </td>
                 <td>{integrationTypeOptions.find((option) => option.value === integration.type)?.short ?? integration.type}</td>
                 <td className="actions">
@@ -149,6 +156,26 @@ function CurrentIntegrations({
         />
       )}
     </div>
+  );
+}
+
+const heartbeatStatusLabels = { inactive: "Inactive", waiting: "Waiting for first ping", up: "Up", missed: "Missed" } as const;
+
+/** A heartbeat's state and last ping, under its name in the list. */
+function HeartbeatState({ heartbeat, now }: { heartbeat: NonNullable<IntegrationItem["heartbeat"]>; now: string }) {
+  return (
+    <span className="muted integration-last-format" data-heartbeat-status={heartbeat.status}>
+      <span className={heartbeat.status === "missed" ? "badge badge-danger" : heartbeat.status === "up" ? "badge badge-success" : "badge"}>
+        {heartbeatStatusLabels[heartbeat.status]}
+      </span>{" "}
+      {heartbeat.last_ping_at ? (
+        <>
+          Last ping <RelativeTime value={heartbeat.last_ping_at} now={new Date(now)} />
+        </>
+      ) : (
+        "No ping yet"
+      )}
+    </span>
   );
 }
 

@@ -19,7 +19,13 @@ import {
   type PayloadFormat,
   type PayloadFormatSetting,
 } from "@/lib/alerts/formats/types";
-import { integrationDetailsSchema, integrationTypeOptions, type IntegrationDetails, type IntegrationSave } from "@/lib/alerts/form-schemas";
+import {
+  heartbeatLimits,
+  integrationDetailsSchema,
+  integrationTypeOptions,
+  type IntegrationDetails,
+  type IntegrationSave,
+} from "@/lib/alerts/form-schemas";
 import type { PayloadField } from "@/lib/alerts/payload-fields";
 import type { ActionResult } from "@/lib/forms/action-result";
 import { initialMapperState, PayloadMapper, type MapperState } from "./payload-mapper";
@@ -28,7 +34,7 @@ import { initialMapperState, PayloadMapper, type MapperState } from "./payload-m
 export interface IntegrationItem {
   id: number;
   name: string;
-  type: "http" | "prometheus";
+  type: "http" | "prometheus" | "heartbeat";
   active: boolean;
   url: string;
   /** Null where the caller's credential may not see keys (never for a browser session). */
@@ -37,9 +43,17 @@ export interface IntegrationItem {
   payload_attribute_mapping: PayloadAttributeMapping;
   payload_format: PayloadFormatSetting;
   last_payload_format: PayloadFormat | null;
-  pagerduty_events_url: string;
-  opsgenie_alerts_url: string;
+  /** Null for a heartbeat, which takes pings, not alerts; as the Opsgenie URL. */
+  pagerduty_events_url: string | null;
+  opsgenie_alerts_url: string | null;
   sns_subscription_confirmation: { topic_arn: string; subscribe_url: string; received_at: string } | null;
+  heartbeat: {
+    interval_seconds: number;
+    grace_seconds: number;
+    last_ping_at: string | null;
+    next_due_at: string | null;
+    status: "inactive" | "waiting" | "up" | "missed";
+  } | null;
 }
 
 export interface IntegrationActions {
@@ -100,7 +114,8 @@ export function IntegrationForm({
           {
             key: "test",
             label: "Send test alert",
-            disabled: !integration,
+            // A heartbeat's alerts come from missed pings only.
+            disabled: !integration || integration.type === "heartbeat",
             content: integration ? <TestAlertTab integration={integration} actions={actions} /> : null,
           },
         ]}
@@ -131,12 +146,21 @@ function DetailsTab({
       name: integration?.name ?? "",
       active: integration?.active ?? false,
       payloadFormat: integration?.payload_format ?? "auto",
+      heartbeatIntervalSeconds: integration?.heartbeat?.interval_seconds,
+      heartbeatGraceSeconds: integration?.heartbeat?.grace_seconds,
     },
   });
   const [mapper, setMapper] = useState<MapperState>(() =>
     initialMapperState(integration?.payload_example ?? null, integration?.payload_attribute_mapping ?? {}),
   );
-  const { failure, report, clear } = useServerErrors({ setError, setFocus }, ["type", "name", "active", "payloadFormat"]);
+  const { failure, report, clear } = useServerErrors({ setError, setFocus }, [
+    "type",
+    "name",
+    "active",
+    "payloadFormat",
+    "heartbeatIntervalSeconds",
+    "heartbeatGraceSeconds",
+  ]);
   const type = useWatch({ control, name: "type" });
 
   async function onSubmit(values: IntegrationDetails) {
@@ -149,9 +173,11 @@ function DetailsTab({
             payloadAttributeMapping: mapper.mapping,
           }
         : {};
+    const heartbeat =
+      values.type === "heartbeat" ? { heartbeatIntervalSeconds: values.heartbeatIntervalSeconds, heartbeatGraceSeconds: values.heartbeatGraceSeconds } : {};
     const result = integration
-      ? await actions.update(integration.id, { name: values.name, active: values.active, payloadFormat: values.payloadFormat, ...mapping })
-      : await actions.create({ ...values, ...mapping });
+      ? await actions.update(integration.id, { name: values.name, active: values.active, payloadFormat: values.payloadFormat, ...mapping, ...heartbeat })
+      : await actions.create({ type: values.type, name: values.name, active: values.active, payloadFormat: values.payloadFormat, ...mapping, ...heartbeat });
     if (!result.ok) {
       report(result);
       return;
@@ -192,22 +218,41 @@ function DetailsTab({
           the &quot;View credentials&quot; tab.
         </p>
       </div>
-      <div className="field">
-        <label htmlFor={formatId}>4. Payload format</label>
-        <select id={formatId} aria-describedby={`${formatId}-hint`} {...register("payloadFormat")}>
-          {payloadFormatSettings.map((setting) => (
-            <option key={setting} value={setting}>
-              {payloadFormatSettingLabels[setting]}
-            </option>
-          ))}
-        </select>
-        <p className="field-hint" id={`${formatId}-hint`}>
-          Alerts from Prometheus Alertmanager, Grafana, PagerDuty Events API v2 senders, Azure Monitor, Amazon CloudWatch (through SNS),
-          Sentry and Datadog are recognized automatically. Choose a format to read every payload in it. A custom mapping, when there is
-          one, is used instead.
-          {integration?.last_payload_format ? ` The last alert was recognized as ${payloadFormatLabels[integration.last_payload_format]}.` : null}
-        </p>
-      </div>
+      {type === "heartbeat" ? (
+        <>
+          <TextField
+            label="4. Expected interval (seconds)"
+            inputMode="numeric"
+            registration={register("heartbeatIntervalSeconds", { setValueAs: secondsOf })}
+            error={formState.errors.heartbeatIntervalSeconds?.message}
+            hint={`How often the job pings: from ${heartbeatLimits.intervalSeconds.min} seconds to ${heartbeatLimits.intervalSeconds.max} (7 days).`}
+          />
+          <TextField
+            label="5. Grace period (seconds)"
+            inputMode="numeric"
+            registration={register("heartbeatGraceSeconds", { setValueAs: secondsOf })}
+            error={formState.errors.heartbeatGraceSeconds?.message}
+            hint="How late a ping may be before the heartbeat counts as missed and an alert is created; 60 seconds when left empty."
+          />
+        </>
+      ) : (
+        <div className="field">
+          <label htmlFor={formatId}>4. Payload format</label>
+          <select id={formatId} aria-describedby={`${formatId}-hint`} {...register("payloadFormat")}>
+            {payloadFormatSettings.map((setting) => (
+              <option key={setting} value={setting}>
+                {payloadFormatSettingLabels[setting]}
+              </option>
+            ))}
+          </select>
+          <p className="field-hint" id={`${formatId}-hint`}>
+            Alerts from Prometheus Alertmanager, Grafana, PagerDuty Events API v2 senders, Azure Monitor, Amazon CloudWatch (through SNS),
+            Sentry and Datadog are recognized automatically. Choose a format to read every payload in it. A custom mapping, when there is
+            one, is used instead.
+            {integration?.last_payload_format ? ` The last alert was recognized as ${payloadFormatLabels[integration.last_payload_format]}.` : null}
+          </p>
+        </div>
+      )}
       {type === "http" ? <PayloadMapper state={mapper} onChange={setMapper} parseFields={actions.parseFields} /> : null}
       <div className="form-actions">
         <button type="submit" className="button" disabled={formState.isSubmitting}>
@@ -219,6 +264,12 @@ function DetailsTab({
       </div>
     </form>
   );
+}
+
+/** A number field's value: none when empty. */
+function secondsOf(value: unknown): number | undefined {
+  if (typeof value === "number") return value;
+  return typeof value === "string" && value.trim() !== "" ? Number(value.trim()) : undefined;
 }
 
 function CredentialsTab({
@@ -252,19 +303,40 @@ function CredentialsTab({
 
   return (
     <div className="stack">
-      <p className="muted">Use the webhook URL and authorization key to send alerts to this integration.</p>
-      <CopyField label="Webhook URL" value={integration.url} />
-      {integration.token !== null ? <CopyField label="Authorization key" value={integration.token} /> : null}
-      <CopyField
-        label="PagerDuty Events API v2 URL"
-        value={integration.pagerduty_events_url}
-        hint="For tools that send to PagerDuty and let you set its URL: use this URL, with the authorization key as the routing (integration) key."
-      />
-      <CopyField
-        label="Opsgenie Alert API URL"
-        value={integration.opsgenie_alerts_url}
-        hint="For tools that send to Opsgenie and let you set its URL: use this URL (Alertmanager's api_url is the part before v2/alerts), with the authorization key as the API key (GenieKey)."
-      />
+      {integration.type === "heartbeat" ? (
+        <>
+          <p className="muted">
+            Ping the URL with GET or POST at least once every interval, with the authorization key as a Bearer token or as the{" "}
+            <code>token</code> query parameter. When no ping arrives within the interval and the grace period, an alert is created;
+            the next ping resolves it.
+          </p>
+          <CopyField label="Ping URL" value={integration.url} />
+          {integration.token !== null ? <CopyField label="Authorization key" value={integration.token} /> : null}
+          {integration.token !== null ? (
+            <CopyField label="Cron example" value={`curl -fsS -m 10 --retry 3 "${integration.url}?token=${integration.token}"`} />
+          ) : null}
+        </>
+      ) : (
+        <>
+          <p className="muted">Use the webhook URL and authorization key to send alerts to this integration.</p>
+          <CopyField label="Webhook URL" value={integration.url} />
+          {integration.token !== null ? <CopyField label="Authorization key" value={integration.token} /> : null}
+          {integration.pagerduty_events_url !== null ? (
+            <CopyField
+              label="PagerDuty Events API v2 URL"
+              value={integration.pagerduty_events_url}
+              hint="For tools that send to PagerDuty and let you set its URL: use this URL, with the authorization key as the routing (integration) key."
+            />
+          ) : null}
+          {integration.opsgenie_alerts_url !== null ? (
+            <CopyField
+              label="Opsgenie Alert API URL"
+              value={integration.opsgenie_alerts_url}
+              hint="For tools that send to Opsgenie and let you set its URL: use this URL (Alertmanager's api_url is the part before v2/alerts), with the authorization key as the API key (GenieKey)."
+            />
+          ) : null}
+        </>
+      )}
       {message ? <Notice tone={message.tone}>{message.text}</Notice> : null}
       <div className="form-actions">
         <button type="button" className="button button-danger" disabled={pending} onClick={() => setConfirming(true)}>

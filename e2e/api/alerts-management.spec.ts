@@ -67,6 +67,8 @@ test.describe("alert management API", () => {
       pagerduty_events_url: `${baseURL}/${project.path_with_namespace}/alerts/notify/nagios-prod/${created.endpoint_identifier}/v2/enqueue`,
       opsgenie_alerts_url: `${baseURL}/${project.path_with_namespace}/alerts/notify/nagios-prod/${created.endpoint_identifier}/v2/alerts`,
       sns_subscription_confirmation: null,
+      // Only heartbeat integrations have a schedule.
+      heartbeat: null,
       created_at: isoTimestamp,
       updated_at: isoTimestamp,
     };

@@ -14,6 +14,26 @@ describe("integration form schemas", () => {
     expect(integrationDetailsSchema.safeParse({ type: "http", name: "x", active: false, payloadFormat: "no-such-format" }).success).toBe(false);
   });
 
+  it("needs a heartbeat's interval, and holds both its settings to their ranges", () => {
+    const heartbeat = { type: "heartbeat", name: "Backup", active: true, payloadFormat: "auto" };
+    const messages = (input: object) => {
+      const result = integrationDetailsSchema.safeParse(input);
+      return result.success ? [] : result.error.issues.map((issue) => [issue.path.join("."), issue.message]);
+    };
+    expect(integrationDetailsSchema.safeParse({ ...heartbeat, heartbeatIntervalSeconds: 60, heartbeatGraceSeconds: 0 })).toEqual({
+      success: true,
+      data: { ...heartbeat, heartbeatIntervalSeconds: 60, heartbeatGraceSeconds: 0 },
+    });
+    expect(messages(heartbeat)).toEqual([["heartbeatIntervalSeconds", "Interval can't be blank"]]);
+    expect(messages({ ...heartbeat, heartbeatIntervalSeconds: 59, heartbeatGraceSeconds: 604_801 })).toEqual([
+      ["heartbeatIntervalSeconds", "Interval must be at least 60 seconds"],
+      ["heartbeatGraceSeconds", "Grace period must be at most 604800 seconds"],
+    ]);
+    expect(messages({ ...heartbeat, heartbeatIntervalSeconds: 90.5 })).toEqual([["heartbeatIntervalSeconds", "Interval must be a whole number of seconds"]]);
+    // Other types need no interval.
+    expect(integrationSaveSchema.safeParse({ type: "http", name: "x", active: true, payloadFormat: "auto" }).success).toBe(true);
+  });
+
   it("accepts a mapping only in GitLab's stored format", () => {
     const valid = { type: "http", name: "x", active: true, payloadFormat: "auto", payloadAttributeMapping: { title: { path: ["alert", "name"], type: "string" } } };
     expect(integrationSaveSchema.safeParse(valid).success).toBe(true);

@@ -7,23 +7,52 @@ import { payloadAttributeMappingSchema } from "./schemas";
 export const integrationTypeOptions = [
   { value: "http", label: "HTTP Endpoint", short: "HTTP" },
   { value: "prometheus", label: "Prometheus", short: "Prometheus" },
+  { value: "heartbeat", label: "Heartbeat (alert when pings stop)", short: "Heartbeat" },
 ] as const;
 
+/** The heartbeat settings people may choose: an interval from a minute to a week, and a grace period up to a week. */
+export const heartbeatLimits = {
+  intervalSeconds: { min: 60, max: 7 * 24 * 60 * 60 },
+  graceSeconds: { min: 0, max: 7 * 24 * 60 * 60 },
+} as const;
+
+/** A number of seconds within `range`; the form reads an empty field as no value. */
+const optionalSeconds = (range: { min: number; max: number }, label: string) =>
+  z
+    .number(`${label} must be a number of seconds`)
+    .int(`${label} must be a whole number of seconds`)
+    .min(range.min, `${label} must be at least ${range.min} seconds`)
+    .max(range.max, `${label} must be at most ${range.max} seconds`)
+    .optional();
+
 /** The "Configure details" form of an integration. Pure: the client form and the server action share it. */
-export const integrationDetailsSchema = z.object({
-  type: z.enum(["http", "prometheus"]),
+const integrationDetailsFields = z.object({
+  type: z.enum(["http", "prometheus", "heartbeat"]),
   name: z.string().trim().min(1, "Name can't be blank").max(255, "Name is too long (maximum is 255 characters)"),
   active: z.boolean(),
   payloadFormat: z.enum(payloadFormatSettings),
+  heartbeatIntervalSeconds: optionalSeconds(heartbeatLimits.intervalSeconds, "Interval"),
+  heartbeatGraceSeconds: optionalSeconds(heartbeatLimits.graceSeconds, "Grace period"),
 });
+
+/** A heartbeat needs its interval; the other types take no heartbeat settings (the server refuses them). */
+function heartbeatHasInterval(details: { type: string; heartbeatIntervalSeconds?: number }): boolean {
+  return details.type !== "heartbeat" || details.heartbeatIntervalSeconds !== undefined;
+}
+const intervalRequired = { message: "Interval can't be blank", path: ["heartbeatIntervalSeconds"] };
+
+export const integrationDetailsSchema = integrationDetailsFields.refine(heartbeatHasInterval, intervalRequired);
 export type IntegrationDetails = z.infer<typeof integrationDetailsSchema>;
 
 /** What the settings page saves: the details, and the sample payload with its mapping when one was built. */
-export const integrationSaveSchema = integrationDetailsSchema.extend({
+const integrationSaveFields = integrationDetailsFields.extend({
   payloadExample: z.string().max(1024 * 1024).optional(),
   payloadAttributeMapping: payloadAttributeMappingSchema.optional(),
 });
+export const integrationSaveSchema = integrationSaveFields.refine(heartbeatHasInterval, intervalRequired);
 export type IntegrationSave = z.infer<typeof integrationSaveSchema>;
+/** What saving an existing integration takes: its type stays. */
+export const integrationUpdateSchema = integrationSaveFields.omit({ type: true });
 
 export const alertSettingsFormSchema = z.object({
   createIncident: z.boolean(),

@@ -140,7 +140,7 @@ describe.each(testDatabases())("alert payload formats on $name", ({ open }) => {
     const { integration, projectId, projectPath } = await newIntegration();
     const base = ["alerts", "notify", "tools", integration.endpointIdentifier, "v2", "alerts"];
     const byAlias = new URLSearchParams({ identifierType: "alias" });
-    const endpointOf = (tail: string[], query = new URLSearchParams()) => parseReceiverPath([...base, ...tail], query)!;
+    const endpointOf = (tail: string[], query = new URLSearchParams()) => parseReceiverPath([...base, ...tail], query) as ReceiverEndpoint;
     const genieKey = `GenieKey ${key}`;
     const accepted = { status: 202, body: { result: "Request will be processed", requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) } };
 

@@ -15,6 +15,7 @@ import { deepSizeProblem, type DeepSizeProblem } from "./deep-size";
 import { isPlainObject } from "./json-values";
 import { extractPayloadFields, ownValue, type PayloadField } from "./payload-fields";
 import type { PayloadFormatSetting } from "./formats/types";
+import { dueAfter, heartbeatSettingsOf, rescheduledDueAt, serializeHeartbeat } from "./heartbeat-settings";
 import { integrationUrl, opsgenieAlertsUrl, pagerDutyEventsUrl } from "./urls";
 
 export { integrationTypes };
@@ -31,6 +32,9 @@ export interface IntegrationInput {
   payloadAttributeMapping?: PayloadAttributeMapping;
   rateLimitPerMinute?: number | null;
   payloadFormat?: PayloadFormatSetting;
+  /** A heartbeat's settings (`heartbeat` integrations only): the interval is required, the grace period defaults. */
+  heartbeatIntervalSeconds?: number;
+  heartbeatGraceSeconds?: number;
 }
 
 function newToken(): string {
@@ -123,6 +127,8 @@ export async function createIntegration(ctx: Ctx, projectReference: string, inpu
   if (input.payloadExample !== undefined) parsePayloadExample(input.payloadExample);
   if (input.payloadAttributeMapping) validateMapping(input.payloadAttributeMapping, input.payloadExample ?? "{}");
   const type = input.type ?? "http";
+  const heartbeat = heartbeatSettingsOf(type, { intervalSeconds: input.heartbeatIntervalSeconds, graceSeconds: input.heartbeatGraceSeconds });
+  const active = input.active ?? false;
   const token = newToken();
   const tokenCiphertext = encryptSecret(token, await getEncryptionKey(ctx.db));
   const integration = await ctx.db.transaction(async (tx) => {
@@ -142,7 +148,7 @@ export async function createIntegration(ctx: Ctx, projectReference: string, inpu
         projectId: view.project.id,
         name,
         type,
-        active: input.active ?? false,
+        active,
         endpointIdentifier: randomBytes(8).toString("hex"),
         tokenDigest: sha256Hex(token),
         tokenCiphertext,
@@ -150,6 +156,10 @@ export async function createIntegration(ctx: Ctx, projectReference: string, inpu
         payloadAttributeMapping: input.payloadAttributeMapping ?? {},
         rateLimitPerMinute: input.rateLimitPerMinute ?? null,
         payloadFormat: input.payloadFormat ?? "auto",
+        heartbeatIntervalSeconds: heartbeat?.intervalSeconds ?? null,
+        heartbeatGraceSeconds: heartbeat?.graceSeconds ?? null,
+        // An active heartbeat waits for its first ping from now on.
+        nextDueAt: heartbeat && active ? dueAfter(ctx.now, heartbeat) : null,
       })
       .returning();
     if (!inserted) throw new Error("insert into alert_integrations returned no row");
@@ -201,15 +211,30 @@ export async function updateIntegration(
   if (input.payloadAttributeMapping) validateMapping(input.payloadAttributeMapping, input.payloadExample ?? existing.payloadExample);
   const exampleChanged = input.payloadExample !== undefined && input.payloadExample !== existing.payloadExample;
   const mapping = input.payloadAttributeMapping ?? (exampleChanged ? {} : existing.payloadAttributeMapping);
+  const active = input.active ?? existing.active;
+  const heartbeat = heartbeatSettingsOf(
+    existing.type,
+    { intervalSeconds: input.heartbeatIntervalSeconds, graceSeconds: input.heartbeatGraceSeconds },
+    existing.heartbeatIntervalSeconds !== null && existing.heartbeatGraceSeconds !== null
+      ? { intervalSeconds: existing.heartbeatIntervalSeconds, graceSeconds: existing.heartbeatGraceSeconds }
+      : undefined,
+  );
   const [integration] = await ctx.db
     .update(alertIntegrations)
     .set({
       name: input.name === undefined ? existing.name : validateName(input.name),
-      active: input.active ?? existing.active,
+      active,
       payloadExample: input.payloadExample ?? existing.payloadExample,
       payloadAttributeMapping: mapping,
       rateLimitPerMinute: input.rateLimitPerMinute === undefined ? existing.rateLimitPerMinute : input.rateLimitPerMinute,
       payloadFormat: input.payloadFormat ?? existing.payloadFormat,
+      ...(heartbeat
+        ? {
+            heartbeatIntervalSeconds: heartbeat.intervalSeconds,
+            heartbeatGraceSeconds: heartbeat.graceSeconds,
+            nextDueAt: rescheduledDueAt(active, heartbeat, ctx.now),
+          }
+        : {}),
     })
     .where(eq(alertIntegrations.id, existing.id))
     .returning();
@@ -260,8 +285,9 @@ export async function serializeIntegration(ctx: Ctx, { view, integration }: Inte
     payload_attribute_mapping: integration.payloadAttributeMapping,
     payload_format: integration.payloadFormat,
     last_payload_format: integration.lastPayloadFormat,
-    pagerduty_events_url: pagerDutyEventsUrl(view, integration),
-    opsgenie_alerts_url: opsgenieAlertsUrl(view, integration),
+    // A heartbeat takes pings, not alerts: it has no PagerDuty or Opsgenie URL.
+    pagerduty_events_url: integration.type === "heartbeat" ? null : pagerDutyEventsUrl(view, integration),
+    opsgenie_alerts_url: integration.type === "heartbeat" ? null : opsgenieAlertsUrl(view, integration),
     sns_subscription_confirmation: integration.snsSubscriptionConfirmation
       ? {
           topic_arn: integration.snsSubscriptionConfirmation.topicArn,
@@ -269,6 +295,7 @@ export async function serializeIntegration(ctx: Ctx, { view, integration }: Inte
           received_at: integration.snsSubscriptionConfirmation.receivedAt,
         }
       : null,
+    heartbeat: serializeHeartbeat(integration),
     created_at: integration.createdAt.toISOString(),
     updated_at: integration.updatedAt.toISOString(),
   };

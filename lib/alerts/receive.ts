@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, eq, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, lt, ne, sql, type SQL } from "drizzle-orm";
 import { preparedQuery, type Database } from "@/lib/db";
 import { constantTimeEqual, sha256Hex } from "@/lib/crypto";
 import { readBodyText } from "@/lib/http/body";
@@ -50,8 +50,9 @@ export interface ReceiverAnswer {
   headers?: Record<string, string>;
 }
 
-const unauthorized: ReceiverAnswer = { status: 401, body: { message: "401 Unauthorized" } };
-const forbidden: ReceiverAnswer = { status: 403, body: { message: "403 Forbidden" } };
+export const unauthorized: ReceiverAnswer = { status: 401, body: { message: "401 Unauthorized" } };
+/** The answer for a URL with no active integration behind it. */
+export const forbidden: ReceiverAnswer = { status: 403, body: { message: "403 Forbidden" } };
 
 function badRequest(message: string): ReceiverAnswer {
   return { status: 400, body: { message } };
@@ -153,7 +154,8 @@ function selectReceivingIntegration(db: Database, which: SQL | undefined) {
 }
 
 const integrationByIdentifier = preparedQuery((db) =>
-  selectReceivingIntegration(db, eq(alertIntegrations.endpointIdentifier, sql.placeholder("identifier"))).prepare(
+  // A heartbeat takes pings at its own URL (`heartbeats.ts`), never alerts.
+  selectReceivingIntegration(db, and(eq(alertIntegrations.endpointIdentifier, sql.placeholder("identifier")), ne(alertIntegrations.type, "heartbeat"))).prepare(
     "receiver_integration_by_identifier",
   ),
 );
@@ -185,7 +187,11 @@ async function findIntegration(
 }
 
 /** Counts this request in the integration's current minute; the answer when it is over the limit. */
-async function checkRateLimit(db: Database, integration: ReceivingIntegration, now: Date): Promise<ReceiverAnswer | null> {
+export async function checkRateLimit(
+  db: Database,
+  integration: Pick<ReceivingIntegration, "id" | "rateLimitPerMinute">,
+  now: Date,
+): Promise<ReceiverAnswer | null> {
   if (integration.rateLimitPerMinute === null) return null;
   const windowStart = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
   const [window] = await db

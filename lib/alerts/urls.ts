@@ -12,13 +12,14 @@ export function alertDetailsUrl(view: Pick<ProjectView, "project" | "namespace">
 /**
  * The URL an external tool posts to, as GitLab shows it: a Prometheus integration's is the project's Prometheus
  * endpoint (`/prometheus/alerts/notify.json`, where Alertmanager sends and a project has one Prometheus integration);
- * the legacy HTTP one's is `/alerts/notify.json`; every other integration has its own, whose name segment is for people
- * and is not checked.
+ * the legacy HTTP one's is `/alerts/notify.json`; a heartbeat's is its ping URL (`/alerts/heartbeat/…`, which takes GET
+ * as well as POST); every other integration has its own, whose name segment is for people and is not checked.
  */
 export function integrationUrl(view: Pick<ProjectView, "project" | "namespace">, integration: AlertIntegrationRow): string {
   const project = `${env.EXTERNAL_URL}/${projectFullPath(view)}`;
   if (integration.type === "prometheus") return `${project}/prometheus/alerts/notify.json`;
   if (integration.endpointIdentifier === "legacy") return `${project}/alerts/notify.json`;
+  if (integration.type === "heartbeat") return `${project}/alerts/heartbeat/${integrationSlug(integration)}/${integration.endpointIdentifier}`;
   return `${project}/alerts/notify/${integrationSlug(integration)}/${integration.endpointIdentifier}.json`;
 }
 

@@ -1,12 +1,12 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, check, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { PayloadAttributeMapping } from "@/lib/alerts/fields";
 import { payloadFormatSettings, payloadFormats, type SubscriptionConfirmation } from "@/lib/alerts/formats/types";
 import { createdAt, instant, updatedAt } from "./columns";
 import { projects } from "./projects";
 import { users } from "./users";
 
-export const integrationTypes = ["http", "prometheus"] as const;
+export const integrationTypes = ["http", "prometheus", "heartbeat"] as const;
 
 /** Where a project receives alerts. The key is kept as a digest (to check) and encrypted (to show Maintainers). */
 export const alertIntegrations = pgTable(
@@ -33,10 +33,30 @@ export const alertIntegrations = pgTable(
     lastPayloadFormat: text("last_payload_format", { enum: payloadFormats }),
     /** An SNS subscription waiting for a Maintainer to confirm it by hand; cleared by the topic's first notification. */
     snsSubscriptionConfirmation: jsonb("sns_subscription_confirmation").$type<SubscriptionConfirmation>(),
+    /** A heartbeat's expected time between pings; set exactly on heartbeats (the check constraint). */
+    heartbeatIntervalSeconds: integer("heartbeat_interval_seconds"),
+    /** How long past its interval a heartbeat's ping may be late before it counts as missed. */
+    heartbeatGraceSeconds: integer("heartbeat_grace_seconds"),
+    lastPingAt: instant("last_ping_at"),
+    /**
+     * When an active heartbeat that has not missed is next overdue: the last ping (or its activation) plus interval and
+     * grace. Null when nothing is awaited (inactive, not a heartbeat, or its missed alert is open until the next ping),
+     * so the housekeeping's check reads only the rows that are due, through `alert_integrations_heartbeat_due_idx`.
+     */
+    nextDueAt: instant("next_due_at"),
+    /** The heartbeat's "missed" alert was fired and no ping has resolved it since. */
+    missedAlertOpen: boolean("missed_alert_open").notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (table) => [uniqueIndex("alert_integrations_endpoint_key").on(table.projectId, table.endpointIdentifier)],
+  (table) => [
+    uniqueIndex("alert_integrations_endpoint_key").on(table.projectId, table.endpointIdentifier),
+    index("alert_integrations_heartbeat_due_idx").on(table.nextDueAt).where(sql`${table.active} and ${table.nextDueAt} is not null`),
+    check(
+      "alert_integrations_heartbeat_settings",
+      sql`(${table.type} = 'heartbeat') = (${table.heartbeatIntervalSeconds} is not null and ${table.heartbeatGraceSeconds} is not null)`,
+    ),
+  ],
 );
 
 export const alerts = pgTable(

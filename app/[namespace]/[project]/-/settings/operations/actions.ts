@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import type { PayloadAttributeMapping } from "@/lib/alerts/fields";
-import { alertSettingsFormSchema, integrationSaveSchema } from "@/lib/alerts/form-schemas";
+import { alertSettingsFormSchema, integrationSaveSchema, integrationUpdateSchema } from "@/lib/alerts/form-schemas";
 import {
   createIntegration,
   deleteIntegration,
@@ -31,13 +31,16 @@ export async function createIntegrationAction(projectPath: unknown, input: unkno
   const ctx = await requireSessionContext(settingsPage(projectPath));
   const parsed = parseActionInput(z.object({ projectPath: projectPathSchema, input: integrationSaveSchema }), { projectPath, input });
   if (!parsed.ok) return parsed.failure;
-  const { type, name, active, payloadFormat, payloadExample, payloadAttributeMapping } = parsed.data.input;
+  const { type, name, active, payloadFormat, payloadExample, payloadAttributeMapping, heartbeatIntervalSeconds, heartbeatGraceSeconds } =
+    parsed.data.input;
   try {
     const created = await createIntegration(ctx, parsed.data.projectPath, {
       type,
       name,
       active,
       payloadFormat,
+      heartbeatIntervalSeconds,
+      heartbeatGraceSeconds,
       payloadExample,
       payloadAttributeMapping: payloadAttributeMapping as PayloadAttributeMapping | undefined,
     });
@@ -54,16 +57,18 @@ export async function updateIntegrationAction(
 ): Promise<ActionResult<SerializedIntegration>> {
   const ctx = await requireSessionContext(settingsPage(projectPath));
   const parsed = parseActionInput(
-    z.object({ projectPath: projectPathSchema, integrationId: integrationIdSchema, input: integrationSaveSchema.omit({ type: true }) }),
+    z.object({ projectPath: projectPathSchema, integrationId: integrationIdSchema, input: integrationUpdateSchema }),
     { projectPath, integrationId, input },
   );
   if (!parsed.ok) return parsed.failure;
-  const { name, active, payloadFormat, payloadExample, payloadAttributeMapping } = parsed.data.input;
+  const { name, active, payloadFormat, payloadExample, payloadAttributeMapping, heartbeatIntervalSeconds, heartbeatGraceSeconds } = parsed.data.input;
   try {
     const updated = await updateIntegration(ctx, parsed.data.projectPath, parsed.data.integrationId, {
       name,
       active,
       payloadFormat,
+      heartbeatIntervalSeconds,
+      heartbeatGraceSeconds,
       payloadExample,
       payloadAttributeMapping: payloadAttributeMapping as PayloadAttributeMapping | undefined,
     });

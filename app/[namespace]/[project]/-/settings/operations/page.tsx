@@ -42,6 +42,7 @@ export default async function AlertSettingsPage({ params }: { params: Promise<{ 
       <AlertSettings
         integrations={integrations}
         settings={settings}
+        now={ctx.now.toISOString()}
         actions={{
           create: createIntegrationAction.bind(null, fullPath),
           update: updateIntegrationAction.bind(null, fullPath),

@@ -26,6 +26,9 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/aler
       payload_attribute_mapping: payloadAttributeMappingSchema.optional(),
       rate_limit_per_minute: integerParam.pipe(z.number().int().min(1)).nullable().optional(),
       payload_format: z.enum(payloadFormatSettings).optional(),
+      // A heartbeat's settings; their ranges are the verb's to check (400 with the field named).
+      heartbeat_interval_seconds: integerParam.optional(),
+      heartbeat_grace_seconds: integerParam.optional(),
     },
     handle: async ({ ctx, path, params }) => {
       const integration = await updateIntegration(ctx, path.id, path.integration_id, {
@@ -35,6 +38,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/aler
         payloadAttributeMapping: params.payload_attribute_mapping as PayloadAttributeMapping | undefined,
         rateLimitPerMinute: params.rate_limit_per_minute,
         payloadFormat: params.payload_format,
+        heartbeatIntervalSeconds: params.heartbeat_interval_seconds,
+        heartbeatGraceSeconds: params.heartbeat_grace_seconds,
       });
       return json(await serializeIntegration(ctx, integration));
     },
