@@ -180,6 +180,7 @@ export const sweptIntegerParameters: Record<string, Record<string, IntegerColumn
   },
   "POST /projects/:id/issues": { assignee_ids: "integer", assignee_id: "integer", milestone_id: "integer" },
   "POST /projects/:id/members": { user_id: "integer", access_level: "integer" },
+  "PUT /projects/:id/alert_management/alerts/:alert_iid": { assignee_ids: "integer" },
   "PUT /projects/:id/alert_management/integrations/:integration_id": {
     rate_limit_per_minute: "integer",
     heartbeat_interval_seconds: "integer",
