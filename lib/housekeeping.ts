@@ -1,4 +1,5 @@
 import "server-only";
+import { releaseHeldAlerts } from "@/lib/alerts/silences";
 import { getDatabaseHandle } from "@/lib/db";
 import type { DatabaseHandle } from "@/lib/db/drivers";
 import { env } from "@/lib/env";
@@ -46,14 +47,37 @@ const jobs: { name: string; run: (handle: DatabaseHandle, now: Date) => Promise<
   },
 ];
 
-const globalForSchedule = globalThis as unknown as { housekeepingTimer?: NodeJS.Timeout };
+const globalForSchedule = globalThis as unknown as { housekeepingTimer?: NodeJS.Timeout; heldAlertsTimer?: NodeJS.Timeout };
 
 /**
- * Runs the housekeeping jobs shortly after start and then every `EVENTS_PRUNE_INTERVAL_MINUTES` (0 turns it off).
+ * How often held alert notifications are looked at: a silence's window or a snooze that ends notifies within this
+ * time. Each look is one index probe when nothing is due.
+ */
+export const heldAlertsIntervalMs = 60_000;
+
+/**
+ * Releases the alerts whose silence or snooze ended (`releaseHeldAlerts`), every `heldAlertsIntervalMs`, whatever the
+ * housekeeping interval: what is due is in the database, so a restart or another replica picks it up, and replicas
+ * looking at once share the work.
+ */
+function scheduleHeldAlertReleases(): void {
+  if (globalForSchedule.heldAlertsTimer) return;
+  const run = async () => {
+    const handle = await getDatabaseHandle();
+    const result = await releaseHeldAlerts(handle.db, new Date());
+    if (result.released > 0) logger.info(result, "held alert notifications released");
+  };
+  globalForSchedule.heldAlertsTimer = setInterval(() => void run().catch((error: unknown) => logger.error({ err: error }, "releasing held alert notifications failed")), heldAlertsIntervalMs);
+  globalForSchedule.heldAlertsTimer.unref();
+}
+
+/**
+ * Runs the housekeeping jobs shortly after start (and the release of held alert notifications every minute) and then every `EVENTS_PRUNE_INTERVAL_MINUTES` (0 turns it off).
  * The timers never keep the process alive, and a failed job is logged and retried at the next tick without holding
  * up the others.
  */
 export function scheduleHousekeeping(): void {
+  scheduleHeldAlertReleases();
   const minutes = env.EVENTS_PRUNE_INTERVAL_MINUTES;
   if (minutes === 0 || globalForSchedule.housekeepingTimer) return;
   const tick = async () => {
