@@ -65,7 +65,7 @@ function scheduleHeldAlertReleases(): void {
   const run = async () => {
     const handle = await getDatabaseHandle();
     const result = await releaseHeldAlerts(handle.db, new Date());
-    if (result.released > 0) logger.info(result, "held alert notifications released");
+    if (result.released.length > 0) logger.info({ released: result.released.length, held: result.held.length }, "held alert notifications released");
   };
   globalForSchedule.heldAlertsTimer = setInterval(() => void run().catch((error: unknown) => logger.error({ err: error }, "releasing held alert notifications failed")), heldAlertsIntervalMs);
   globalForSchedule.heldAlertsTimer.unref();

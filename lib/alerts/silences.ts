@@ -229,7 +229,8 @@ function matchersHold(matchers: SQL, f: MatchedFields): SQL {
 
 /** Silences of the project that have not ended (by the `(project_id, ends_at)` index) and have started. */
 function silencesNotOver(projectId: SQL, now: Date): SQL {
-  return sql`s.project_id = ${projectId} and (s.ends_at is null or s.ends_at > ${now}) and (s.starts_at is null or s.starts_at <= ${now})`;
+  const at = sql`${now.toISOString()}::timestamptz`;
+  return sql`s.project_id = ${projectId} and (s.ends_at is null or s.ends_at > ${at}) and (s.starts_at is null or s.starts_at <= ${at})`;
 }
 
 type MatchedSilence = Pick<AlertSilenceRow, "id" | "startsAt" | "endsAt" | "recurrence">;
@@ -336,11 +337,11 @@ const maxReleaseBatches = 50;
  * matched by a silence open now) waits for that hold's end; one no longer triggered is let go quietly; any other is
  * released (no silence, no snooze) and notifies once, as a new alert would: an email, chat, and its incident when the
  * project opens incidents and it has none. Due rows are claimed with `for update skip locked` and their time cleared
- * in the same transaction, so replicas share the work and nothing notifies twice.
+ * in the same transaction, so replicas share the work and nothing notifies twice. Answers the ids released and held.
  */
-export async function releaseHeldAlerts(db: Database, now: Date): Promise<{ released: number; held: number }> {
-  let released = 0;
-  let held = 0;
+export async function releaseHeldAlerts(db: Database, now: Date): Promise<{ released: number[]; held: number[] }> {
+  const released: number[] = [];
+  const held: number[] = [];
   const bot = await getAlertBot(db);
   for (let batch = 0; batch < maxReleaseBatches; batch++) {
     const result = await db.transaction(async (tx) => {
@@ -364,7 +365,6 @@ export async function releaseHeldAlerts(db: Database, now: Date): Promise<{ rele
         due.filter((alert) => alert.status === "triggered").map((alert) => alert.id),
         now,
       );
-      let batchReleased = 0;
       for (const alert of due) {
         if (alert.status !== "triggered") {
           await tx.update(alerts).set({ notifyAfter: null }).where(eq(alerts.id, alert.id));
@@ -380,23 +380,22 @@ export async function releaseHeldAlerts(db: Database, now: Date): Promise<{ rele
         const until = [silence?.until, snoozed].filter((time): time is Date => !!time).sort((a, b) => b.getTime() - a.getTime())[0];
         if (until) {
           await tx.update(alerts).set({ notifyAfter: until, silencedById: silence?.silenceId ?? null }).where(eq(alerts.id, alert.id));
-          held++;
+          held.push(alert.id);
           continue;
         }
         await notifyReleased(tx, alert, bot, now);
-        batchReleased++;
+        released.push(alert.id);
       }
-      return { taken: due.length, released: batchReleased };
+      return due.length;
     });
-    released += result.released;
-    if (result.taken < releaseBatchSize) break;
+    if (result < releaseBatchSize) break;
   }
   return { released, held };
 }
 
 async function notifyReleased(
   tx: Executor,
-  alert: { id: number; projectId: number; silencedById: number | null; snoozedUntil: Date | null },
+  alert: { id: number; projectId: number },
   bot: UserRow,
   now: Date,
 ): Promise<void> {
@@ -406,8 +405,7 @@ async function notifyReleased(
     .where(eq(alerts.id, alert.id))
     .returning();
   if (!row) return;
-  const why = alert.silencedById !== null ? `silence ${alert.silencedById} ended` : alert.snoozedUntil !== null ? "the snooze ended" : "the silence ended";
-  await addSystemNote(tx, alert.id, `notified of this alert: ${why} and it is still triggered`, now, bot.id);
+  await addSystemNote(tx, alert.id, "notified of this alert: it is no longer silenced or snoozed and still triggered", now, bot.id);
   const settings = await readAlertSettings(tx, alert.projectId);
   if (await projectTakesAlertChat(tx, alert.projectId)) await alertChatNotifications(tx, { projectId: alert.projectId, alertId: alert.id, now });
   await enqueueAlertEmail(tx, settings, row, "fired", now);
