@@ -16,6 +16,7 @@ import type { SourceLink } from "./formats/types";
 import { incidentIid, openIncident } from "./incidents";
 import { displayedJson } from "./json-values";
 import { addSystemNote, unresolvedWithFingerprint } from "./process";
+import { silencesByIds } from "./silences";
 import { alertDetailsUrl } from "./urls";
 
 export const alertSorts = ["started_at_desc", "started_at_asc", "severity_desc", "event_count_desc"] as const;
@@ -154,6 +155,8 @@ export interface AlertDetails extends AlertWithIncident {
   /** The links the source sent with the alert (its rule, dashboard, the event in the tool). */
   links: SourceLink[];
   notes: (AlertNoteRow & { authorUsername: string | null; authorName: string | null })[];
+  /** The silence that matched the alert, while it is marked silenced. */
+  silence: { id: number; reason: string } | null;
 }
 
 async function findAlert(ctx: Ctx, view: ProjectView, iid: number): Promise<Omit<AlertWithIncident, "assignees">> {
@@ -170,12 +173,13 @@ async function findAlert(ctx: Ctx, view: ProjectView, iid: number): Promise<Omit
 export async function getAlert(ctx: Ctx, projectReference: string, iid: number): Promise<AlertDetails> {
   const view = await getProjectWithAbility(ctx, projectReference, "readAlerts");
   const { alert, issueIid } = await findAlert(ctx, view, iid);
-  const [assignees, notes] = await Promise.all([assigneesOfAlerts(ctx.db, [alert.id]), ctx.db
+  const [assignees, notes, silences] = await Promise.all([assigneesOfAlerts(ctx.db, [alert.id]), ctx.db
     .select({ note: alertNotes, authorUsername: users.username, authorName: users.name })
     .from(alertNotes)
     .leftJoin(users, eq(users.id, alertNotes.authorId))
     .where(eq(alertNotes.alertId, alert.id))
-    .orderBy(asc(alertNotes.id))]);
+    .orderBy(asc(alertNotes.id)), silencesByIds(ctx.db, view.project.id, alert.silencedById === null ? [] : [alert.silencedById])]);
+  const silence = alert.silencedById === null ? undefined : silences.get(alert.silencedById);
   return {
     view,
     alert,
@@ -184,6 +188,7 @@ export async function getAlert(ctx: Ctx, projectReference: string, iid: number):
     links: sourceLinks(alert.payloadFormat, alert.payload),
     payloadText: displayedJson(alert.payload, maxDisplayedPayloadCharacters),
     notes: notes.map((row) => ({ ...row.note, authorUsername: row.authorUsername, authorName: row.authorName })),
+    silence: silence ? { id: silence.id, reason: silence.reason } : null,
   };
 }
 
