@@ -66,10 +66,9 @@ export const updateAlertEndpoint = endpoint({
     status: z.enum(alertStatuses).optional(),
     assignee_ids: integerListParam.optional(),
     assignee_usernames: stringListParam.optional(),
+    // 0 ends the snooze; otherwise from half an hour to a week.
     snooze_minutes: integerParam
-      .pipe(z.number().int().refine((minutes) => minutes === 0 || (minutes >= snoozeMinutesRange.min && minutes <= snoozeMinutesRange.max), {
-        message: `must be 0 (no snooze) or from ${snoozeMinutesRange.min} to ${snoozeMinutesRange.max}`,
-      }))
+      .pipe(z.number().int().refine((minutes) => minutes === 0 || (minutes >= snoozeMinutesRange.min && minutes <= snoozeMinutesRange.max)))
       .optional(),
     snooze_until_resolved: booleanParam.optional(),
   },
