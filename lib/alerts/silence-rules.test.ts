@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   anchoredPattern,
+  equalitiesOf,
   formatMatcher,
   nextWindowAfter,
   openWindowAt,
@@ -74,6 +75,11 @@ describe("the matcher language", () => {
     expect(ruleError(() => parseMatcher('title=~"a)|(b"'))).toContain("unbalanced parentheses or brackets");
     expect(ruleError(() => parseMatcher(`title=~"${"a".repeat(257)}"`))).toContain("longer than 256 characters");
     expect(parseMatcher('title=~"(?i)disk.*"').value).toBe("(?i)disk.*");
+  });
+
+  it("gathers the equalities on one-valued fields, a condition every matched alert meets", () => {
+    const matchers = parseMatchers(['service="db"', 'severity!="low"', 'host="db-1"', 'integration="Monitor"', 'title=~"Disk.*"', 'environment=""']);
+    expect(equalitiesOf(matchers)).toEqual({ service: "db", environment: "" });
   });
 
   it("anchors patterns at both ends, keeping a leading (?i) first", () => {

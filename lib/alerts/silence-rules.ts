@@ -142,6 +142,21 @@ export function parseMatchers(input: string | readonly string[]): SilenceMatcher
   return texts.map(parseMatcher);
 }
 
+/** The alert fields that have one value (`integration` has two, its name and id; `host` any number). */
+export const singleValuedFields = ["service", "environment", "severity", "title", "monitoring_tool"] as const;
+
+/**
+ * The `=` matchers on one-valued fields as one object: a necessary condition of the silence (an alert it matches has
+ * each of these values), which the database tests with one containment before the matchers themselves.
+ */
+export function equalitiesOf(matchers: readonly SilenceMatcher[]): Record<string, string> {
+  const equalities: Record<string, string> = {};
+  for (const matcher of matchers) {
+    if (matcher.op === "=" && (singleValuedFields as readonly string[]).includes(matcher.name)) equalities[matcher.name] = matcher.value;
+  }
+  return equalities;
+}
+
 /** A matcher as written canonically: `name="value"` with the value quoted and escaped. */
 export function formatMatcher(matcher: SilenceMatcher): string {
   return `${matcher.name}${matcher.op}"${matcher.value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`;

@@ -15,6 +15,7 @@ import { addSystemNote, projectWithNamespace } from "./process";
 import { readAlertSettings } from "./settings";
 import {
   anchoredPattern,
+  equalitiesOf,
   formatMatcher,
   nextWindowAfter,
   openWindowAt,
@@ -87,13 +88,13 @@ async function validated(db: Executor, input: SilenceInput, now: Date) {
   if (reason.length > maxReasonLength) throw new BadRequestError(`reason is longer than ${maxReasonLength} characters`);
   if (recurrence) {
     if (input.startsAt || input.endsAt) throw new BadRequestError("a recurring silence takes no starts_at or ends_at");
-    return { matchers, recurrence, startsAt: null, endsAt: null, reason };
+    return { matchers, equalities: equalitiesOf(matchers), recurrence, startsAt: null, endsAt: null, reason };
   }
   if (!input.endsAt) throw new BadRequestError("ends_at or recurrence is required");
   const startsAt = input.startsAt ?? now;
   if (input.endsAt.getTime() <= startsAt.getTime()) throw new BadRequestError("ends_at must be after starts_at");
   if (input.endsAt.getTime() <= now.getTime()) throw new BadRequestError("ends_at must be in the future");
-  return { matchers, recurrence: null, startsAt, endsAt: input.endsAt, reason };
+  return { matchers, equalities: equalitiesOf(matchers), recurrence: null, startsAt, endsAt: input.endsAt, reason };
 }
 
 function selectSilences(ctx: Ctx) {
@@ -210,8 +211,11 @@ interface MatchedFields {
  * saving refuses), in the database's process or thread, so no pattern can hold the server's event loop.
  */
 function matchersHold(matchers: SQL, f: MatchedFields): SQL {
+  // The containment first: it refuses most silences without reading their matchers.
+  const oneValued = sql`jsonb_build_object('service', coalesce(${f.service}, ''), 'environment', coalesce(${f.environment}, ''),
+    'severity', coalesce(${f.severity}, ''), 'title', coalesce(${f.title}, ''), 'monitoring_tool', coalesce(${f.monitoringTool}, ''))`;
   const pattern = sql`case when m.value like '(?i)%' then '(?i)^(?:' || substr(m.value, 5) || ')$' else '^(?:' || m.value || ')$' end`;
-  return sql`not exists (
+  return sql`s.equalities <@ ${oneValued} and not exists (
     select 1 from jsonb_to_recordset(${matchers}) as m(name text, op text, value text)
     cross join lateral (select case
         when m.name = 'integration' then array[coalesce(${f.integrationName}, ''), coalesce(${f.integrationId}::text, '')]
