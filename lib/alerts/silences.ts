@@ -124,7 +124,7 @@ export async function getSilence(ctx: Ctx, projectReference: string, silenceId: 
 
 /** `POST …/alert_management/silences` (Maintainer+). */
 export async function createSilence(ctx: Ctx, projectReference: string, input: SilenceInput): Promise<SilenceView> {
-  const view = await getProjectWithAbility(ctx, projectReference, "manageIntegrations");
+  const view = await getProjectWithAbility(ctx, projectReference, "manageAlertSilences");
   const values = await validated(ctx.db, input, ctx.now);
   const author = actingUser(ctx);
   const [silence] = await ctx.db
@@ -145,7 +145,7 @@ async function reconsiderAlertsOf(tx: Executor, silenceId: number, now: Date): P
 
 /** `PUT …/silences/:silence_id` (Maintainer+): the whole silence is given again, as on creation. */
 export async function updateSilence(ctx: Ctx, projectReference: string, silenceId: number, input: SilenceInput): Promise<SilenceView> {
-  const view = await getProjectWithAbility(ctx, projectReference, "manageIntegrations");
+  const view = await getProjectWithAbility(ctx, projectReference, "manageAlertSilences");
   const existing = await findSilence(ctx, view, silenceId);
   const values = await validated(ctx.db, input, ctx.now);
   return ctx.db.transaction(async (tx) => {
@@ -158,7 +158,7 @@ export async function updateSilence(ctx: Ctx, projectReference: string, silenceI
 
 /** `DELETE …/silences/:silence_id` (Maintainer+): the alerts it held notify at the next housekeeping pass. */
 export async function deleteSilence(ctx: Ctx, projectReference: string, silenceId: number): Promise<void> {
-  const view = await getProjectWithAbility(ctx, projectReference, "manageIntegrations");
+  const view = await getProjectWithAbility(ctx, projectReference, "manageAlertSilences");
   const existing = await findSilence(ctx, view, silenceId);
   await ctx.db.transaction(async (tx) => {
     await reconsiderAlertsOf(tx, existing.silence.id, ctx.now);

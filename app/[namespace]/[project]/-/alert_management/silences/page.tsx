@@ -49,7 +49,7 @@ export default async function AlertSilencesPage({
   const { view, items, total, hasNext } = result;
   const fullPath = projectFullPath(view);
   const listPath = `/${fullPath}/-/alert_management`;
-  const canManage = can(view, "manageIntegrations");
+  const canManage = can(view, "manageAlertSilences");
   const remove = deleteSilenceAction.bind(null, fullPath);
 
   return (
