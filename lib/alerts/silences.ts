@@ -2,7 +2,7 @@ import "server-only";
 import { and, asc, desc, eq, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
 import type { PageRequest } from "@/lib/api/pagination";
 import { actingUser, type Ctx } from "@/lib/context";
-import { listPage, type Database, type Executor, type ListPage } from "@/lib/db";
+import { listPage, placeholder, preparedStatement, type Database, type Executor, type ListPage } from "@/lib/db";
 import { statementRows } from "@/lib/db/statement-rows";
 import { alertIntegrations, alerts, alertSilences, users, type AlertSilenceRow, type UserRow } from "@/lib/db/schema";
 import { BadRequestError, NotFoundError } from "@/lib/errors";
@@ -202,20 +202,31 @@ interface MatchedFields {
   monitoringTool: SQL;
   hosts: SQL;
   payload: SQL;
+  /** The one-valued fields as one jsonb object (`oneValuedFields`), the silence's `equalities` must be contained in. */
+  oneValued: SQL;
+}
+
+/** The one-valued fields as `equalities` are written: a missing field is the empty string. */
+function oneValuedFields(alert: Pick<FiringFields, "service" | "environment" | "severity" | "title" | "monitoringTool">): Record<string, string> {
+  return {
+    service: alert.service ?? "",
+    environment: alert.environment ?? "",
+    severity: alert.severity,
+    title: alert.title,
+    monitoring_tool: alert.monitoringTool ?? "",
+  };
 }
 
 /**
  * Whether every matcher of `matchers` (a silence's jsonb list) matches the alert, in SQL: a missing field reads as the
  * empty string (Alertmanager's missing label), `integration` is its name or its id, `host` any of the hosts, and a
  * pattern is matched anchored. PostgreSQL's engine runs the patterns (none with back-references or lookaround, which
- * saving refuses), in the database's process or thread, so no pattern can hold the server's event loop.
+ * saving refuses), in the database's process or thread, so no pattern can hold the server's event loop. The
+ * silence's equalities are tested first: one containment refuses most silences without reading their matchers.
  */
 function matchersHold(matchers: SQL, f: MatchedFields): SQL {
-  // The containment first: it refuses most silences without reading their matchers.
-  const oneValued = sql`jsonb_build_object('service', coalesce(${f.service}, ''), 'environment', coalesce(${f.environment}, ''),
-    'severity', coalesce(${f.severity}, ''), 'title', coalesce(${f.title}, ''), 'monitoring_tool', coalesce(${f.monitoringTool}, ''))`;
   const pattern = sql`case when m.value like '(?i)%' then '(?i)^(?:' || substr(m.value, 5) || ')$' else '^(?:' || m.value || ')$' end`;
-  return sql`s.equalities <@ ${oneValued} and not exists (
+  return sql`s.equalities <@ ${f.oneValued} and not exists (
     select 1 from jsonb_to_recordset(${matchers}) as m(name text, op text, value text)
     cross join lateral (select case
         when m.name = 'integration' then array[coalesce(${f.integrationName}, ''), coalesce(${f.integrationId}::text, '')]
@@ -232,9 +243,8 @@ function matchersHold(matchers: SQL, f: MatchedFields): SQL {
 }
 
 /** Silences of the project that have not ended (by the `(project_id, ends_at)` index) and have started. */
-function silencesNotOver(projectId: SQL, now: Date): SQL {
-  const at = sql`${now.toISOString()}::timestamptz`;
-  return sql`s.project_id = ${projectId} and (s.ends_at is null or s.ends_at > ${at}) and (s.starts_at is null or s.starts_at <= ${at})`;
+function silencesNotOver(projectId: SQL, now: SQL): SQL {
+  return sql`s.project_id = ${projectId} and (s.ends_at is null or s.ends_at > ${now}) and (s.starts_at is null or s.starts_at <= ${now})`;
 }
 
 type MatchedSilence = Pick<AlertSilenceRow, "id" | "startsAt" | "endsAt" | "recurrence">;
@@ -274,17 +284,16 @@ export interface FiringFields {
 }
 
 /**
- * The silence that holds a firing alert at `now`, and until when: one indexed query of the project's silences that
- * have not ended, matched in it; the payload is sent once (the fields are a row the matchers read).
+ * The matching silences of a firing alert, one statement rendered once per process: the alert's fields are a row the
+ * matchers read (the payload sent once), and its one-valued fields one constant object for the containment test.
  */
-export async function silenceHolding(db: Executor, alert: FiringFields, now: Date): Promise<{ silenceId: number; until: Date } | null> {
-  const rows = statementRows<Record<string, unknown>>(
-    await db.execute(sql`with a as (select ${alert.integration.name}::text as integration_name, ${alert.integration.id}::int as integration_id,
-        ${alert.service}::text as service, ${alert.environment}::text as environment, ${alert.severity}::text as severity,
-        ${alert.title}::text as title, ${alert.monitoringTool}::text as monitoring_tool,
-        ${sql.param(alert.hosts, alerts.hosts)}::text[] as hosts, ${sql.param(alert.payload, alerts.payload)}::jsonb as payload)
+const matchingSilencesStatement = preparedStatement<Record<string, unknown>>(
+  () => sql`with a as (select ${placeholder("integrationName")}::text as integration_name, ${placeholder("integrationId")}::int as integration_id,
+        ${placeholder("service")}::text as service, ${placeholder("environment")}::text as environment, ${placeholder("severity")}::text as severity,
+        ${placeholder("title")}::text as title, ${placeholder("monitoringTool")}::text as monitoring_tool,
+        ${placeholder("hosts", alerts.hosts)}::text[] as hosts, ${placeholder("payload", alerts.payload)}::jsonb as payload)
       select s.id, s.starts_at, s.ends_at, s.recurrence from ${alertSilences} s, a
-      where ${silencesNotOver(sql`${alert.projectId}`, now)}
+      where ${silencesNotOver(sql`${placeholder("projectId")}::int`, sql`${placeholder("now")}::timestamptz`)}
         and ${matchersHold(sql`s.matchers`, {
           integrationName: sql`a.integration_name`,
           integrationId: sql`a.integration_id`,
@@ -295,8 +304,26 @@ export async function silenceHolding(db: Executor, alert: FiringFields, now: Dat
           monitoringTool: sql`a.monitoring_tool`,
           hosts: sql`a.hosts`,
           payload: sql`a.payload`,
-        })}`),
-  );
+          oneValued: sql`${placeholder("oneValued")}::jsonb`,
+        })}`,
+);
+
+/** The silence that holds a firing alert at `now`, and until when: one indexed query of the project's silences. */
+export async function silenceHolding(db: Executor, alert: FiringFields, now: Date): Promise<{ silenceId: number; until: Date } | null> {
+  const rows = await matchingSilencesStatement(db, {
+    projectId: alert.projectId,
+    integrationName: alert.integration.name,
+    integrationId: alert.integration.id,
+    service: alert.service,
+    environment: alert.environment,
+    severity: alert.severity,
+    title: alert.title,
+    monitoringTool: alert.monitoringTool,
+    hosts: alert.hosts,
+    payload: alert.payload,
+    oneValued: JSON.stringify(oneValuedFields(alert)),
+    now: now.toISOString(),
+  });
   return longestHold(rows.map(matchedSilence), now);
 }
 
@@ -308,7 +335,7 @@ async function silencesMatchingAlerts(db: Executor, alertIds: number[], now: Dat
     await db.execute(sql`select al.id as alert_id, s.id, s.starts_at, s.ends_at, s.recurrence
       from ${alerts} al
       left join ${alertIntegrations} i on i.id = al.integration_id
-      join ${alertSilences} s on ${silencesNotOver(sql`al.project_id`, now)}
+      join ${alertSilences} s on ${silencesNotOver(sql`al.project_id`, sql`${now.toISOString()}::timestamptz`)}
         and ${matchersHold(sql`s.matchers`, {
           integrationName: sql`i.name`,
           integrationId: sql`al.integration_id`,
@@ -319,6 +346,8 @@ async function silencesMatchingAlerts(db: Executor, alertIds: number[], now: Dat
           monitoringTool: sql`al.monitoring_tool`,
           hosts: sql`al.hosts`,
           payload: sql`al.payload`,
+          oneValued: sql`jsonb_build_object('service', coalesce(al.service, ''), 'environment', coalesce(al.environment, ''),
+            'severity', al.severity, 'title', al.title, 'monitoring_tool', coalesce(al.monitoring_tool, ''))`,
         })}
       where al.id = any(${sql.param(alertIds)}::int[])`),
   );
