@@ -173,6 +173,12 @@ export default async function AlertListPage({
                       </span>
                     </>
                   ) : null}
+                  {alert.snoozedUntilResolved || (alert.snoozedUntil !== null && alert.snoozedUntil > ctx.now) ? (
+                    <>
+                      {" "}
+                      <span className="badge">Snoozed</span>
+                    </>
+                  ) : null}
                 </td>
                 <td>{alert.eventCount}</td>
                 <td>{issueIid === null ? <span className="muted">None</span> : <Link href={`/${fullPath}/-/issues/${issueIid}`}>Incident #{issueIid}</Link>}</td>
