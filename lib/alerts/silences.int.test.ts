@@ -148,6 +148,17 @@ describe.each(testDatabases())("silences and snoozes on $name", ({ open }) => {
     });
   });
 
+  it("matches a pattern that would backtrack for ages in JavaScript in the database's engine, in time bounded by the text", async () => {
+    const project = await notifyingProject();
+    // In a backtracking engine `(a|aa)*c` against 40 a's tries every way to split them: about 165 million. PostgreSQL's
+    // engine runs it as an automaton.
+    const { silence } = await createSilence(project.ctx, project.reference, { matchers: ['title!~"(a|aa)*c"', 'payload.note=~"(x+x+)+y|x*"'], endsAt: minutes(60), reason: "Hostile" });
+    const started = performance.now();
+    await fire(project, { title: "a".repeat(40), note: "x".repeat(5000) });
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect((await alertNamed(project, "a".repeat(40))).silencedById).toBe(silence.id);
+  });
+
   it("notifies the alerts of a deleted silence at the next pass, and lets a resolved one go quietly", async () => {
     const project = await notifyingProject();
     const { silence } = await createSilence(project.ctx, project.reference, { matchers: ['environment="staging"'], endsAt: minutes(600), reason: "Staging rebuild" });
