@@ -164,7 +164,26 @@ async function seedThroughApi(base) {
     return response.json();
   };
   const infoToken = (await passwordGrant("api")).access_token;
-  return { project, integration, application, basicClient, passwordGrant, infoToken };
+  return { project, integration, application, basicClient, passwordGrant, infoToken, silenced: await seedSilencedProject(base) };
+}
+
+/**
+ * A second project whose integration receives the same alerts, with 100 silences none of which matches them (equality,
+ * regex and payload-path matchers, one-off and weekly windows): each alert is matched against all of them, as the
+ * worst case short of a match, so its scenario measures what silences cost ingestion.
+ */
+async function seedSilencedProject(base) {
+  const project = await api(base, "POST", "/api/v4/projects", { name: "bench-silenced", visibility: "private" });
+  const integration = await api(base, "POST", `/api/v4/projects/${project.id}/alert_management/integrations`, { name: "bench", type: "http", active: true });
+  const silences = `/api/v4/projects/${project.id}/alert_management/silences`;
+  const endsAt = new Date(Date.now() + 30 * 24 * 3_600_000).toISOString();
+  for (let n = 0; n < 100; n++) {
+    const matchers = [`service="maintenance-${n}"`, `title=~"(?i)maintenance ${n}.*"`, `payload.labels.team="team-${n}"`, `host!~"db-${n}-[0-9]+"`];
+    const window =
+      n % 2 === 0 ? { ends_at: endsAt } : { recurrence: { days: ["sun", "mon", "tue", "wed", "thu", "fri", "sat"], start_time: "00:00", end_time: "00:00", time_zone: "Europe/Berlin" } };
+    await api(base, "POST", silences, { matchers, ...window, reason: `bench ${n}` });
+  }
+  return { project, integration };
 }
 
 // History for the event pages: bulk SQL, spread over the past two years, all in one project. The same statements seed
@@ -365,8 +384,8 @@ const sharedScenarios = {
     expect: (status) => status === 200,
     options: { url: `http://localhost:${ports.nodeHttp}/` },
   }),
-  newAlerts: (server, { integration: receiver }, goals) => ({
-    name: "receiver: new alerts",
+  newAlerts: (server, { integration: receiver }, goals, name = "receiver: new alerts") => ({
+    name,
     peer: "alertmanager",
     measured: server,
     goals,
@@ -410,6 +429,8 @@ const postgresScenarios = [
   sharedScenarios.liveness(service),
   sharedScenarios.nodeHttp(),
   sharedScenarios.newAlerts(service, seed, { ratio: 0.6, p99: 50 }),
+  // The same alerts on a project with 100 silences that do not match them: silences must not slow ingestion down.
+  { ...sharedScenarios.newAlerts(service, seed.silenced, { ratio: 0.6, p99: 50 }, "receiver: new alerts, 100 silences"), peer: undefined },
   sharedScenarios.groupedRepeats(service, seed),
   {
     name: "alert storm",
@@ -679,7 +700,7 @@ await service.stop();
 // ---------------------------------------------------------------------------------------------------------------
 // The embedded database: the main scenarios on a second server, started on PGlite as `npm run up` gives a newcomer
 
-const embeddedScenarioNames = ["/oauth/token/info", "project events, page 1", "receiver: grouped repeats", "receiver: new alerts"];
+const embeddedScenarioNames = ["/oauth/token/info", "project events, page 1", "receiver: grouped repeats", "receiver: new alerts", "receiver: new alerts, 100 silences"];
 let embeddedSection;
 if (embeddedScenarioNames.some(selected)) {
   const dataDir = mkdtempSync(path.join(tmpdir(), "bench-pglite-"));
@@ -713,6 +734,7 @@ if (embeddedScenarioNames.some(selected)) {
       sharedScenarios.eventsPage1(embedded, embeddedSeed, { p50Ratio: 2 }),
       sharedScenarios.groupedRepeats(embedded, embeddedSeed, { ratio: 1 }),
       { ...sharedScenarios.newAlerts(embedded, embeddedSeed), peer: undefined },
+      { ...sharedScenarios.newAlerts(embedded, embeddedSeed.silenced, undefined, "receiver: new alerts, 100 silences"), peer: undefined },
     ],
   });
   embeddedSection.heading = `Embedded database (PGlite, ${profile.events} events; its query work is in the server's CPU)`;

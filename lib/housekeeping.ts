@@ -1,5 +1,6 @@
 import "server-only";
 import { checkHeartbeats } from "@/lib/alerts/heartbeats";
+import { releaseHeldAlerts } from "@/lib/alerts/silences";
 import { getDatabaseHandle } from "@/lib/db";
 import type { DatabaseHandle } from "@/lib/db/drivers";
 import { env } from "@/lib/env";
@@ -47,14 +48,64 @@ const jobs: { name: string; run: (handle: DatabaseHandle, now: Date) => Promise<
   },
 ];
 
-const globalForSchedule = globalThis as unknown as { housekeepingTimer?: NodeJS.Timeout; heartbeatTimer?: NodeJS.Timeout };
+const globalForSchedule = globalThis as unknown as { housekeepingTimer?: NodeJS.Timeout; frequentTimers?: NodeJS.Timeout[] };
 
 /**
- * Runs the housekeeping jobs shortly after start and then every `EVENTS_PRUNE_INTERVAL_MINUTES` (0 turns it off).
+ * The jobs that run every minute or less on every server, whatever the housekeeping interval (nothing else would ever
+ * do them): what is due is in the database, each due row is claimed by one replica (`FOR UPDATE SKIP LOCKED`), so a
+ * restart forgets nothing and replicas looking at once share the work. Each look is one index probe when nothing is
+ * due.
+ */
+const frequentJobs: { name: string; everyMs: number; run: (handle: DatabaseHandle, now: Date) => Promise<void> }[] = [
+  {
+    // A heartbeat fires within this much of becoming overdue.
+    name: "checking heartbeats",
+    everyMs: 30_000,
+    run: async ({ db }, now) => {
+      const result = await checkHeartbeats(db, now);
+      if (result.fired > 0) logger.info(result, "missed heartbeats alerted");
+    },
+  },
+  {
+    // A silence's window or a snooze that ends notifies within this much.
+    name: "releasing held alert notifications",
+    everyMs: 60_000,
+    run: async ({ db }, now) => {
+      const result = await releaseHeldAlerts(db, now);
+      if (result.released.length > 0) logger.info({ released: result.released.length, held: result.held.length }, "held alert notifications released");
+    },
+  },
+];
+
+/** Starts each frequent job's timer; a run still going when the next is due is not doubled. */
+function scheduleFrequentJobs(): void {
+  if (globalForSchedule.frequentTimers) return;
+  globalForSchedule.frequentTimers = frequentJobs.map((job) => {
+    let running = false;
+    const run = () => {
+      if (running) return;
+      running = true;
+      void getDatabaseHandle()
+        .then((handle) => job.run(handle, new Date()))
+        .catch((error: unknown) => logger.error({ err: error }, `${job.name} failed`))
+        .finally(() => {
+          running = false;
+        });
+    };
+    const timer = setInterval(run, job.everyMs);
+    timer.unref();
+    return timer;
+  });
+}
+
+/**
+ * Runs the housekeeping jobs shortly after start and then every `EVENTS_PRUNE_INTERVAL_MINUTES` (0 turns them off),
+ * and the frequent jobs (`frequentJobs`) every minute or less whatever it says.
  * The timers never keep the process alive, and a failed job is logged and retried at the next tick without holding
  * up the others.
  */
 export function scheduleHousekeeping(): void {
+  scheduleFrequentJobs();
   const minutes = env.EVENTS_PRUNE_INTERVAL_MINUTES;
   if (minutes === 0 || globalForSchedule.housekeepingTimer) return;
   const tick = async () => {
@@ -71,36 +122,4 @@ export function scheduleHousekeeping(): void {
   setTimeout(run, 60_000).unref();
   globalForSchedule.housekeepingTimer = setInterval(run, minutes * 60_000);
   globalForSchedule.housekeepingTimer.unref();
-}
-
-/**
- * How often each server looks for missed heartbeats: a heartbeat fires within this much of becoming overdue. Apart
- * from the hourly housekeeping, and on whatever `EVENTS_PRUNE_INTERVAL_MINUTES` says, since nothing else would ever
- * fire them. The check is one index range of `alert_integrations_heartbeat_due_idx`, nothing when none is due.
- */
-export const heartbeatCheckIntervalMs = 30_000;
-
-/**
- * Fires the alerts of missed heartbeats every `heartbeatCheckIntervalMs` (`checkHeartbeats`). Every replica runs it:
- * each overdue heartbeat is claimed by one of them, and all the state is in the database, so a restart forgets
- * nothing. A run still going when the next is due is not doubled.
- */
-export function scheduleHeartbeatChecks(): void {
-  if (globalForSchedule.heartbeatTimer) return;
-  let running = false;
-  const run = () => {
-    if (running) return;
-    running = true;
-    void getDatabaseHandle()
-      .then(async (handle) => {
-        const result = await checkHeartbeats(handle.db, new Date());
-        if (result.fired > 0) logger.info(result, "missed heartbeats alerted");
-      })
-      .catch((error: unknown) => logger.error({ err: error }, "checking heartbeats failed"))
-      .finally(() => {
-        running = false;
-      });
-  };
-  globalForSchedule.heartbeatTimer = setInterval(run, heartbeatCheckIntervalMs);
-  globalForSchedule.heartbeatTimer.unref();
 }

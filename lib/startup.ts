@@ -2,7 +2,7 @@ import "server-only";
 import { alertEmailFanOut, alertEmailRecipientTopic, alertEmailSender, alertEmailTopic } from "@/lib/alerts/email";
 import { getDatabaseHandle } from "@/lib/db";
 import { env } from "@/lib/env";
-import { scheduleHeartbeatChecks, scheduleHousekeeping } from "@/lib/housekeeping";
+import { scheduleHousekeeping } from "@/lib/housekeeping";
 import { chatNotificationSender } from "@/lib/integrations/delivery";
 import { chatNotificationTopic } from "@/lib/integrations/topic";
 import { logger } from "@/lib/log";
@@ -33,7 +33,6 @@ async function prepare(): Promise<void> {
   );
   console.log(`Sign in at ${env.EXTERNAL_URL}/users/sign_in`);
   scheduleHousekeeping();
-  scheduleHeartbeatChecks();
   await startOutboxWorker();
 }
 

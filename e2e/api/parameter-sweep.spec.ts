@@ -80,6 +80,8 @@ async function sweptCalls(request: APIRequestContext, fx: Fixture): Promise<Swep
   const removableIssue = await post(request, owner.token, `/api/v4${project}/issues`, { title: "To delete" });
   const removableNote = await post(request, owner.token, `/api/v4${project}/issues/${fx.issueIid}/notes`, { body: "To delete" });
   const removableMilestone = await post(request, owner.token, `/api/v4${project}/milestones`, { title: uniqueName("gone") });
+  const silenceBody = { matchers: ['service="swept"'], ends_at: new Date(Date.now() + 3_600_000).toISOString(), reason: "Swept" };
+  const silence = `${project}/alert_management/silences/${(await post(request, owner.token, `/api/v4${project}/alert_management/silences`, silenceBody)).id as number}`;
   const blockable = await createUser(request);
   const deletable = await createUser(request);
   const deletableApplication = await createApplication(request);
@@ -228,7 +230,11 @@ async function sweptCalls(request: APIRequestContext, fx: Fixture): Promise<Swep
       token: owner.token,
       status: 200,
     },
-    { method: "GET", route: "/projects/:id/alert_management/alerts", path: `${project}/alert_management/alerts`, token: owner.token, status: 200 },
+    { method: "GET", route: "/projects/:id/alert_management/silences", path: `${project}/alert_management/silences`, token: owner.token, status: 200 },
+    { method: "POST", route: "/projects/:id/alert_management/silences", path: `${project}/alert_management/silences`, data: silenceBody, token: owner.token, status: 201 },
+    { method: "GET", route: "/projects/:id/alert_management/silences/:silence_id", path: silence, token: owner.token, status: 200 },
+    { method: "PUT", route: "/projects/:id/alert_management/silences/:silence_id", path: silence, data: { ...silenceBody, reason: "Swept again" }, token: owner.token, status: 200 },
+    { method: "GET", route: "/projects/:id/alert_management/alerts", path: `${project}/alert_management/alerts`, gitlabBoolean: ["silenced", "False"], token: owner.token, status: 200 },
     { method: "GET", route: "/projects/:id/alert_management/alerts/:alert_iid", path: `${project}/alert_management/alerts/1`, token: owner.token, status: 200 },
     {
       method: "PUT",
@@ -353,6 +359,7 @@ async function sweptCalls(request: APIRequestContext, fx: Fixture): Promise<Swep
     { method: "DELETE", route: "/applications/:id", path: `/applications/${deletableApplication.id}`, token: rootToken, status: 204 },
     { method: "DELETE", route: "/personal_access_tokens/:id", path: `/personal_access_tokens/${revocable.id}`, token: owner.token, status: 204 },
     { method: "DELETE", route: "/projects/:id/alert_management/integrations/:integration_id", path: integration, token: owner.token, status: 204 },
+    { method: "DELETE", route: "/projects/:id/alert_management/silences/:silence_id", path: silence, token: owner.token, status: 204 },
     { method: "DELETE", route: "/projects/:id/members/:user_id", path: `${project}/members/${fx.other.id}`, token: owner.token, status: 204 },
     { method: "DELETE", route: "/projects/:id/hooks/:hook_id/custom_headers/:key", path: `${hook}/custom_headers/X-Swept`, token: owner.token, status: 204 },
     { method: "DELETE", route: "/projects/:id/hooks/:hook_id", path: `${project}/hooks/${removableHook.id as number}`, token: owner.token, status: 204 },
@@ -400,6 +407,7 @@ const notFoundThings: Record<string, string> = {
   "/projects/:id": "Project",
   ":alert_iid": "Alert",
   ":integration_id": "Integration",
+  ":silence_id": "Silence",
   ":issue_iid": "Issue",
   ":milestone_id": "Milestone",
   ":name": "Label",

@@ -91,7 +91,7 @@ test("the API assigns, replaces and unassigns alert assignees, refuses who may n
     await expectJson(await request.put(alertPath, { headers: asToken(member.token), data: { assignee_ids: [member.id] } }), 403, { message: "403 Forbidden" });
   }
   await expectJson(await request.put(alertPath, { headers: asDeveloper, data: {} }), 400, {
-    error: "status, assignee_ids, assignee_usernames are missing, at least one parameter must be provided",
+    error: "status, assignee_ids, assignee_usernames, snooze_minutes, snooze_until_resolved are missing, at least one parameter must be provided",
   });
   expect(((await (await request.get(alertPath, { headers: asDeveloper })).json()) as Alert).assignees).toEqual([userBasic(baseURL, team.developer)]);
 

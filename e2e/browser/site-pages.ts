@@ -73,6 +73,7 @@ export const sitePages: SitePage[] = [
     url: (site) => `/${site.projectPath}/-/settings/integrations/slack/edit`,
   },
   { route: "/[namespace]/[project]/-/alert_management", visitor: "owner", url: (site) => `/${site.projectPath}/-/alert_management` },
+  { route: "/[namespace]/[project]/-/alert_management/silences", visitor: "owner", url: (site) => `/${site.projectPath}/-/alert_management/silences` },
   {
     route: "/[namespace]/[project]/-/alert_management/[iid]/details",
     visitor: "owner",

@@ -1,11 +1,11 @@
 import "server-only";
-import { and, asc, eq, ilike, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, ilike, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import { cappedCount, keyedListPage, type ListPage, type OrderKey } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
 import { containsPattern } from "@/lib/db/like";
 import { alertNotes, alerts, issues, users, type AlertNoteRow, type AlertRow } from "@/lib/db/schema";
-import { ConflictError, NotFoundError, UnauthorizedError } from "@/lib/errors";
+import { BadRequestError, ConflictError, NotFoundError, UnauthorizedError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
 import { getProjectWithAbility, type ProjectView } from "@/lib/projects/projects";
 import { serializeUserBasic, type UserSummary } from "@/lib/users/serialize";
@@ -16,6 +16,7 @@ import type { SourceLink } from "./formats/types";
 import { incidentIid, openIncident } from "./incidents";
 import { displayedJson } from "./json-values";
 import { addSystemNote, unresolvedWithFingerprint } from "./process";
+import { silencesByIds } from "./silences";
 import { alertDetailsUrl } from "./urls";
 
 export const alertSorts = ["started_at_desc", "started_at_asc", "severity_desc", "event_count_desc"] as const;
@@ -26,6 +27,8 @@ export interface AlertListFilters {
   search?: string;
   /** Only alerts assigned the user of this name (GitLab's `assigneeUsername`). */
   assigneeUsername?: string;
+  /** Only alerts a silence matched (true), or only the others (false). */
+  silenced?: boolean;
   sort?: AlertSort;
 }
 
@@ -80,6 +83,7 @@ function listCondition(view: ProjectView, filters: AlertListFilters): SQL | unde
     eq(alerts.projectId, view.project.id),
     filters.search ? searchCondition(filters.search) : undefined,
     filters.assigneeUsername ? assignedToUsername(filters.assigneeUsername) : undefined,
+    filters.silenced === undefined ? undefined : filters.silenced ? isNotNull(alerts.silencedById) : isNull(alerts.silencedById),
   );
 }
 
@@ -151,6 +155,8 @@ export interface AlertDetails extends AlertWithIncident {
   /** The links the source sent with the alert (its rule, dashboard, the event in the tool). */
   links: SourceLink[];
   notes: (AlertNoteRow & { authorUsername: string | null; authorName: string | null })[];
+  /** The silence that matched the alert, while it is marked silenced. */
+  silence: { id: number; reason: string } | null;
 }
 
 async function findAlert(ctx: Ctx, view: ProjectView, iid: number): Promise<Omit<AlertWithIncident, "assignees">> {
@@ -167,12 +173,13 @@ async function findAlert(ctx: Ctx, view: ProjectView, iid: number): Promise<Omit
 export async function getAlert(ctx: Ctx, projectReference: string, iid: number): Promise<AlertDetails> {
   const view = await getProjectWithAbility(ctx, projectReference, "readAlerts");
   const { alert, issueIid } = await findAlert(ctx, view, iid);
-  const [assignees, notes] = await Promise.all([assigneesOfAlerts(ctx.db, [alert.id]), ctx.db
+  const [assignees, notes, silences] = await Promise.all([assigneesOfAlerts(ctx.db, [alert.id]), ctx.db
     .select({ note: alertNotes, authorUsername: users.username, authorName: users.name })
     .from(alertNotes)
     .leftJoin(users, eq(users.id, alertNotes.authorId))
     .where(eq(alertNotes.alertId, alert.id))
-    .orderBy(asc(alertNotes.id))]);
+    .orderBy(asc(alertNotes.id)), silencesByIds(ctx.db, view.project.id, alert.silencedById === null ? [] : [alert.silencedById])]);
+  const silence = alert.silencedById === null ? undefined : silences.get(alert.silencedById);
   return {
     view,
     alert,
@@ -181,6 +188,7 @@ export async function getAlert(ctx: Ctx, projectReference: string, iid: number):
     links: sourceLinks(alert.payloadFormat, alert.payload),
     payloadText: displayedJson(alert.payload, maxDisplayedPayloadCharacters),
     notes: notes.map((row) => ({ ...row.note, authorUsername: row.authorUsername, authorName: row.authorName })),
+    silence: silence ? { id: silence.id, reason: silence.reason } : null,
   };
 }
 
@@ -202,6 +210,31 @@ export interface AlertChanges {
   status?: AlertStatus;
   /** The assignees, replacing the alert's (GitLab's `alertSetAssignees` in `REPLACE` mode); empty unassigns. */
   assignees?: AssigneeReference[];
+  snooze?: AlertSnooze;
+}
+
+/** Holding one alert's notifications: for a number of minutes, until it resolves, or no longer. */
+export type AlertSnooze = { minutes: number } | { untilResolved: true } | { off: true };
+
+/** The shortest and longest snooze, in minutes: half an hour to a week. */
+export const snoozeMinutesRange = { min: 30, max: 10_080 } as const;
+
+/**
+ * What a snooze writes. A timed snooze holds the alert's notifications until its end (`notify_after`, when
+ * housekeeping looks again); one until resolved holds them with no end; ending one makes the held notification due at
+ * once, so an alert still triggered notifies once, as when a snooze runs out.
+ */
+function snoozeValues(snooze: AlertSnooze, alert: AlertRow, now: Date): { values: Partial<AlertRow>; note: string } | null {
+  if ("minutes" in snooze) {
+    const until = new Date(now.getTime() + snooze.minutes * 60_000);
+    return { values: { snoozedUntil: until, snoozedUntilResolved: false, notifyAfter: until }, note: `snoozed notifications until ${until.toISOString()}` };
+  }
+  if ("untilResolved" in snooze) {
+    return { values: { snoozedUntil: null, snoozedUntilResolved: true, notifyAfter: null }, note: "snoozed notifications until the alert resolves" };
+  }
+  const snoozed = alert.snoozedUntilResolved || (alert.snoozedUntil !== null && alert.snoozedUntil > now);
+  if (!snoozed) return null;
+  return { values: { snoozedUntil: null, snoozedUntilResolved: false, notifyAfter: now }, note: "ended the snooze" };
 }
 
 /**
@@ -221,7 +254,9 @@ export async function updateAlert(ctx: Ctx, projectReference: string, iid: numbe
     if (openTwin) throw new ConflictError(fingerprintAlreadyOpen);
   }
   const assignees = changes.assignees === undefined ? undefined : await resolveAlertAssignees(ctx.db, view, changes.assignees, ctx.now);
-  if (status === undefined && assignees === undefined) return { view, alert, issueIid, assignees: (await assigneesOfAlerts(ctx.db, [alert.id])).get(alert.id) ?? [] };
+  if (changes.snooze && !("off" in changes.snooze) && (status ?? alert.status) === "resolved") throw new BadRequestError("A resolved alert cannot be snoozed.");
+  const snooze = changes.snooze === undefined ? null : snoozeValues(changes.snooze, alert, ctx.now);
+  if (status === undefined && assignees === undefined && snooze === null) return { view, alert, issueIid, assignees: (await assigneesOfAlerts(ctx.db, [alert.id])).get(alert.id) ?? [] };
   const actorId = actingUser(ctx)?.id ?? null;
   // The check above can race another reopening or a new alert; the unique index on open fingerprints decides then.
   try {
@@ -231,7 +266,7 @@ export async function updateAlert(ctx: Ctx, projectReference: string, iid: numbe
         updated = updatedRow(
           await tx
             .update(alerts)
-            .set({ status, endedAt: status === "resolved" ? ctx.now : null, updatedAt: ctx.now })
+            .set({ status, endedAt: status === "resolved" ? ctx.now : null, ...(status === "resolved" ? { snoozedUntilResolved: false } : {}), updatedAt: ctx.now })
             .where(eq(alerts.id, alert.id))
             .returning(),
         );
@@ -243,6 +278,10 @@ export async function updateAlert(ctx: Ctx, projectReference: string, iid: numbe
           updated = updatedRow(await tx.update(alerts).set({ updatedAt: ctx.now }).where(eq(alerts.id, alert.id)).returning());
           await addSystemNote(tx, alert.id, note, ctx.now, actorId);
         }
+      }
+      if (snooze !== null) {
+        updated = updatedRow(await tx.update(alerts).set({ ...snooze.values, updatedAt: ctx.now }).where(eq(alerts.id, alert.id)).returning());
+        await addSystemNote(tx, alert.id, snooze.note, ctx.now, actorId);
       }
       const current = (await assigneesOfAlerts(tx, [alert.id])).get(alert.id) ?? [];
       return { view, alert: updated, issueIid, assignees: current };
@@ -321,6 +360,9 @@ export function serializeAlert(view: ProjectView, { alert, issueIid, assignees }
     source_links: sourceLinks(alert.payloadFormat, alert.payload),
     issue_iid: issueIid,
     assignees: assignees.map(serializeUserBasic),
+    silenced_by: alert.silencedById,
+    snoozed_until: alert.snoozedUntil?.toISOString() ?? null,
+    snoozed_until_resolved: alert.snoozedUntilResolved,
     details_url: alertDetailsUrl(view, alert),
     created_at: alert.createdAt.toISOString(),
     updated_at: alert.updatedAt.toISOString(),

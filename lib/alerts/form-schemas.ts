@@ -2,6 +2,8 @@ import { z } from "zod";
 import { alertStatuses } from "./fields";
 import { payloadFormatSettings } from "./formats/types";
 import { payloadAttributeMappingSchema } from "./schemas";
+import { weekdays } from "./silence-rules";
+import type { SilenceInput } from "./silences";
 
 /** The integration types the form offers (the same as the database's; repeated so this module stays pure). */
 export const integrationTypeOptions = [
@@ -104,3 +106,39 @@ export const alertListSortOptions = [
   { value: "severity_desc", label: "Severity, most severe first" },
   { value: "event_count_desc", label: "Events, most first" },
 ] as const;
+
+/** The snooze choices of the alert page: minutes, until the alert resolves, or 0 to end the snooze. */
+export const alertSnoozeOptions = [
+  { value: 30, label: "30 minutes" },
+  { value: 60, label: "1 hour" },
+  { value: 240, label: "4 hours" },
+  { value: 1440, label: "1 day" },
+  { value: 10_080, label: "1 week" },
+  { value: "until_resolved", label: "Until resolved" },
+] as const;
+export const alertSnoozeSchema = z.union([z.literal("until_resolved"), z.literal(0), z.number().int().min(30).max(10_080)]);
+
+/**
+ * The silences page's form: matchers one a line, then a one-off window (instants the browser computed from its
+ * local time; no start means now) or a weekly one. The verb checks the matchers and the window and names what is wrong.
+ */
+export const silenceFormSchema = z.object({
+  matchers: z.string().max(20_000),
+  kind: z.enum(["once", "weekly"]),
+  startsAt: z.iso.datetime().or(z.literal("")),
+  endsAt: z.iso.datetime().or(z.literal("")),
+  days: z.array(z.enum(weekdays)).max(7),
+  startTime: z.string().max(5),
+  endTime: z.string().max(5),
+  timeZone: z.string().max(100),
+  reason: z.string().max(1000),
+});
+export type SilenceForm = z.infer<typeof silenceFormSchema>;
+
+export function silenceInputOfForm(form: SilenceForm): SilenceInput {
+  const base = { matchers: form.matchers, reason: form.reason };
+  if (form.kind === "weekly") {
+    return { ...base, recurrence: { days: form.days, start_time: form.startTime, end_time: form.endTime, time_zone: form.timeZone } };
+  }
+  return { ...base, startsAt: form.startsAt ? new Date(form.startsAt) : null, endsAt: form.endsAt ? new Date(form.endsAt) : null };
+}

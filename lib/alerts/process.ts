@@ -9,6 +9,7 @@ import { enqueueAlertEmail } from "./email";
 import { fingerprintOf } from "./fingerprint";
 import { closeIncident, incidentIid, openIncident } from "./incidents";
 import { readAlertSettings, type AlertSettings } from "./settings";
+import { silenceHolding, type FiringFields } from "./silences";
 import { alertDetailsUrl } from "./urls";
 import type { PayloadFormat } from "./formats/types";
 import type { NormalizedAlert } from "./normalize";
@@ -25,6 +26,8 @@ export interface IncomingAlert {
   settings?: AlertSettings;
   /** Whether a chat integration of the project takes alert events, when the caller already read it; read here otherwise. */
   notifiesChat?: boolean;
+  /** False when the caller knows the project has no silences, which saves looking for one that matches. */
+  hasSilences?: boolean;
 }
 
 /** Who the system notes say sent the alert: its monitoring tool, else the integration's name. */
@@ -62,10 +65,13 @@ export async function processAlert(db: Database, incoming: IncomingAlert): Promi
   const settings = incoming.settings ?? (await readAlertSettings(db, incoming.projectId));
   const bot = await getAlertBot(db);
   const notifiesChat = incoming.notifiesChat ?? (await projectTakesAlertChat(db, incoming.projectId));
+  const hold = incoming.hasSilences === false ? null : await silenceHolding(db, firingFields(incoming), incoming.now);
   // What a firing sends or opens is written in its transaction; without any, one autocommitted statement does.
-  if (!settings.createIncident && !settings.sendEmail && !notifiesChat) return (await recordFiring(db, incoming, fingerprint, bot.id)).alert;
+  if (!settings.createIncident && !settings.sendEmail && !notifiesChat) return (await recordFiring(db, incoming, fingerprint, bot.id, hold)).alert;
   return db.transaction(async (tx) => {
-    const { alert, opened } = await recordFiring(tx, incoming, fingerprint, bot.id);
+    const { alert, opened, held } = await recordFiring(tx, incoming, fingerprint, bot.id, hold);
+    // A silenced or snoozed alert is recorded and counted, and notifies when released (`releaseHeldAlerts`).
+    if (held) return alert;
     if (opened && notifiesChat) await alertChatNotifications(tx, { projectId: incoming.projectId, alertId: alert.id, now: incoming.now });
     await enqueueAlertEmail(tx, settings, alert, "fired", incoming.now);
     if (!opened || !settings.createIncident) return alert;
@@ -79,39 +85,51 @@ export async function processAlert(db: Database, incoming: IncomingAlert): Promi
 }
 
 /**
+ * A firing a silence holds marks its alert and holds it until the silence's window ends (or longer, when a snooze or
+ * another silence holds it longer); any other leaves the alert's hold as it is.
+ */
+const holdSet = sql`silenced_by_id = coalesce(${placeholder("silencedBy")}::int, ${alerts}.silenced_by_id),
+  notify_after = case when ${placeholder("silencedBy")}::int is null then ${alerts}.notify_after
+    else greatest(${alerts}.notify_after, ${placeholder("holdUntil")}::timestamptz) end`;
+/** Whether the alert's notifications are held after this firing: a hold is due or running, or it is snoozed until resolved. */
+const heldNow = sql.raw(`(notify_after is not null or snoozed_until_resolved) as held`);
+
+/**
  * A firing alert in one statement, so one round trip and one commit: one more event on the unresolved alert with its
  * fingerprint, or else the project's next alert number, a new alert and its "logged an alert" note. The number comes
  * from the counter row, locked only until this statement commits. A concurrent request may open the same fingerprint
  * in between; the unique index then turns the insert into one more event on that alert, and the number taken is left
  * unused (a gap).
  */
-const recordFiringStatement = preparedStatement<ProcessedAlert & { opened: boolean }>(
+const recordFiringStatement = preparedStatement<ProcessedAlert & { opened: boolean; held: boolean }>(
   () => sql`with repeat as (
-      update ${alerts} set event_count = event_count + 1
+      update ${alerts} set event_count = event_count + 1, ${holdSet}
       where project_id = ${placeholder("projectId")} and fingerprint = ${placeholder("fingerprint")} and ${unresolved}
-      returning id, iid, title
+      returning id, iid, title, ${heldNow}
     ), counter as (
       ${takeInternalIdSql(placeholder("projectId"), sql`'alerts'`, sql`not exists (select 1 from repeat)`)}
     ), fired as (
       insert into ${alerts} (project_id, integration_id, iid, title, description, severity, status, started_at,
-        monitoring_tool, service, hosts, environment, fingerprint, payload, payload_format, created_at, updated_at)
+        monitoring_tool, service, hosts, environment, fingerprint, payload, payload_format, silenced_by_id, notify_after,
+        created_at, updated_at)
       select ${placeholder("projectId")}, ${placeholder("integrationId")}, counter.last_value, ${placeholder("title")},
         ${placeholder("description")}, ${placeholder("severity")}, 'triggered', ${placeholder("startedAt", alerts.startedAt)},
         ${placeholder("monitoringTool")}, ${placeholder("service")}, ${placeholder("hosts", alerts.hosts)}::text[],
         ${placeholder("environment")}, ${placeholder("fingerprint")}, ${placeholder("payload", alerts.payload)}::jsonb,
-        ${placeholder("format")}, ${placeholder("now", alerts.createdAt)}, ${placeholder("now", alerts.updatedAt)}
+        ${placeholder("format")}, ${placeholder("silencedBy")}::int, ${placeholder("holdUntil")}::timestamptz,
+        ${placeholder("now", alerts.createdAt)}, ${placeholder("now", alerts.updatedAt)}
       from counter
       on conflict (project_id, fingerprint) where ${unresolved} and fingerprint is not null
-      do update set event_count = ${alerts}.event_count + 1
-      returning id, iid, title, iid = (select last_value from counter) as opened
+      do update set event_count = ${alerts}.event_count + 1, ${holdSet}
+      returning id, iid, title, iid = (select last_value from counter) as opened, ${heldNow}
     ), note as (
       insert into ${alertNotes} (alert_id, author_id, body, system, created_at)
       select id, ${placeholder("botId")}, ${placeholder("note")}, true, ${placeholder("now", alertNotes.createdAt)}
       from fired where opened
     )
-    select id, iid, title, false as opened from repeat
+    select id, iid, title, false as opened, held from repeat
     union all
-    select id, iid, title, opened from fired`,
+    select id, iid, title, opened, held from fired`,
 );
 
 async function recordFiring(
@@ -119,7 +137,8 @@ async function recordFiring(
   incoming: IncomingAlert,
   fingerprint: string | null,
   botId: number,
-): Promise<{ alert: ProcessedAlert; opened: boolean }> {
+  hold: { silenceId: number; until: Date } | null,
+): Promise<{ alert: ProcessedAlert; opened: boolean; held: boolean }> {
   const { normalized } = incoming;
   const [row] = await recordFiringStatement(db, {
     projectId: incoming.projectId,
@@ -138,10 +157,28 @@ async function recordFiring(
     now: incoming.now,
     botId,
     note: `logged an alert from **${sourceOf(incoming)}**`,
+    silencedBy: hold?.silenceId ?? null,
+    holdUntil: hold?.until.toISOString() ?? null,
   });
   if (!row) throw new Error("recording a firing alert returned no row");
-  const { opened, ...alert } = row;
-  return { alert, opened };
+  const { opened, held, ...alert } = row;
+  return { alert, opened, held };
+}
+
+/** What the silences match of a firing alert. */
+function firingFields(incoming: IncomingAlert): FiringFields {
+  const { normalized } = incoming;
+  return {
+    projectId: incoming.projectId,
+    integration: incoming.integration,
+    title: normalized.title,
+    severity: normalized.severity,
+    service: normalized.service,
+    environment: normalized.environmentName,
+    monitoringTool: normalized.monitoringTool,
+    hosts: normalized.hosts,
+    payload: incoming.payload,
+  };
 }
 
 async function resolveMatching(db: Database, incoming: IncomingAlert, fingerprint: string): Promise<ProcessedAlert | null> {
@@ -149,7 +186,7 @@ async function resolveMatching(db: Database, incoming: IncomingAlert, fingerprin
   return db.transaction(async (tx) => {
     const [resolved] = await tx
       .update(alerts)
-      .set({ status: "resolved", endedAt: incoming.normalized.endedAt ?? incoming.now, updatedAt: incoming.now })
+      .set({ status: "resolved", endedAt: incoming.normalized.endedAt ?? incoming.now, snoozedUntilResolved: false, updatedAt: incoming.now })
       .where(unresolvedWithFingerprint(incoming.projectId, fingerprint))
       .returning();
     if (!resolved) return null;
@@ -185,7 +222,7 @@ export async function addSystemNote(tx: Executor, alertId: number, body: string,
   await tx.insert(alertNotes).values({ alertId, authorId, body, system: true, createdAt: now });
 }
 
-async function projectWithNamespace(tx: Executor, projectId: number) {
+export async function projectWithNamespace(tx: Executor, projectId: number) {
   const [row] = await tx
     .select({ project: projects, namespace: namespaces })
     .from(projects)

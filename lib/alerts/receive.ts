@@ -3,7 +3,7 @@ import { and, asc, eq, lt, ne, sql, type SQL } from "drizzle-orm";
 import { preparedQuery, type Database } from "@/lib/db";
 import { constantTimeEqual, sha256Hex } from "@/lib/crypto";
 import { readBodyText } from "@/lib/http/body";
-import { alertIntegrations, alertRateWindows, namespaces, projectAlertSettings, projects, type AlertIntegrationRow } from "@/lib/db/schema";
+import { alertIntegrations, alertRateWindows, alertSilences, namespaces, projectAlertSettings, projects, type AlertIntegrationRow } from "@/lib/db/schema";
 import { parseProjectReference, projectNamed } from "@/lib/projects/projects";
 import { integrationsTake } from "@/lib/integrations/enqueue";
 import { logger } from "@/lib/log";
@@ -144,6 +144,8 @@ function selectReceivingIntegration(db: Database, which: SQL | undefined) {
       autoCloseIncident: projectAlertSettings.autoCloseIncident,
       sendEmail: projectAlertSettings.sendEmail,
       notifiesChat: sql<boolean>`${integrationsTake(projects.id, ["alert"])}`,
+      // A project without silences (most) is spared looking for one that matches each alert.
+      hasSilences: sql<boolean>`exists (select 1 from ${alertSilences} where ${alertSilences.projectId} = ${projects.id})`,
     })
     .from(alertIntegrations)
     .innerJoin(projects, eq(projects.id, alertIntegrations.projectId))
@@ -169,7 +171,7 @@ const oldestActivePrometheusIntegration = preparedQuery((db) =>
 async function findIntegration(
   db: Database,
   target: ReceiverTarget,
-): Promise<{ integration: ReceivingIntegration; settings: AlertSettings; notifiesChat: boolean } | undefined> {
+): Promise<{ integration: ReceivingIntegration; settings: AlertSettings; notifiesChat: boolean; hasSilences: boolean } | undefined> {
   const project = parseProjectReference(target.projectPath);
   if (project?.by !== "path") return undefined;
   const inProject = { namespacePath: project.namespacePath, projectPath: project.projectPath };
@@ -183,7 +185,7 @@ async function findIntegration(
   if (row.createIncident !== null) settings.createIncident = row.createIncident;
   if (row.autoCloseIncident !== null) settings.autoCloseIncident = row.autoCloseIncident;
   if (row.sendEmail !== null) settings.sendEmail = row.sendEmail;
-  return { integration: row.integration, settings, notifiesChat: row.notifiesChat === true };
+  return { integration: row.integration, settings, notifiesChat: row.notifiesChat === true, hasSilences: row.hasSilences === true };
 }
 
 /** Counts this request in the integration's current minute; the answer when it is over the limit. */
@@ -286,7 +288,7 @@ export async function applyPayload(
   body: Record<string, unknown>,
   now: Date,
   /** What the receiver's lookup already read about the project; read per alert otherwise. */
-  known?: { settings: AlertSettings; notifiesChat: boolean },
+  known?: { settings: AlertSettings; notifiesChat: boolean; hasSilences?: boolean },
   impliedFormat: PayloadFormat | null = null,
 ): Promise<ReceiverAnswer> {
   const format = choosePayloadFormat(body, integration, impliedFormat);

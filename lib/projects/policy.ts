@@ -38,6 +38,8 @@ export const abilityMinimumLevels = {
   manageWebhooks: roleLevels.maintainer,
   /** Integrations (alert endpoints, chat notifications) and alert settings. */
   manageIntegrations: roleLevels.maintainer,
+  /** Create, change and delete alert silences (maintenance windows); Reporters read them with the alerts. */
+  manageAlertSilences: roleLevels.maintainer,
   /** Alert emails, when the project sends them (GitLab mails its Owners and Maintainers). */
   receiveAlertEmails: roleLevels.maintainer,
   /** Grant, change or take away the Owner role. */

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, check, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, type AnyPgColumn } from "drizzle-orm/pg-core";
 import type { PayloadAttributeMapping } from "@/lib/alerts/fields";
+import type { SilenceMatcher, WeeklyRecurrence } from "@/lib/alerts/silence-rules";
 import { payloadFormatSettings, payloadFormats, type SubscriptionConfirmation } from "@/lib/alerts/formats/types";
 import { createdAt, instant, updatedAt } from "./columns";
 import { projects } from "./projects";
@@ -59,6 +60,45 @@ export const alertIntegrations = pgTable(
   ],
 );
 
+/**
+ * A project's silence (a maintenance window): alerts its matchers match while it is active are recorded but open no
+ * incident and notify nobody. Active once between `starts_at` and `ends_at`, or every week in the `recurrence`'s
+ * windows (then both are null). The receiver reads a project's silences that have not ended by `(project_id, ends_at)`.
+ */
+export const alertSilences = pgTable(
+  "alert_silences",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    /** All must match (`lib/alerts/silence-rules.ts`); a regex's `value` is kept as written, anchored when matched. */
+    matchers: jsonb("matchers").$type<SilenceMatcher[]>().notNull(),
+    /**
+     * The `=` matchers on the alert's one-valued fields, as an object (`{"service": "db"}`): every alert the silence
+     * matches contains it, so the receiver skips most silences with one cheap containment test before reading matchers.
+     */
+    equalities: jsonb("equalities").$type<Record<string, string>>().notNull().default({}),
+    startsAt: instant("starts_at"),
+    endsAt: instant("ends_at"),
+    recurrence: jsonb("recurrence").$type<WeeklyRecurrence>(),
+    reason: text("reason").notNull(),
+    authorId: integer("author_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    index("alert_silences_project_ends_idx").on(table.projectId, table.endsAt),
+    // Deleting a user forgets the silence's author (set null), found through this.
+    index("alert_silences_author_idx").on(table.authorId).where(sql`${table.authorId} is not null`),
+    check(
+      "alert_silences_window",
+      sql`(${table.recurrence} is null and ${table.startsAt} is not null and ${table.endsAt} is not null and ${table.endsAt} > ${table.startsAt})
+        or (${table.recurrence} is not null and ${table.startsAt} is null and ${table.endsAt} is null)`,
+    ),
+  ],
+);
+
 export const alerts = pgTable(
   "alerts",
   {
@@ -84,6 +124,18 @@ export const alerts = pgTable(
     /** The format the alert's payload was read in, which says how to read its links; null for alerts older than formats. */
     payloadFormat: text("payload_format", { enum: payloadFormats }),
     issueId: integer("issue_id"),
+    /** The silence that matched the alert's latest firing, while it holds the alert's notifications back. */
+    silencedById: integer("silenced_by_id").references((): AnyPgColumn => alertSilences.id, { onDelete: "set null" }),
+    /** Until when someone snoozed the alert's notifications. */
+    snoozedUntil: instant("snoozed_until"),
+    /** Snoozed until the alert resolves (`snoozed_until` is then null). */
+    snoozedUntilResolved: boolean("snoozed_until_resolved").notNull().default(false),
+    /**
+     * A notification held back by a silence or a snooze is owed from this time, when the alert is then still
+     * triggered and no longer held: housekeeping looks again then (`releaseHeldAlerts`), so the state is here and not
+     * in a timer.
+     */
+    notifyAfter: instant("notify_after"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -95,6 +147,9 @@ export const alerts = pgTable(
       .where(sql`${table.status} <> 'resolved' and ${table.fingerprint} is not null`),
     index("alerts_project_started_idx").on(table.projectId, table.startedAt, table.id),
     index("alerts_project_status_idx").on(table.projectId, table.status, table.startedAt, table.id),
+    // Housekeeping reads the held notifications that are due, and a silence's change or deletion its alerts.
+    index("alerts_notify_after_idx").on(table.notifyAfter).where(sql`${table.notifyAfter} is not null`),
+    index("alerts_silenced_by_idx").on(table.silencedById).where(sql`${table.silencedById} is not null`),
   ],
 );
 
@@ -166,6 +221,7 @@ export const alertEmailDigests = pgTable("alert_email_digests", {
 export type AlertIntegrationRow = typeof alertIntegrations.$inferSelect;
 export type AlertRow = typeof alerts.$inferSelect;
 export type AlertNoteRow = typeof alertNotes.$inferSelect;
+export type AlertSilenceRow = typeof alertSilences.$inferSelect;
 
 /** Requests counted per integration per minute, for integrations with a rate limit (shared by all replicas). */
 export const alertRateWindows = pgTable(

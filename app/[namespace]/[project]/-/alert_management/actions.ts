@@ -1,11 +1,12 @@
 "use server";
 
 import { z } from "zod";
-import { createAlertIncident, setAlertAssignees, updateAlertStatus } from "@/lib/alerts/alerts";
-import { alertAssigneeUsernameSchema, alertStatusSchema } from "@/lib/alerts/form-schemas";
+import { createAlertIncident, setAlertAssignees, updateAlert, updateAlertStatus, type AlertSnooze } from "@/lib/alerts/alerts";
+import { alertAssigneeUsernameSchema, alertSnoozeSchema, alertStatusSchema, silenceFormSchema, silenceInputOfForm } from "@/lib/alerts/form-schemas";
+import { createSilence, deleteSilence } from "@/lib/alerts/silences";
 import { requireSessionContext } from "@/lib/auth/session";
 import { actionSuccess, type ActionResult } from "@/lib/forms/action-result";
-import { parseActionInput, projectPathSchema, runValueAction, toActionFailure } from "@/lib/forms/run-action";
+import { parseActionInput, projectPathSchema, runFormAction, runValueAction, toActionFailure } from "@/lib/forms/run-action";
 
 const iidSchema = z.number().int().positive().max(2_147_483_647);
 
@@ -50,4 +51,31 @@ export async function setAlertAssigneeAction(
     const { assignees } = await setAlertAssignees(ctx, data.projectPath, data.iid, data.username ? [{ username: data.username }] : []);
     return { assignees: assignees.map((user) => ({ username: user.username, name: user.name })) };
   });
+}
+
+/** "Snooze" on the alert details page (Developer+): minutes, until resolved, or "off" to end the snooze. */
+export async function snoozeAlertAction(projectPath: unknown, iid: unknown, snooze: unknown): Promise<ActionResult<{ snoozedUntil: string | null; untilResolved: boolean }>> {
+  const schema = z.object({ projectPath: projectPathSchema, iid: iidSchema, snooze: alertSnoozeSchema });
+  return runValueAction(alertListPage(projectPath), schema, { projectPath, iid, snooze }, async (ctx, data) => {
+    const choice: AlertSnooze = data.snooze === "until_resolved" ? { untilResolved: true } : data.snooze === 0 ? { off: true } : { minutes: data.snooze };
+    const { alert } = await updateAlert(ctx, data.projectPath, data.iid, { snooze: choice });
+    return { snoozedUntil: alert.snoozedUntil?.toISOString() ?? null, untilResolved: alert.snoozedUntilResolved };
+  });
+}
+
+function silencesPage(projectPath: unknown): string | undefined {
+  const list = alertListPage(projectPath);
+  return list && `${list}/silences`;
+}
+
+/** "Create silence" on the silences page (Maintainer+). */
+export async function createSilenceAction(projectPath: unknown, form: unknown): Promise<ActionResult> {
+  const schema = z.object({ projectPath: projectPathSchema, form: silenceFormSchema });
+  return runFormAction(silencesPage(projectPath), schema, { projectPath, form }, (ctx, data) => createSilence(ctx, data.projectPath, silenceInputOfForm(data.form)));
+}
+
+/** "Delete" on the silences page (Maintainer+): the alerts it held notify at the next housekeeping pass. */
+export async function deleteSilenceAction(projectPath: unknown, silenceId: unknown): Promise<ActionResult> {
+  const schema = z.object({ projectPath: projectPathSchema, silenceId: iidSchema });
+  return runFormAction(silencesPage(projectPath), schema, { projectPath, silenceId }, (ctx, data) => deleteSilence(ctx, data.projectPath, data.silenceId));
 }

@@ -26,6 +26,7 @@ const querySchema = z.object({
   tab: z.enum(alertListTabs.map((tab) => tab.key) as [string, ...string[]]).catch("open"),
   search: z.string().trim().max(255).catch(""),
   assignee_username: z.string().trim().max(255).transform((value) => value.replace(/^@/, "")).catch(""),
+  silenced: z.enum(["", "true", "false"]).catch(""),
   sort: z.enum(alertSorts).catch("started_at_desc"),
   page: z.coerce.number().int().min(1).max(100_000).catch(1),
 });
@@ -56,7 +57,7 @@ export default async function AlertListPage({
 }) {
   const { namespace, project } = await params;
   const raw = await searchParams;
-  const query = querySchema.parse({ tab: first(raw.tab), search: first(raw.search), assignee_username: first(raw.assignee_username), sort: first(raw.sort), page: first(raw.page) });
+  const query = querySchema.parse({ tab: first(raw.tab), search: first(raw.search), assignee_username: first(raw.assignee_username), silenced: first(raw.silenced), sort: first(raw.sort), page: first(raw.page) });
   const ctx = await requireSessionContext(`/${routeProjectPath({ namespace, project })}/-/alert_management`);
   const tab = alertListTabs.find((candidate) => candidate.key === query.tab) ?? alertListTabs[0];
   let result: Awaited<ReturnType<typeof listAlertsWithStatusCounts>>;
@@ -64,7 +65,13 @@ export default async function AlertListPage({
     result = await listAlertsWithStatusCounts(
       ctx,
       routeProjectPath({ namespace, project }),
-      { status: [...tab.statuses], search: query.search || undefined, assigneeUsername: query.assignee_username || undefined, sort: query.sort },
+      {
+        status: [...tab.statuses],
+        search: query.search || undefined,
+        assigneeUsername: query.assignee_username || undefined,
+        silenced: query.silenced === "" ? undefined : query.silenced === "true",
+        sort: query.sort,
+      },
       pageRequest({ page: query.page, per_page: perPage }),
     );
   } catch (error) {
@@ -82,6 +89,7 @@ export default async function AlertListPage({
     if (next.tab !== "open") search.set("tab", next.tab);
     if (next.search) search.set("search", next.search);
     if (next.assignee_username) search.set("assignee_username", next.assignee_username);
+    if (next.silenced) search.set("silenced", next.silenced);
     if (next.sort !== "started_at_desc") search.set("sort", next.sort);
     if (next.page > 1) search.set("page", String(next.page));
     const text = search.toString();
@@ -92,6 +100,9 @@ export default async function AlertListPage({
     <>
       <ProjectHeader view={view} current="alerts" />
       <h2>Alerts</h2>
+      <p>
+        <Link href={`${listPath}/silences`}>Silences</Link>: maintenance windows that hold matching alerts&apos; notifications.
+      </p>
       <nav className="tabs" aria-label="Alert status">
         {alertListTabs.map((candidate) => (
           <Link key={candidate.key} href={href({ tab: candidate.key, page: 1 })} aria-current={candidate.key === tab.key ? "page" : undefined}>
@@ -110,6 +121,14 @@ export default async function AlertListPage({
           <input id="alert-assignee" type="search" name="assignee_username" defaultValue={query.assignee_username} placeholder="Username" />
         </div>
         <div className="field">
+          <label htmlFor="alert-silenced">Silenced</label>
+          <select id="alert-silenced" name="silenced" defaultValue={query.silenced}>
+            <option value="">Any</option>
+            <option value="true">Silenced</option>
+            <option value="false">Not silenced</option>
+          </select>
+        </div>
+        <div className="field">
           <label htmlFor="alert-sort">Sort by</label>
           <select id="alert-sort" name="sort" defaultValue={query.sort}>
             {alertListSortOptions.map((option) => (
@@ -125,7 +144,7 @@ export default async function AlertListPage({
       </form>
       <AlertTriage update={updateStatus} listedStatuses={tab.statuses}>
       {items.length === 0 ? (
-        <p className="empty">{total === 0 && !query.search && !query.assignee_username ? "No alerts to display." : "No alerts match your search."}</p>
+        <p className="empty">{total === 0 && !query.search && !query.assignee_username && !query.silenced ? "No alerts to display." : "No alerts match your search."}</p>
       ) : (
         <table className="table alert-table">
           <caption className="visually-hidden">
@@ -146,6 +165,20 @@ export default async function AlertListPage({
                   <Link href={`${listPath}/${alert.iid}/details`}>
                     #{alert.iid} {alert.title}
                   </Link>
+                  {alert.silencedById !== null ? (
+                    <>
+                      {" "}
+                      <span className="badge" title={`Silenced by silence ${alert.silencedById}`}>
+                        Silenced
+                      </span>
+                    </>
+                  ) : null}
+                  {alert.snoozedUntilResolved || (alert.snoozedUntil !== null && alert.snoozedUntil > ctx.now) ? (
+                    <>
+                      {" "}
+                      <span className="badge">Snoozed</span>
+                    </>
+                  ) : null}
                 </td>
                 <td>{alert.eventCount}</td>
                 <td>{issueIid === null ? <span className="muted">None</span> : <Link href={`/${fullPath}/-/issues/${issueIid}`}>Incident #{issueIid}</Link>}</td>

@@ -4,6 +4,7 @@ import { Fragment, type ReactNode } from "react";
 import { AlertAssignee } from "@/components/alerts/alert-assignee";
 import { AlertStatusControl, AlertTriage } from "@/components/alerts/alert-triage";
 import { AlertIncident } from "@/components/alerts/create-incident";
+import { AlertSnooze } from "@/components/alerts/alert-snooze";
 import { ProjectHeader } from "@/components/projects/project-header";
 import { DetailsList } from "@/components/ui/details-list";
 import { RelativeTime } from "@/components/ui/relative-time";
@@ -14,7 +15,7 @@ import { requireSessionContext } from "@/lib/auth/session";
 import { ForbiddenError } from "@/lib/errors";
 import { can } from "@/lib/projects/policy";
 import { projectFullPath } from "@/lib/projects/serialize";
-import { createAlertIncidentAction, setAlertAssigneeAction, updateAlertStatusAction } from "../../actions";
+import { createAlertIncidentAction, setAlertAssigneeAction, snoozeAlertAction, updateAlertStatusAction } from "../../actions";
 import { projectPageFailure, projectPageMetadata } from "../../../../project-page";
 import { routeProjectPath } from "@/lib/projects/route-path";
 
@@ -43,7 +44,7 @@ export default async function AlertDetailsPage({ params }: { params: Promise<{ n
     if (error instanceof ForbiddenError) notFound();
     projectPageFailure(error, (fullPath) => `/${fullPath}/-/alert_management/${iid}/details`);
   }
-  const { view, alert, issueIid, assignees, notes, links, payloadText } = details;
+  const { view, alert, issueIid, assignees, notes, links, payloadText, silence } = details;
   const fullPath = projectFullPath(view);
   const canTriage = can(view, "triageAlerts");
   const overview: [string, ReactNode][] = [
@@ -64,6 +65,22 @@ export default async function AlertDetailsPage({ params }: { params: Promise<{ n
         assignees={assignees.map((user) => ({ username: user.username, name: user.name }))}
         assign={canTriage ? setAlertAssigneeAction.bind(null, fullPath, alert.iid) : undefined}
       />,
+    ],
+    [
+      "Notifications",
+      <div key="notifications" className="stack">
+        {silence ? (
+          <span>
+            <span className="badge">Silenced</span> by{" "}
+            <Link href={`/${fullPath}/-/alert_management/silences#silence-${silence.id}`}>silence {silence.id}</Link>: {silence.reason}
+          </span>
+        ) : null}
+        <AlertSnooze
+          snoozedUntil={alert.snoozedUntil && alert.snoozedUntil > ctx.now ? alert.snoozedUntil.toISOString() : null}
+          untilResolved={alert.snoozedUntilResolved}
+          snooze={canTriage && alert.status !== "resolved" ? snoozeAlertAction.bind(null, fullPath, alert.iid) : undefined}
+        />
+      </div>,
     ],
     ["Start time", <time key="start" dateTime={alert.startedAt.toISOString()}>{exactTime(alert.startedAt)}</time>],
     ["End time", alert.endedAt ? <time key="end" dateTime={alert.endedAt.toISOString()}>{exactTime(alert.endedAt)}</time> : "—"],

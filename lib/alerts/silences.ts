@@ -1,0 +1,456 @@
+import "server-only";
+import { and, asc, desc, eq, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
+import type { PageRequest } from "@/lib/api/pagination";
+import { actingUser, type Ctx } from "@/lib/context";
+import { listPage, placeholder, preparedStatement, type Database, type Executor, type ListPage } from "@/lib/db";
+import { statementRows } from "@/lib/db/statement-rows";
+import { alertIntegrations, alerts, alertSilences, users, type AlertSilenceRow, type UserRow } from "@/lib/db/schema";
+import { BadRequestError, NotFoundError } from "@/lib/errors";
+import { alertChatNotifications, projectTakesAlertChat } from "@/lib/integrations/alert-notifications";
+import { getProjectWithAbility, type ProjectView } from "@/lib/projects/projects";
+import { getAlertBot } from "./bot";
+import { enqueueAlertEmail } from "./email";
+import { incidentIid, openIncident } from "./incidents";
+import { addSystemNote, projectWithNamespace } from "./process";
+import { readAlertSettings } from "./settings";
+import {
+  anchoredPattern,
+  equalitiesOf,
+  formatMatcher,
+  nextWindowAfter,
+  openWindowAt,
+  parseMatchers,
+  SilenceRuleError,
+  silenceStateAt,
+  validRecurrence,
+  type SilenceMatcher,
+  type SilenceWindow,
+  type WeeklyRecurrence,
+} from "./silence-rules";
+import { alertDetailsUrl } from "./urls";
+
+/**
+ * Silences (maintenance windows) and what they hold back. An alert a silence matches while it is open is recorded as
+ * any other, but marked (`alerts.silenced_by_id`) and given a time to look again (`alerts.notify_after`: the end of the
+ * window); it opens no incident and notifies nobody. A snooze holds one alert the same way. Housekeeping looks again
+ * when that time comes (`releaseHeldAlerts`): an alert still triggered and held by nothing then notifies once. All of
+ * it is in the database, so any replica may look, after any restart, and looking twice notifies once.
+ */
+
+/** What a silence is saved from: matchers as texts, and a one-off window or a weekly one. */
+export interface SilenceInput {
+  matchers: string | string[];
+  startsAt?: Date | null;
+  endsAt?: Date | null;
+  recurrence?: WeeklyRecurrence | null;
+  reason: string;
+}
+
+export interface SilenceView {
+  silence: AlertSilenceRow;
+  authorUsername: string | null;
+}
+
+function silenceWindow(row: Pick<AlertSilenceRow, "startsAt" | "endsAt" | "recurrence">): SilenceWindow {
+  if (row.recurrence) return { startsAt: null, endsAt: null, recurrence: row.recurrence };
+  if (!row.startsAt || !row.endsAt) throw new Error("a one-off silence without its window (the check constraint holds it)");
+  return { startsAt: row.startsAt, endsAt: row.endsAt, recurrence: null };
+}
+
+/** The reason's bound: a line or a paragraph, not a document. */
+const maxReasonLength = 1000;
+
+/**
+ * A silence as saved: matchers parsed and their patterns compiled by the database that will run them (so a pattern
+ * PostgreSQL refuses is refused here, naming its matcher), and exactly one kind of window. One-off windows start
+ * now when no start is given.
+ */
+async function validated(db: Executor, input: SilenceInput, now: Date) {
+  let matchers: SilenceMatcher[];
+  let recurrence: WeeklyRecurrence | null = null;
+  try {
+    matchers = parseMatchers(input.matchers);
+    if (input.recurrence) recurrence = validRecurrence(input.recurrence);
+  } catch (error) {
+    if (error instanceof SilenceRuleError) throw new BadRequestError(error.message);
+    throw error;
+  }
+  for (const matcher of matchers) {
+    if (matcher.op !== "=~" && matcher.op !== "!~") continue;
+    try {
+      await db.execute(sql`select '' ~ ${anchoredPattern(matcher.value)}`);
+    } catch {
+      throw new BadRequestError(`matcher ${JSON.stringify(formatMatcher(matcher))} has a pattern that is not a valid regular expression`);
+    }
+  }
+  const reason = input.reason.trim();
+  if (reason === "") throw new BadRequestError("reason is required");
+  if (reason.length > maxReasonLength) throw new BadRequestError(`reason is longer than ${maxReasonLength} characters`);
+  if (recurrence) {
+    if (input.startsAt || input.endsAt) throw new BadRequestError("a recurring silence takes no starts_at or ends_at");
+    return { matchers, equalities: equalitiesOf(matchers), recurrence, startsAt: null, endsAt: null, reason };
+  }
+  if (!input.endsAt) throw new BadRequestError("ends_at or recurrence is required");
+  const startsAt = input.startsAt ?? now;
+  if (input.endsAt.getTime() <= startsAt.getTime()) throw new BadRequestError("ends_at must be after starts_at");
+  if (input.endsAt.getTime() <= now.getTime()) throw new BadRequestError("ends_at must be in the future");
+  return { matchers, equalities: equalitiesOf(matchers), recurrence: null, startsAt, endsAt: input.endsAt, reason };
+}
+
+function selectSilences(ctx: Ctx) {
+  return ctx.db.select({ silence: alertSilences, authorUsername: users.username }).from(alertSilences).leftJoin(users, eq(users.id, alertSilences.authorId));
+}
+
+async function findSilence(ctx: Ctx, view: ProjectView, silenceId: number): Promise<SilenceView> {
+  const [row] = await selectSilences(ctx).where(and(eq(alertSilences.projectId, view.project.id), eq(alertSilences.id, silenceId)));
+  if (!row) throw new NotFoundError("Silence");
+  return row;
+}
+
+/** `GET …/alert_management/silences` (Reporter+): newest first. */
+export async function listSilences(ctx: Ctx, projectReference: string, page: PageRequest): Promise<ListPage<SilenceView> & { view: ProjectView }> {
+  const view = await getProjectWithAbility(ctx, projectReference, "readAlerts");
+  const inProject = eq(alertSilences.projectId, view.project.id);
+  const rows = selectSilences(ctx).where(inProject).orderBy(desc(alertSilences.id)).$dynamic();
+  const list = await listPage(ctx.db, page, rows, ctx.db.select({ one: sql`1` }).from(alertSilences).where(inProject).$dynamic());
+  return { ...list, view };
+}
+
+/** `GET …/silences/:silence_id` (Reporter+). */
+export async function getSilence(ctx: Ctx, projectReference: string, silenceId: number): Promise<SilenceView> {
+  const view = await getProjectWithAbility(ctx, projectReference, "readAlerts");
+  return findSilence(ctx, view, silenceId);
+}
+
+/** `POST …/alert_management/silences` (Maintainer+). */
+export async function createSilence(ctx: Ctx, projectReference: string, input: SilenceInput): Promise<SilenceView> {
+  const view = await getProjectWithAbility(ctx, projectReference, "manageAlertSilences");
+  const values = await validated(ctx.db, input, ctx.now);
+  const author = actingUser(ctx);
+  const [silence] = await ctx.db
+    .insert(alertSilences)
+    .values({ projectId: view.project.id, ...values, authorId: author?.id ?? null, createdAt: ctx.now, updatedAt: ctx.now })
+    .returning();
+  if (!silence) throw new Error("inserting a silence returned no row");
+  return { silence, authorUsername: author?.username ?? null };
+}
+
+/**
+ * The alerts a silence holds are looked at again at once (the next housekeeping pass) when it changes or goes: a
+ * changed silence may no longer match them or be open, and they notify then unless something still holds them.
+ */
+async function reconsiderAlertsOf(tx: Executor, silenceId: number, now: Date): Promise<void> {
+  await tx.update(alerts).set({ notifyAfter: now }).where(and(eq(alerts.silencedById, silenceId), isNotNull(alerts.notifyAfter)));
+}
+
+/** `PUT …/silences/:silence_id` (Maintainer+): the whole silence is given again, as on creation. */
+export async function updateSilence(ctx: Ctx, projectReference: string, silenceId: number, input: SilenceInput): Promise<SilenceView> {
+  const view = await getProjectWithAbility(ctx, projectReference, "manageAlertSilences");
+  const existing = await findSilence(ctx, view, silenceId);
+  const values = await validated(ctx.db, input, ctx.now);
+  return ctx.db.transaction(async (tx) => {
+    const [silence] = await tx.update(alertSilences).set({ ...values, updatedAt: ctx.now }).where(eq(alertSilences.id, existing.silence.id)).returning();
+    if (!silence) throw new NotFoundError("Silence");
+    await reconsiderAlertsOf(tx, silence.id, ctx.now);
+    return { silence, authorUsername: existing.authorUsername };
+  });
+}
+
+/** `DELETE …/silences/:silence_id` (Maintainer+): the alerts it held notify at the next housekeeping pass. */
+export async function deleteSilence(ctx: Ctx, projectReference: string, silenceId: number): Promise<void> {
+  const view = await getProjectWithAbility(ctx, projectReference, "manageAlertSilences");
+  const existing = await findSilence(ctx, view, silenceId);
+  await ctx.db.transaction(async (tx) => {
+    await reconsiderAlertsOf(tx, existing.silence.id, ctx.now);
+    await tx.delete(alertSilences).where(eq(alertSilences.id, existing.silence.id));
+  });
+}
+
+export function serializeSilence({ silence, authorUsername }: SilenceView, now: Date) {
+  const window = silenceWindow(silence);
+  const open = openWindowAt(window, now);
+  const next = open ? null : nextWindowAfter(window, now);
+  return {
+    id: silence.id,
+    project_id: silence.projectId,
+    matchers: silence.matchers.map(formatMatcher),
+    starts_at: silence.startsAt?.toISOString() ?? null,
+    ends_at: silence.endsAt?.toISOString() ?? null,
+    recurrence: silence.recurrence,
+    reason: silence.reason,
+    author: authorUsername === null ? null : { id: silence.authorId, username: authorUsername },
+    state: silenceStateAt(window, now),
+    /** The open window's end, or the next window's start and end: when the state changes next. */
+    current_window: open ? { starts_at: open.start.toISOString(), ends_at: open.end.toISOString() } : null,
+    next_window: next ? { starts_at: next.start.toISOString(), ends_at: next.end.toISOString() } : null,
+    created_at: silence.createdAt.toISOString(),
+    updated_at: silence.updatedAt.toISOString(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Matching
+
+/** An alert's fields as SQL, for matchers to read: parameters at ingestion, columns when housekeeping looks again. */
+interface MatchedFields {
+  integrationName: SQL;
+  integrationId: SQL;
+  service: SQL;
+  environment: SQL;
+  severity: SQL;
+  title: SQL;
+  monitoringTool: SQL;
+  hosts: SQL;
+  payload: SQL;
+  /** The one-valued fields as one jsonb object (`oneValuedFields`), the silence's `equalities` must be contained in. */
+  oneValued: SQL;
+}
+
+/** The one-valued fields as `equalities` are written: a missing field is the empty string. */
+function oneValuedFields(alert: Pick<FiringFields, "service" | "environment" | "severity" | "title" | "monitoringTool">): Record<string, string> {
+  return {
+    service: alert.service ?? "",
+    environment: alert.environment ?? "",
+    severity: alert.severity,
+    title: alert.title,
+    monitoring_tool: alert.monitoringTool ?? "",
+  };
+}
+
+/**
+ * Whether every matcher of `matchers` (a silence's jsonb list) matches the alert, in SQL: a missing field reads as the
+ * empty string (Alertmanager's missing label), `integration` is its name or its id, `host` any of the hosts, and a
+ * pattern is matched anchored. PostgreSQL's engine runs the patterns (none with back-references or lookaround, which
+ * saving refuses), in the database's process or thread, so no pattern can hold the server's event loop. The
+ * silence's equalities are tested first: one containment refuses most silences without reading their matchers.
+ */
+function matchersHold(matchers: SQL, f: MatchedFields): SQL {
+  const pattern = sql`case when m.value like '(?i)%' then '(?i)^(?:' || substr(m.value, 5) || ')$' else '^(?:' || m.value || ')$' end`;
+  return sql`s.equalities <@ ${f.oneValued} and not exists (
+    select 1 from jsonb_to_recordset(${matchers}) as m(name text, op text, value text)
+    cross join lateral (select case
+        when m.name = 'integration' then array[coalesce(${f.integrationName}, ''), coalesce(${f.integrationId}::text, '')]
+        when m.name = 'host' then case when cardinality(${f.hosts}) = 0 then array['']::text[] else ${f.hosts} end
+        when m.name like 'payload.%' then array[coalesce(${f.payload} #>> string_to_array(substr(m.name, 9), '.'), '')]
+        else array[coalesce(case m.name when 'service' then ${f.service} when 'environment' then ${f.environment}
+          when 'severity' then ${f.severity} when 'title' then ${f.title} when 'monitoring_tool' then ${f.monitoringTool} end, '')]
+      end as vals) v
+    where not (case m.op
+      when '=' then m.value = any(v.vals)
+      when '!=' then not (m.value = any(v.vals))
+      when '=~' then exists (select 1 from unnest(v.vals) x where x ~ ${pattern})
+      else not exists (select 1 from unnest(v.vals) x where x ~ ${pattern}) end))`;
+}
+
+/** Silences of the project that have not ended (by the `(project_id, ends_at)` index) and have started. */
+function silencesNotOver(projectId: SQL, now: SQL): SQL {
+  return sql`s.project_id = ${projectId} and (s.ends_at is null or s.ends_at > ${now}) and (s.starts_at is null or s.starts_at <= ${now})`;
+}
+
+type MatchedSilence = Pick<AlertSilenceRow, "id" | "startsAt" | "endsAt" | "recurrence">;
+
+/** Of the silences that match, the one whose open window ends last, and that end; null when none is open. */
+function longestHold(silences: MatchedSilence[], now: Date): { silenceId: number; until: Date } | null {
+  let best: { silenceId: number; until: Date } | null = null;
+  for (const silence of silences) {
+    const open = openWindowAt(silenceWindow(silence), now);
+    if (open && (!best || open.end > best.until)) best = { silenceId: silence.id, until: open.end };
+  }
+  return best;
+}
+
+const asDate = (value: string | Date | null) => (value === null ? null : new Date(value));
+
+function matchedSilence(row: Record<string, unknown>): MatchedSilence {
+  return {
+    id: Number(row.id),
+    startsAt: asDate(row.starts_at as string | null),
+    endsAt: asDate(row.ends_at as string | null),
+    recurrence: row.recurrence as WeeklyRecurrence | null,
+  };
+}
+
+/** What ingestion knows of a firing alert, for the silences to match. */
+export interface FiringFields {
+  projectId: number;
+  integration: { id: number; name: string | null };
+  title: string;
+  severity: string;
+  service: string | null;
+  environment: string | null;
+  monitoringTool: string | null;
+  hosts: string[];
+  payload: unknown;
+}
+
+/**
+ * The matching silences of a firing alert, one statement rendered once per process: the alert's fields are a row the
+ * matchers read (the payload sent once), and its one-valued fields one constant object for the containment test.
+ */
+const matchingSilencesStatement = preparedStatement<Record<string, unknown>>(
+  () => sql`with a as (select ${placeholder("integrationName")}::text as integration_name, ${placeholder("integrationId")}::int as integration_id,
+        ${placeholder("service")}::text as service, ${placeholder("environment")}::text as environment, ${placeholder("severity")}::text as severity,
+        ${placeholder("title")}::text as title, ${placeholder("monitoringTool")}::text as monitoring_tool,
+        ${placeholder("hosts", alerts.hosts)}::text[] as hosts, ${placeholder("payload", alerts.payload)}::jsonb as payload)
+      select s.id, s.starts_at, s.ends_at, s.recurrence from ${alertSilences} s, a
+      where ${silencesNotOver(sql`${placeholder("projectId")}::int`, sql`${placeholder("now")}::timestamptz`)}
+        and ${matchersHold(sql`s.matchers`, {
+          integrationName: sql`a.integration_name`,
+          integrationId: sql`a.integration_id`,
+          service: sql`a.service`,
+          environment: sql`a.environment`,
+          severity: sql`a.severity`,
+          title: sql`a.title`,
+          monitoringTool: sql`a.monitoring_tool`,
+          hosts: sql`a.hosts`,
+          payload: sql`a.payload`,
+          oneValued: sql`${placeholder("oneValued")}::jsonb`,
+        })}`,
+);
+
+/** The silence that holds a firing alert at `now`, and until when: one indexed query of the project's silences. */
+export async function silenceHolding(db: Executor, alert: FiringFields, now: Date): Promise<{ silenceId: number; until: Date } | null> {
+  const rows = await matchingSilencesStatement(db, {
+    projectId: alert.projectId,
+    integrationName: alert.integration.name,
+    integrationId: alert.integration.id,
+    service: alert.service,
+    environment: alert.environment,
+    severity: alert.severity,
+    title: alert.title,
+    monitoringTool: alert.monitoringTool,
+    hosts: alert.hosts,
+    payload: alert.payload,
+    oneValued: JSON.stringify(oneValuedFields(alert)),
+    now: now.toISOString(),
+  });
+  return longestHold(rows.map(matchedSilence), now);
+}
+
+/** The silences that match each of these alerts now, read from the alerts' own rows in one statement. */
+async function silencesMatchingAlerts(db: Executor, alertIds: number[], now: Date): Promise<Map<number, MatchedSilence[]>> {
+  const matched = new Map<number, MatchedSilence[]>();
+  if (alertIds.length === 0) return matched;
+  const rows = statementRows<Record<string, unknown>>(
+    await db.execute(sql`select al.id as alert_id, s.id, s.starts_at, s.ends_at, s.recurrence
+      from ${alerts} al
+      left join ${alertIntegrations} i on i.id = al.integration_id
+      join ${alertSilences} s on ${silencesNotOver(sql`al.project_id`, sql`${now.toISOString()}::timestamptz`)}
+        and ${matchersHold(sql`s.matchers`, {
+          integrationName: sql`i.name`,
+          integrationId: sql`al.integration_id`,
+          service: sql`al.service`,
+          environment: sql`al.environment`,
+          severity: sql`al.severity`,
+          title: sql`al.title`,
+          monitoringTool: sql`al.monitoring_tool`,
+          hosts: sql`al.hosts`,
+          payload: sql`al.payload`,
+          oneValued: sql`jsonb_build_object('service', coalesce(al.service, ''), 'environment', coalesce(al.environment, ''),
+            'severity', al.severity, 'title', al.title, 'monitoring_tool', coalesce(al.monitoring_tool, ''))`,
+        })}
+      where al.id = any(${sql.param(alertIds)}::int[])`),
+  );
+  for (const row of rows) {
+    const alertId = Number(row.alert_id);
+    matched.set(alertId, [...(matched.get(alertId) ?? []), matchedSilence(row)]);
+  }
+  return matched;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Releasing held alerts
+
+/** How many due alerts one transaction of `releaseHeldAlerts` takes, and how many transactions one pass runs at most. */
+const releaseBatchSize = 100;
+const maxReleaseBatches = 50;
+
+/**
+ * Housekeeping's look at alerts whose held notification is due (`notify_after` passed): one still held (snoozed, or
+ * matched by a silence open now) waits for that hold's end; one no longer triggered is let go quietly; any other is
+ * released (no silence, no snooze) and notifies once, as a new alert would: an email, chat, and its incident when the
+ * project opens incidents and it has none. Due rows are claimed with `for update skip locked` and their time cleared
+ * in the same transaction, so replicas share the work and nothing notifies twice. Answers the ids released and held.
+ */
+export async function releaseHeldAlerts(db: Database, now: Date): Promise<{ released: number[]; held: number[] }> {
+  const released: number[] = [];
+  const held: number[] = [];
+  const bot = await getAlertBot(db);
+  for (let batch = 0; batch < maxReleaseBatches; batch++) {
+    const result = await db.transaction(async (tx) => {
+      const due = await tx
+        .select({
+          id: alerts.id,
+          projectId: alerts.projectId,
+          status: alerts.status,
+          snoozedUntil: alerts.snoozedUntil,
+          snoozedUntilResolved: alerts.snoozedUntilResolved,
+          silencedById: alerts.silencedById,
+          issueId: alerts.issueId,
+        })
+        .from(alerts)
+        .where(and(isNotNull(alerts.notifyAfter), lte(alerts.notifyAfter, now)))
+        .orderBy(asc(alerts.notifyAfter))
+        .limit(releaseBatchSize)
+        .for("update", { skipLocked: true });
+      const matched = await silencesMatchingAlerts(
+        tx,
+        due.filter((alert) => alert.status === "triggered").map((alert) => alert.id),
+        now,
+      );
+      for (const alert of due) {
+        if (alert.status !== "triggered") {
+          await tx.update(alerts).set({ notifyAfter: null }).where(eq(alerts.id, alert.id));
+          continue;
+        }
+        if (alert.snoozedUntilResolved) {
+          // Held until it resolves or someone ends the snooze (which sets the time again).
+          await tx.update(alerts).set({ notifyAfter: null }).where(eq(alerts.id, alert.id));
+          continue;
+        }
+        const silence = longestHold(matched.get(alert.id) ?? [], now);
+        const snoozed = alert.snoozedUntil && alert.snoozedUntil > now ? alert.snoozedUntil : null;
+        const until = [silence?.until, snoozed].filter((time): time is Date => !!time).sort((a, b) => b.getTime() - a.getTime())[0];
+        if (until) {
+          await tx.update(alerts).set({ notifyAfter: until, silencedById: silence?.silenceId ?? null }).where(eq(alerts.id, alert.id));
+          held.push(alert.id);
+          continue;
+        }
+        await notifyReleased(tx, alert, bot, now);
+        released.push(alert.id);
+      }
+      return due.length;
+    });
+    if (result < releaseBatchSize) break;
+  }
+  return { released, held };
+}
+
+async function notifyReleased(
+  tx: Executor,
+  alert: { id: number; projectId: number },
+  bot: UserRow,
+  now: Date,
+): Promise<void> {
+  const [row] = await tx
+    .update(alerts)
+    .set({ notifyAfter: null, silencedById: null, snoozedUntil: null })
+    .where(eq(alerts.id, alert.id))
+    .returning();
+  if (!row) return;
+  await addSystemNote(tx, alert.id, "notified of this alert: it is no longer silenced or snoozed and still triggered", now, bot.id);
+  const settings = await readAlertSettings(tx, alert.projectId);
+  if (await projectTakesAlertChat(tx, alert.projectId)) await alertChatNotifications(tx, { projectId: alert.projectId, alertId: alert.id, now });
+  await enqueueAlertEmail(tx, settings, row, "fired", now);
+  if (!settings.createIncident || row.issueId !== null) return;
+  const project = await projectWithNamespace(tx, alert.projectId);
+  const linked = await openIncident(tx, project, row, bot, alertDetailsUrl(project, row), now);
+  await addSystemNote(tx, alert.id, `created incident #${await incidentIid(tx, linked)} for this alert`, now, bot.id);
+}
+
+/** The silences of these ids, for alert pages that say which silence matched. */
+export async function silencesByIds(db: Executor, projectId: number, ids: number[]): Promise<Map<number, AlertSilenceRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.select().from(alertSilences).where(and(eq(alertSilences.projectId, projectId), inArray(alertSilences.id, ids)));
+  return new Map(rows.map((row) => [row.id, row]));
+}
