@@ -274,10 +274,11 @@ export async function leaseMessages(
 
 type LeaseHeld = Pick<LeasedMessage, "id" | "leaseToken">;
 
-/** `where` of the messages among `messages` whose lease is still the caller's. */
-function stillHeld(messages: readonly LeaseHeld[]): SQL {
+/** `where` of the messages among `messages` whose lease is still the caller's (`alias`, an alias of `outbox_messages`, or none). */
+export function stillHeld(messages: readonly LeaseHeld[], alias?: string): SQL {
+  const column = (name: string) => sql.raw(alias ? `${alias}.${name}` : name);
   return sql.join(
-    messages.map((message) => sql`(id = ${message.id} and lease_token = ${message.leaseToken})`),
+    messages.map((message) => sql`(${column("id")} = ${message.id} and ${column("lease_token")} = ${message.leaseToken})`),
     sql` or `,
   );
 }

@@ -4,7 +4,7 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/lib/db";
 import { projectHooks } from "@/lib/db/schema";
 import type { DatabaseHandle } from "@/lib/db/drivers";
-import { completeMessages, enqueueSelected, enqueueSelectedWithBodies, type LeasedMessage } from "@/lib/outbox/outbox";
+import { completeMessages, enqueueSelected, enqueueSelectedWithBodies, stillHeld, type LeasedMessage } from "@/lib/outbox/outbox";
 import type { OutboxRunSender } from "@/lib/outbox/worker";
 import { executableHooksAt } from "./auto-disabling";
 import { hookTriggers, type HookTrigger } from "./triggers";
@@ -106,10 +106,6 @@ export function webHookFanOut(): OutboxRunSender {
   return {
     runLength: fanOutRunLength,
     async sendRun({ db }: DatabaseHandle, run: LeasedMessage[]): Promise<void> {
-      const held = sql.join(
-        run.map((message) => sql`(e.id = ${message.id} and e.lease_token = ${message.leaseToken})`),
-        sql` or `,
-      );
       await db.transaction(async (tx) => {
         await enqueueSelectedWithBodies(
           tx,
@@ -120,7 +116,7 @@ export function webHookFanOut(): OutboxRunSender {
             from outbox_messages e
            cross join lateral jsonb_array_elements_text(e.payload->'hookIds') with ordinality as named(hook_id, position)
             join ${projectHooks} on ${projectHooks.id} = named.hook_id::bigint
-           where ${held}
+           where ${stillHeld(run, "e")}
            order by e.id, named.position`,
         );
         await completeMessages(tx, run);
