@@ -16,7 +16,7 @@ import { isPlainObject } from "./json-values";
 import { extractPayloadFields, ownValue, type PayloadField } from "./payload-fields";
 import type { PayloadFormatSetting } from "./formats/types";
 import { dueAfter, heartbeatSettingsOf, rescheduledDueAt, serializeHeartbeat } from "./heartbeat-settings";
-import { integrationUrl, opsgenieAlertsUrl, pagerDutyEventsUrl } from "./urls";
+import { integrationUrl, senderApiUrls } from "./urls";
 
 export { integrationTypes };
 export type IntegrationType = (typeof integrationTypes)[number];
@@ -285,9 +285,7 @@ export async function serializeIntegration(ctx: Ctx, { view, integration }: Inte
     payload_attribute_mapping: integration.payloadAttributeMapping,
     payload_format: integration.payloadFormat,
     last_payload_format: integration.lastPayloadFormat,
-    // A heartbeat takes pings, not alerts: it has no PagerDuty or Opsgenie URL.
-    pagerduty_events_url: integration.type === "heartbeat" ? null : pagerDutyEventsUrl(view, integration),
-    opsgenie_alerts_url: integration.type === "heartbeat" ? null : opsgenieAlertsUrl(view, integration),
+    ...senderApiUrls(view, integration),
     sns_subscription_confirmation: integration.snsSubscriptionConfirmation
       ? {
           topic_arn: integration.snsSubscriptionConfirmation.topicArn,

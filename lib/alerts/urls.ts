@@ -29,22 +29,17 @@ function integrationSlug(integration: AlertIntegrationRow): string {
 }
 
 /**
- * The URL that takes PagerDuty Events API v2 bodies for an integration (`…/v2/enqueue`, as PagerDuty's own), for tools
- * whose PagerDuty integration lets the URL be set; the integration's key goes in the event's `routing_key`.
+ * The URLs that take other tools' own APIs for an integration, for tools that send to those services and let the URL
+ * be set: PagerDuty's Events API v2 (`…/v2/enqueue`; the key goes in the event's `routing_key`) and Opsgenie's Alert
+ * API (`…/v2/alerts`, and its `/:alias/acknowledge` and `/:alias/close`; the key as `GenieKey <key>`). A heartbeat
+ * takes pings, not alerts: it has neither.
  */
-export function pagerDutyEventsUrl(view: Pick<ProjectView, "project" | "namespace">, integration: AlertIntegrationRow): string {
-  return `${integrationBaseUrl(view, integration)}/v2/enqueue`;
-}
-
-/**
- * The URL that takes Opsgenie Alert API requests for an integration (`…/v2/alerts`, and its `/:alias/acknowledge`
- * and `/:alias/close`), for tools that send to Opsgenie and let its URL be set; the key goes as `GenieKey <key>`.
- */
-export function opsgenieAlertsUrl(view: Pick<ProjectView, "project" | "namespace">, integration: AlertIntegrationRow): string {
-  return `${integrationBaseUrl(view, integration)}/v2/alerts`;
-}
-
-/** An integration's URL without `.json`, which the tools' own API paths follow. */
-function integrationBaseUrl(view: Pick<ProjectView, "project" | "namespace">, integration: AlertIntegrationRow): string {
-  return `${env.EXTERNAL_URL}/${projectFullPath(view)}/alerts/notify/${integrationSlug(integration)}/${integration.endpointIdentifier}`;
+export function senderApiUrls(
+  view: Pick<ProjectView, "project" | "namespace">,
+  integration: AlertIntegrationRow,
+): { pagerduty_events_url: string | null; opsgenie_alerts_url: string | null } {
+  if (integration.type === "heartbeat") return { pagerduty_events_url: null, opsgenie_alerts_url: null };
+  // The integration's URL without `.json`, which the tools' own API paths follow.
+  const base = `${env.EXTERNAL_URL}/${projectFullPath(view)}/alerts/notify/${integrationSlug(integration)}/${integration.endpointIdentifier}`;
+  return { pagerduty_events_url: `${base}/v2/enqueue`, opsgenie_alerts_url: `${base}/v2/alerts` };
 }
