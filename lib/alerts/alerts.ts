@@ -13,9 +13,10 @@ import { assignedToUsername, assigneesOfAlerts, replaceAlertAssignees, resolveAl
 import { alertStatuses, type AlertStatus } from "./fields";
 import { sourceLinks } from "./formats/registry";
 import type { SourceLink } from "./formats/types";
-import { incidentIid, openIncident } from "./incidents";
+import { openIncident } from "./incidents";
 import { displayedJson } from "./json-values";
-import { addSystemNote, unresolvedWithFingerprint } from "./process";
+import { unresolvedWithFingerprint } from "./process";
+import { addSystemNote } from "./system-notes";
 import { silencesByIds } from "./silences";
 import { alertDetailsUrl } from "./urls";
 
@@ -327,10 +328,7 @@ export async function createAlertIncident(ctx: Ctx, projectReference: string, ii
     // Claims the alert first, so two concurrent requests cannot both open an incident for it.
     const [unclaimed] = await tx.select({ id: alerts.id }).from(alerts).where(and(eq(alerts.id, alert.id), isNull(alerts.issueId))).for("update");
     if (!unclaimed) throw new ConflictError(incidentAlreadyExists);
-    const linked = await openIncident(tx, view, alert, actor, alertDetailsUrl(view, alert), ctx.now);
-    const issueIid = await incidentIid(tx, linked);
-    if (issueIid === null) throw new NotFoundError("Issue");
-    await addSystemNote(tx, alert.id, `created incident **#${issueIid}** for this alert`, ctx.now, actor.id);
+    const { issueIid } = await openIncident(tx, view, alert, actor, alertDetailsUrl(view, alert), ctx.now);
     return { view, issueIid };
   });
 }

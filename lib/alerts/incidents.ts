@@ -3,7 +3,8 @@ import { and, eq } from "drizzle-orm";
 import type { Executor } from "@/lib/db";
 import { alerts, issueColumns, issues, type AlertRow, type UserRow } from "@/lib/db/schema";
 import { insertIssue, recordIssueStateChange } from "@/lib/issues/issues";
-import { bareIssueState, issueHooks, issueStateOf, projectTakesIssueEvents, type ProjectRef } from "@/lib/webhooks/events";
+import { bareIssueState, issueHooks, issueListeners, issueStateOf, projectTakesIssueEvents, type ProjectRef } from "@/lib/webhooks/events";
+import { addSystemNote } from "./system-notes";
 import { defaultAlertTitle } from "./normalize";
 
 function incidentDescription(alert: AlertRow, detailsUrl: string): string {
@@ -20,32 +21,40 @@ function incidentDescription(alert: AlertRow, detailsUrl: string): string {
 }
 
 /**
- * Opens the incident for a new alert (project setting `create_incident`): an issue of type incident by the alert bot,
- * recorded as an `opened` Issue event, linked from the alert, and sent to the project's issue hooks and chat
- * integrations. "New: Alert" becomes "New: Incident <iid>", as in GitLab.
+ * Opens the incident for a new alert (project setting `create_incident`): an issue of type incident by `author` (the
+ * alert bot, or whoever asked for it), recorded as an `opened` Issue event, linked from the alert, noted in the alert's
+ * timeline ("created incident #<iid> for this alert", as GitLab), and sent to the project's issue hooks and chat
+ * integrations. "New: Alert" becomes "New: Incident <iid>", as in GitLab. Whether hooks take it is asked with the
+ * transaction's next statement, and the hooks, the link and the note are written alongside the issue's event, so they
+ * add no round trip while the project's counters are locked.
  */
 export async function openIncident(
   tx: Executor,
   view: ProjectRef,
   alert: AlertRow,
-  bot: UserRow,
+  author: UserRow,
   detailsUrl: string,
   now: Date,
-): Promise<AlertRow> {
+): Promise<{ alert: AlertRow; issueIid: number }> {
+  const listeners = issueListeners(tx, { projectId: view.project.id, issue: { confidential: false, issueType: "incident" }, action: "open", now });
+  let linked: AlertRow | undefined;
   const issue = await insertIssue(
     tx,
     view,
-    bot,
+    author,
     { title: alert.title, description: incidentDescription(alert, detailsUrl), issueType: "incident" },
     now,
+    async (inserted) => {
+      const link = tx.update(alerts).set({ issueId: inserted.id }).where(eq(alerts.id, alert.id)).returning().then(([row]) => (linked = row));
+      const note = addSystemNote(tx, alert.id, `created incident #${inserted.iid} for this alert`, now, author.id);
+      const titled =
+        alert.title === defaultAlertTitle
+          ? ((await tx.update(issues).set({ title: `New: Incident ${inserted.iid}` }).where(eq(issues.id, inserted.id)).returning(issueColumns))[0] ?? inserted)
+          : inserted;
+      await Promise.all([link, note, issueHooks(tx, { view, actor: author, before: null, after: bareIssueState(titled), issue: titled, action: "open", now, listeners })]);
+    },
   );
-  const titled =
-    alert.title === defaultAlertTitle
-      ? ((await tx.update(issues).set({ title: `New: Incident ${issue.iid}` }).where(eq(issues.id, issue.id)).returning(issueColumns))[0] ?? issue)
-      : issue;
-  await issueHooks(tx, { view, actor: bot, before: null, after: bareIssueState(titled), issue: titled, action: "open", now });
-  const [linked] = await tx.update(alerts).set({ issueId: issue.id }).where(eq(alerts.id, alert.id)).returning();
-  return linked ?? alert;
+  return { alert: linked ?? alert, issueIid: issue.iid };
 }
 
 /**
@@ -68,8 +77,3 @@ export async function closeIncident(tx: Executor, view: ProjectRef, alert: Alert
   if (before) await issueHooks(tx, { view, actor: bot, before, issue: closed, action: "close", now });
 }
 
-export async function incidentIid(tx: Executor, alert: AlertRow): Promise<number | null> {
-  if (alert.issueId === null) return null;
-  const [issue] = await tx.select({ iid: issues.iid }).from(issues).where(eq(issues.id, alert.issueId));
-  return issue?.iid ?? null;
-}

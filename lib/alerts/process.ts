@@ -7,9 +7,10 @@ import { alertChatNotifications, projectTakesAlertChat } from "@/lib/integration
 import { getAlertBot } from "./bot";
 import { enqueueAlertEmail } from "./email";
 import { fingerprintOf } from "./fingerprint";
-import { closeIncident, incidentIid, openIncident } from "./incidents";
+import { closeIncident, openIncident } from "./incidents";
 import { readAlertSettings, type AlertSettings } from "./settings";
 import { silenceHolding, type FiringFields } from "./silences";
+import { addSystemNote } from "./system-notes";
 import { alertDetailsUrl } from "./urls";
 import type { PayloadFormat } from "./formats/types";
 import type { NormalizedAlert } from "./normalize";
@@ -75,12 +76,9 @@ export async function processAlert(db: Database, incoming: IncomingAlert): Promi
     if (opened && notifiesChat) await alertChatNotifications(tx, { projectId: incoming.projectId, alertId: alert.id, now: incoming.now });
     await enqueueAlertEmail(tx, settings, alert, "fired", incoming.now);
     if (!opened || !settings.createIncident) return alert;
-    const [row] = await tx.select().from(alerts).where(eq(alerts.id, alert.id));
+    const [[row], project] = await Promise.all([tx.select().from(alerts).where(eq(alerts.id, alert.id)), projectWithNamespace(tx, incoming.projectId)]);
     if (!row) throw new Error(`alert ${alert.id} vanished inside its own transaction`);
-    const project = await projectWithNamespace(tx, incoming.projectId);
-    const linked = await openIncident(tx, project, row, bot, alertDetailsUrl(project, row), incoming.now);
-    await addSystemNote(tx, alert.id, `created incident #${await incidentIid(tx, linked)} for this alert`, incoming.now, bot.id);
-    return linked;
+    return (await openIncident(tx, project, row, bot, alertDetailsUrl(project, row), incoming.now)).alert;
   });
 }
 
@@ -216,10 +214,6 @@ async function acknowledgeMatching(db: Database, incoming: IncomingAlert, finger
     await addSystemNote(tx, acknowledged.id, "changed the status to **Acknowledged**", incoming.now, bot.id);
     return acknowledged;
   });
-}
-
-export async function addSystemNote(tx: Executor, alertId: number, body: string, now: Date, authorId: number | null): Promise<void> {
-  await tx.insert(alertNotes).values({ alertId, authorId, body, system: true, createdAt: now });
 }
 
 export async function projectWithNamespace(tx: Executor, projectId: number) {

@@ -10,8 +10,9 @@ import { alertChatNotifications, projectTakesAlertChat } from "@/lib/integration
 import { getProjectWithAbility, type ProjectView } from "@/lib/projects/projects";
 import { getAlertBot } from "./bot";
 import { enqueueAlertEmail } from "./email";
-import { incidentIid, openIncident } from "./incidents";
-import { addSystemNote, projectWithNamespace } from "./process";
+import { openIncident } from "./incidents";
+import { projectWithNamespace } from "./process";
+import { addSystemNote } from "./system-notes";
 import { readAlertSettings } from "./settings";
 import {
   anchoredPattern,
@@ -444,8 +445,7 @@ async function notifyReleased(
   await enqueueAlertEmail(tx, settings, row, "fired", now);
   if (!settings.createIncident || row.issueId !== null) return;
   const project = await projectWithNamespace(tx, alert.projectId);
-  const linked = await openIncident(tx, project, row, bot, alertDetailsUrl(project, row), now);
-  await addSystemNote(tx, alert.id, `created incident #${await incidentIid(tx, linked)} for this alert`, now, bot.id);
+  await openIncident(tx, project, row, bot, alertDetailsUrl(project, row), now);
 }
 
 /** The silences of these ids, for alert pages that say which silence matched. */

@@ -33,28 +33,32 @@ const projectActivityInterval = 60 * 60 * 1000;
  * event also moves the project's last activity time, if that is more than an hour old.
  */
 export async function recordEvent(tx: Executor, event: NewEvent): Promise<void> {
-  await tx.insert(events).values({
-    projectId: event.projectId,
-    groupId: event.groupId ?? null,
-    authorId: event.authorId,
-    action: event.action,
-    targetType: event.targetType ?? null,
-    targetId: event.targetId ?? null,
-    targetIid: event.targetIid ?? null,
-    targetTitle: event.targetTitle ?? null,
-    issueId: event.issueId ?? null,
-    internal: event.internal ?? false,
-    data: event.data ?? null,
-    createdAt: event.createdAt,
-  });
-  if (event.projectId !== null) {
-    await tx
-      .update(projects)
-      .set({ lastActivityAt: event.createdAt })
-      .where(
-        and(eq(projects.id, event.projectId), lte(projects.lastActivityAt, new Date(event.createdAt.getTime() - projectActivityInterval))),
-      );
-  }
+  // Both statements go out together (postgres.js pipelines a transaction's concurrent queries): one round trip, not
+  // two, while the change's locks are held.
+  await Promise.all([
+    tx.insert(events).values({
+      projectId: event.projectId,
+      groupId: event.groupId ?? null,
+      authorId: event.authorId,
+      action: event.action,
+      targetType: event.targetType ?? null,
+      targetId: event.targetId ?? null,
+      targetIid: event.targetIid ?? null,
+      targetTitle: event.targetTitle ?? null,
+      issueId: event.issueId ?? null,
+      internal: event.internal ?? false,
+      data: event.data ?? null,
+      createdAt: event.createdAt,
+    }),
+    event.projectId === null
+      ? undefined
+      : tx
+          .update(projects)
+          .set({ lastActivityAt: event.createdAt })
+          .where(
+            and(eq(projects.id, event.projectId), lte(projects.lastActivityAt, new Date(event.createdAt.getTime() - projectActivityInterval))),
+          ),
+  ]);
 }
 
 /**

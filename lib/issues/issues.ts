@@ -14,7 +14,7 @@ import { findOrCreateLabels, labelsOfIssues, labelsTitled, setIssueLabels } from
 import { renderForSave, type RenderedText } from "./rendered-text";
 import { descriptionProblem } from "./text-limits";
 import { issueReadableBy } from "./visibility";
-import { bareIssueState, issueHooks, issueStateOf, projectTakesIssueEvents } from "@/lib/webhooks/events";
+import { bareIssueState, issueHooks, issueListeners, issueStateOf, projectTakesIssueEvents } from "@/lib/webhooks/events";
 
 export { issueReadableBy } from "./visibility";
 
@@ -57,7 +57,9 @@ function validateDescription(description: string | null | undefined): void {
 
 /**
  * Inserts an issue and records `created` (shown as "opened") in the caller's transaction. Without `renderedDescription`
- * (incidents opened by alerts) the description is rendered when the issue is first shown.
+ * (incidents opened by alerts) the description is rendered when the issue is first shown. `alongside` writes what
+ * else goes with the new issue (labels, hooks) concurrently with its event, so their statements share round trips
+ * while the project's issue counter is locked.
  */
 export async function insertIssue(
   tx: Executor,
@@ -65,6 +67,7 @@ export async function insertIssue(
   author: UserRow,
   input: NewIssue & { milestoneId?: number | null; renderedDescription?: RenderedText },
   now: Date,
+  alongside?: (issue: IssueRow) => Promise<unknown>,
 ): Promise<IssueRow> {
   const iid = await nextInternalId(tx, view.project.id, "issues");
   const [issue] = await tx
@@ -86,7 +89,7 @@ export async function insertIssue(
     })
     .returning(issueColumns);
   if (!issue) throw new Error("insert into issues returned no row");
-  await recordIssueEvent(tx, view, issue, author.id, "created", now);
+  await Promise.all([recordIssueEvent(tx, view, issue, author.id, "created", now), alongside?.(issue)]);
   return issue;
 }
 
@@ -122,13 +125,14 @@ export async function createIssue(ctx: Ctx, projectReference: string, input: New
   const milestoneId = input.milestoneId === undefined ? null : await projectMilestoneId(ctx.db, view, input.milestoneId);
   const renderedDescription = await renderForSave(input.description ?? null);
   const issue = await ctx.db.transaction(async (tx) => {
-    const inserted = await insertIssue(tx, view, author, { ...input, milestoneId, renderedDescription }, ctx.now);
+    const listeners = issueListeners(tx, { projectId: view.project.id, issue: { confidential: input.confidential ?? false, issueType: input.issueType ?? "issue" }, action: "open", now: ctx.now });
     const labelNames = splitLabelNames(input.labels ?? []);
-    if (labelNames.length > 0) await setIssueLabels(tx, inserted.id, (await findOrCreateLabels(tx, view.project.id, labelNames, ctx.now)).map((label) => label.id));
-    if (assigneeIds) await setIssueAssignees(tx, inserted.id, assigneeIds);
     const bare = labelNames.length === 0 && !assigneeIds?.length;
-    await issueHooks(tx, { view, actor: author, before: null, after: bare ? bareIssueState(inserted) : undefined, issue: inserted, action: "open", now: ctx.now });
-    return inserted;
+    return insertIssue(tx, view, author, { ...input, milestoneId, renderedDescription }, ctx.now, async (inserted) => {
+      if (labelNames.length > 0) await setIssueLabels(tx, inserted.id, (await findOrCreateLabels(tx, view.project.id, labelNames, ctx.now)).map((label) => label.id));
+      if (assigneeIds) await setIssueAssignees(tx, inserted.id, assigneeIds);
+      await issueHooks(tx, { view, actor: author, before: null, after: bare ? bareIssueState(inserted) : undefined, issue: inserted, action: "open", now: ctx.now, listeners });
+    });
   });
   return withIssueDetail(ctx, { view, issue, author });
 }

@@ -70,9 +70,29 @@ export async function projectTakesIssueEvents(tx: Executor, projectId: number, n
 }
 
 /** The chat events of an issue's change: none for an edit (GitLab sends none), and an incident's own besides. */
-function issueChatEvents(issue: IssueRow, action: IssueHookAction): ("issue" | "confidential_issue" | "incident")[] {
+function issueChatEvents(issue: Pick<IssueRow, "confidential" | "issueType">, action: IssueHookAction): ("issue" | "confidential_issue" | "incident")[] {
   if (action === "update") return [];
   return [issue.confidential ? "confidential_issue" : "issue", ...(issue.issueType === "incident" ? (["incident"] as const) : [])];
+}
+
+function issueHookTrigger(issue: Pick<IssueRow, "confidential">) {
+  return issue.confidential ? "confidential_issue_hooks" : "issue_hooks";
+}
+
+/**
+ * Asks, ahead of the change, whether the project's hooks and chat integrations take an issue change of this kind: the
+ * answer does not depend on the rows the change writes, so the question goes out with the transaction's first
+ * statement (postgres.js pipelines a transaction's concurrent queries) instead of adding a round trip while the change
+ * holds its project's counter. Pass the promise to `issueHooks`; it is safe to leave unawaited if the change fails.
+ */
+export function issueListeners(
+  tx: Executor,
+  change: { projectId: number; issue: Pick<IssueRow, "confidential" | "issueType">; action: IssueHookAction; now: Date },
+): Promise<Listeners> {
+  const asked = listenersOf(tx, change.projectId, { hooks: [issueHookTrigger(change.issue)], integrations: issueChatEvents(change.issue, change.action) }, change.now);
+  // The transaction reports a failure itself; this keeps an answer nobody waits for from being an unhandled rejection.
+  asked.catch(() => {});
+  return asked;
 }
 
 /** The state of an issue just written with no labels and no assignees, which needs no lookup. */
@@ -83,15 +103,25 @@ export function bareIssueState(issue: IssueRow): IssueState {
 /**
  * An issue opened, closed, reopened or edited. `before` is its state before the change (null for a new issue), and
  * `after` its state now when the caller knows it (else it is read); a confidential issue goes to the hooks that take
- * confidential issue events only. Called with the project's counters locked, so it adds as few round trips as it can.
+ * confidential issue events only. `listeners` is the question `issueListeners` asked ahead, else it is asked now.
+ * Called with the project's counters locked, so it adds as few round trips as it can.
  */
 export async function issueHooks(
   tx: Executor,
-  change: { view: ProjectRef; actor: Actor; before: IssueState | null; after?: IssueState; issue: IssueRow; action: IssueHookAction; now: Date },
+  change: {
+    view: ProjectRef;
+    actor: Actor;
+    before: IssueState | null;
+    after?: IssueState;
+    issue: IssueRow;
+    action: IssueHookAction;
+    now: Date;
+    listeners?: Promise<Listeners>;
+  },
 ): Promise<void> {
-  const trigger = change.issue.confidential ? "confidential_issue_hooks" : "issue_hooks";
+  const trigger = issueHookTrigger(change.issue);
   const chatEvents = issueChatEvents(change.issue, change.action);
-  const listeners = await listenersOf(tx, change.view.project.id, { hooks: [trigger], integrations: chatEvents }, change.now);
+  const listeners = await (change.listeners ?? issueListeners(tx, { projectId: change.view.project.id, issue: change.issue, action: change.action, now: change.now }));
   if (!listeners.hooks && !listeners.integrations) return;
   const after = change.after ?? (await issueStateOf(tx, change.issue));
   const changes = issueChanges(change.before, after);
