@@ -147,8 +147,7 @@ export function prepareCall(declared: Endpoint, segments: Record<string, unknown
 function routeFor(route: string, method: ApiMethod, declared: Endpoint): RouteHandler {
   return apiRoute({ route, scopes: declared.scopes, allowAnonymous: declared.allowAnonymous }, async (call) => {
     const answer = await answerCall(method, declared, call);
-    // Read per request, so a test can turn it on; off in production, where it would cost a parse of every answer.
-    return env.API_RESPONSE_CHECK ? checkedAnswer(`${method} ${route}`, declared.response, answer) : answer;
+    return checkedAnswer(`${method} ${route}`, declared.response, answer);
   });
 }
 
@@ -164,9 +163,12 @@ async function answerCall(method: ApiMethod, declared: Endpoint, { ctx, request,
 
 /**
  * With `API_RESPONSE_CHECK` (the e2e servers): an answer that departs from its declared response becomes a 500 that
- * names the route and what is wrong, so the test that made the request fails where it made it.
+ * names the route and what is wrong, so the test that made the request fails where it made it. Routes and the MCP
+ * server's tools, which run the same endpoints, both answer through it.
  */
-function checkedAnswer(operation: string, declared: EndpointResponse, answer: Answer): Answer {
+export function checkedAnswer(operation: string, declared: EndpointResponse, answer: Answer): Answer {
+  // Read per answer, so a test can turn it on; off in production, where it would cost a parse of every answer.
+  if (!env.API_RESPONSE_CHECK) return answer;
   const mismatches = responseMismatches(declared, answer);
   if (mismatches.length === 0) return answer;
   logger.error({ operation, status: answer.status, mismatches }, "API answer does not match its declared response");
