@@ -8,7 +8,7 @@ import { json, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { alertEntity, alertSorts, alertStatuses, getAlert, listAlerts, serializeAlert, snoozeMinutesRange, updateAlert, type AlertSnooze } from "./alerts";
 import type { AssigneeReference } from "./assignees";
-import { okWith, listOf } from "@/lib/api/responses";
+import { listOf, okWith } from "@/lib/api/responses";
 
 /**
  * The alert endpoints that both the REST API (their route files) and the MCP server's tools serve: one declaration of

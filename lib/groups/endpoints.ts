@@ -8,7 +8,7 @@ import { memberEntity, serializeMember } from "@/lib/projects/serialize";
 import { groupOrderFields, listGroups, listSubgroups, type GroupListFilters } from "./groups";
 import { getAllMember, listAllGroupMembers, listAllProjectMembers } from "./members";
 import { groupEntity, serializeGroup } from "./serialize";
-import { okWith, listOf } from "@/lib/api/responses";
+import { listOf, okWith } from "@/lib/api/responses";
 
 /** `:id` of `/groups/:id/…`: a numeric id or a URL-encoded full path. */
 export const groupPath = { id: z.string() };

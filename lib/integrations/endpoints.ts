@@ -17,7 +17,7 @@ import {
   serializeIntegration,
   serializeIntegrationBasic,
 } from "./integrations";
-import { okWith, noContentAnswer } from "@/lib/api/responses";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 /**
  * The integrations API (`lib/api/integrations.rb`), declared once and served at GitLab's `/projects/:id/integrations`

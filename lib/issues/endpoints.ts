@@ -10,7 +10,7 @@ import { createIssue, getIssue } from "./issues";
 import { createNote, listNotes } from "./notes";
 import { issueEntity, noteEntity, serializeIssue, serializeNote } from "./serialize";
 import { maxTextRequestBytes } from "./text-limits";
-import { okWith, listOf, createdWith } from "@/lib/api/responses";
+import { createdWith, listOf, okWith } from "@/lib/api/responses";
 
 /**
  * The issue and note endpoints that both the REST API (their route files) and the MCP server's tools serve: one

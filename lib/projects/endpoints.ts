@@ -6,7 +6,7 @@ import { readApiScopes } from "@/lib/api/scopes";
 import { listedProjectEntity, projectListAnswer, projectListParams } from "./api";
 import { getProjectDetails, listProjectDetails } from "./projects";
 import { projectAsListedEntity } from "./serialize";
-import { okWith, listOf } from "@/lib/api/responses";
+import { listOf, okWith } from "@/lib/api/responses";
 
 /**
  * The project endpoints that both the REST API (their route files) and the MCP server's tools serve: one declaration

@@ -5,7 +5,7 @@ import { created, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { createApplicationAsAdmin, listAllApplications } from "@/lib/oauth/applications";
 import { serializeApplication, applicationEntity } from "@/lib/oauth/serialize";
-import { listOf, createdWith } from "@/lib/api/responses";
+import { createdWith, listOf } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/applications", {
   GET: endpoint({

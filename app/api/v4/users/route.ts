@@ -7,7 +7,7 @@ import { readUserScopes, writeApiScopes } from "@/lib/api/scopes";
 import { profileOf, profileParams } from "@/lib/users/api";
 import { serializeUser, userEntity, userWithPrivateFieldsEntity } from "@/lib/users/serialize";
 import { canSeePrivateFields, createUserAsAdmin, listUsers, listUsersByKeyset, requireAdmin, userOrderFields, type UserRow } from "@/lib/users/users";
-import { listOf, createdWith } from "@/lib/api/responses";
+import { createdWith, listOf } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users", {
   GET: endpoint({

@@ -4,7 +4,7 @@ import { json, noContent } from "@/lib/api/respond";
 import { writeApiScopes } from "@/lib/api/scopes";
 import { deleteApplicationAsAdmin, updateApplicationSettings } from "@/lib/oauth/applications";
 import { serializeApplication, applicationWithSettingsEntity } from "@/lib/oauth/serialize";
-import { okWith, noContentAnswer } from "@/lib/api/responses";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 const path = { id: idSegment };
 

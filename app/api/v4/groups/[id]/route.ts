@@ -7,7 +7,7 @@ import { groupPath } from "@/lib/groups/endpoints";
 import { deleteGroup, getVisibleGroup, updateGroup } from "@/lib/groups/groups";
 import { serializeGroupDetail, groupDetailEntity } from "@/lib/groups/serialize";
 import { projectVisibilities } from "@/lib/projects/projects";
-import { okWith, acceptedMessage } from "@/lib/api/responses";
+import { acceptedMessage, okWith } from "@/lib/api/responses";
 
 const updateParams = {
   name: z.string().optional(),

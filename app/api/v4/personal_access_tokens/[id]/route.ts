@@ -7,7 +7,7 @@ import {
   revokePersonalAccessToken,
   serializePersonalAccessToken,
 } from "@/lib/users/personal-access-tokens";
-import { okWith, noContentAnswer } from "@/lib/api/responses";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 import { personalAccessTokenEntity } from "@/lib/users/personal-access-tokens";
 
 const path = { id: idSegment };

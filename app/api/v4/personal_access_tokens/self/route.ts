@@ -5,7 +5,7 @@ import {
   revokeCurrentPersonalAccessToken,
   serializePersonalAccessToken,
 } from "@/lib/users/personal-access-tokens";
-import { okWith, noContentAnswer } from "@/lib/api/responses";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 import { personalAccessTokenEntity } from "@/lib/users/personal-access-tokens";
 
 /** Any token may read or revoke itself, whatever its scopes (GitLab allows every scope here). */

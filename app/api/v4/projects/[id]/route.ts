@@ -8,7 +8,7 @@ import { getProjectEndpoint } from "@/lib/projects/endpoints";
 import { projectVisibilities } from "@/lib/projects/projects";
 import { serializeProject, projectEntity } from "@/lib/projects/serialize";
 import { deleteProject, updateProject } from "@/lib/projects/settings";
-import { okWith, acceptedMessage } from "@/lib/api/responses";
+import { acceptedMessage, okWith } from "@/lib/api/responses";
 
 const updateParams = {
   name: z.string().optional(),

@@ -8,7 +8,7 @@ import { profileOf, profileParams } from "@/lib/users/api";
 import { scheduleUserDeletion } from "@/lib/users/deletion";
 import { serializeUser, userEntity, userWithPrivateFieldsEntity } from "@/lib/users/serialize";
 import { canSeePrivateFields, getUser, requireAdmin } from "@/lib/users/users";
-import { okWith, noContentAnswer } from "@/lib/api/responses";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 const path = { id: idSegment };
 

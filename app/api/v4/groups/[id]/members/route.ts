@@ -5,7 +5,7 @@ import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { groupPath } from "@/lib/groups/endpoints";
 import { addGroupMember, listGroupMembers } from "@/lib/groups/members";
 import { serializeMember, memberEntity } from "@/lib/projects/serialize";
-import { listOf, createdWith } from "@/lib/api/responses";
+import { createdWith, listOf } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/groups/:id/members", {
   GET: endpoint({

@@ -4,7 +4,7 @@ import { created, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { createHook, listHooks, serializeHook, projectHookEntity } from "@/lib/webhooks/hooks";
 import { hookAttributesOf, hookParams } from "@/lib/webhooks/params";
-import { listOf, createdWith } from "@/lib/api/responses";
+import { createdWith, listOf } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/hooks", {
   GET: endpoint({

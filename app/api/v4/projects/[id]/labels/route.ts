@@ -6,7 +6,7 @@ import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { labelChangesFrom, labelNamedBy, labelUpdateParams } from "@/lib/issues/label-params";
 import { createLabel, deleteLabel, listLabels, updateLabel } from "@/lib/issues/labels";
 import { serializeProjectLabel, projectLabelEntity } from "@/lib/issues/serialize";
-import { okWith, listOf, createdWith, noContentAnswer } from "@/lib/api/responses";
+import { createdWith, listOf, noContentAnswer, okWith } from "@/lib/api/responses";
 
 const labelNaming = { label_id: integerParam.optional(), name: z.string().optional() };
 

@@ -4,7 +4,7 @@ import { json, paginated } from "@/lib/api/respond";
 import { readApiScopes } from "@/lib/api/scopes";
 import { getMember, listMembers } from "@/lib/projects/members";
 import { serializeMember, memberEntity } from "@/lib/projects/serialize";
-import { okWith, listOf } from "@/lib/api/responses";
+import { listOf, okWith } from "@/lib/api/responses";
 
 /** `GET …/members` and `GET …/members/all`: a page of members, searched by `query` or picked by `user_ids`. */
 export const listMembersEndpoint = endpoint({

@@ -5,7 +5,7 @@ import { created, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { createMilestone, listMilestones } from "@/lib/issues/milestones";
 import { serializeMilestone, milestoneEntity } from "@/lib/issues/serialize";
-import { listOf, createdWith } from "@/lib/api/responses";
+import { createdWith, listOf } from "@/lib/api/responses";
 
 // As on GitLab, the milestones API needs a signed-in caller, even for public projects.
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/milestones", {

@@ -5,7 +5,7 @@ import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { groupPath } from "@/lib/groups/endpoints";
 import { getGroupMember, removeGroupMember, updateGroupMember } from "@/lib/groups/members";
 import { serializeMember, memberEntity } from "@/lib/projects/serialize";
-import { okWith, noContentAnswer } from "@/lib/api/responses";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 const memberPath = { ...groupPath, user_id: idSegment };
 

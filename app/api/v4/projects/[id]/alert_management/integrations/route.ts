@@ -7,7 +7,7 @@ import { createIntegration, integrationTypes, listIntegrations, serializeIntegra
 import { payloadAttributeMappingSchema } from "@/lib/alerts/schemas";
 import type { PayloadAttributeMapping } from "@/lib/alerts/fields";
 import { payloadFormatSettings } from "@/lib/alerts/formats/types";
-import { listOf, createdWith } from "@/lib/api/responses";
+import { createdWith, listOf } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/alert_management/integrations", {
   GET: endpoint({

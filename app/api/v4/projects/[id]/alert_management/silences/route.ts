@@ -4,7 +4,7 @@ import { created, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { silenceInputOf, silenceParams } from "@/lib/alerts/silence-params";
 import { createSilence, listSilences, serializeSilence, silenceEntity } from "@/lib/alerts/silences";
-import { listOf, createdWith } from "@/lib/api/responses";
+import { createdWith, listOf } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/alert_management/silences", {
   GET: endpoint({

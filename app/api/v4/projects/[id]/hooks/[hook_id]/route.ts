@@ -4,7 +4,7 @@ import { json, noContent } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { deleteHook, getHook, serializeHook, updateHook, projectHookEntity } from "@/lib/webhooks/hooks";
 import { hookAttributesOf, hookParams } from "@/lib/webhooks/params";
-import { okWith, noContentAnswer } from "@/lib/api/responses";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 const path = { ...projectPath, hook_id: idSegment };
 

@@ -9,7 +9,7 @@ import { issueMetadataFrom, issueMetadataParams } from "@/lib/issues/issue-param
 import { deleteIssue, updateIssue } from "@/lib/issues/issues";
 import { serializeIssue, issueEntity } from "@/lib/issues/serialize";
 import { maxTextRequestBytes } from "@/lib/issues/text-limits";
-import { okWith, noContentAnswer } from "@/lib/api/responses";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 const updateParams = {
   title: z.string().optional(),

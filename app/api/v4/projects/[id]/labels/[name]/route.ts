@@ -6,7 +6,7 @@ import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { labelChangesFrom, labelUpdateParams } from "@/lib/issues/label-params";
 import { deleteLabel, getLabel, updateLabel } from "@/lib/issues/labels";
 import { serializeProjectLabel, projectLabelEntity } from "@/lib/issues/serialize";
-import { okWith, noContentAnswer } from "@/lib/api/responses";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 /** `:name` is the label's id or its title, as in GitLab's label paths. */
 const path = { ...projectPath, name: z.string() };

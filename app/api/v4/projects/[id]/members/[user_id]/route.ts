@@ -5,7 +5,7 @@ import { writeApiScopes } from "@/lib/api/scopes";
 import { removeMember, updateMember } from "@/lib/projects/members";
 import { serializeMember, memberEntity } from "@/lib/projects/serialize";
 import { getMemberEndpoint, memberPath as path } from "../member-endpoints";
-import { okWith, noContentAnswer } from "@/lib/api/responses";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/members/:user_id", {
   GET: getMemberEndpoint,

@@ -6,7 +6,7 @@ import { json, noContent } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { deleteMilestone, getMilestone, updateMilestone } from "@/lib/issues/milestones";
 import { serializeMilestone, milestoneEntity } from "@/lib/issues/serialize";
-import { okWith, noContentAnswer } from "@/lib/api/responses";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 const path = { ...projectPath, milestone_id: idSegment };
 

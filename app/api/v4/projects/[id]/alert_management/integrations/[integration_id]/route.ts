@@ -7,7 +7,7 @@ import { deleteIntegration, getIntegration, serializeIntegration, updateIntegrat
 import { payloadAttributeMappingSchema } from "@/lib/alerts/schemas";
 import type { PayloadAttributeMapping } from "@/lib/alerts/fields";
 import { payloadFormatSettings } from "@/lib/alerts/formats/types";
-import { okWith, noContentAnswer } from "@/lib/api/responses";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 const path = { ...projectPath, integration_id: idSegment };
 

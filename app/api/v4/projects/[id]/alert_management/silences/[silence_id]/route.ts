@@ -4,7 +4,7 @@ import { json, noContent } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { silenceInputOf, silenceParams } from "@/lib/alerts/silence-params";
 import { deleteSilence, getSilence, serializeSilence, updateSilence, silenceEntity } from "@/lib/alerts/silences";
-import { okWith, noContentAnswer } from "@/lib/api/responses";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 const path = { ...projectPath, silence_id: idSegment };
 

@@ -7,7 +7,7 @@ import { ParameterError } from "@/lib/errors";
 import { deleteNote, getNote, updateNote } from "@/lib/issues/notes";
 import { serializeNote, noteEntity } from "@/lib/issues/serialize";
 import { maxTextRequestBytes } from "@/lib/issues/text-limits";
-import { okWith, noContentAnswer } from "@/lib/api/responses";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 const path = { ...projectPath, issue_iid: idSegment, note_id: idSegment };
 
