@@ -39,6 +39,8 @@ const serverEnv = {
   // a certificate of their own.
   OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES: "true",
   NODE_EXTRA_CA_CERTS: metadataDocumentTls.certPath,
+  // Every API answer is held to its route's declared response (docs/openapi.json): one that departs fails its test.
+  API_RESPONSE_CHECK: "true",
 };
 
 /**

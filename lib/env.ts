@@ -126,6 +126,11 @@ const envSchema = z.object({
    * reach inside the network this service runs in. For tests and development, where clients run on this machine.
    */
   OAUTH_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES: booleanFlag.default(false),
+  /**
+   * Holds every `/api/v4` answer to its route's declared response and answers 500 naming the mismatch (the e2e
+   * servers set it); off, nothing is checked.
+   */
+  API_RESPONSE_CHECK: booleanFlag.default(false),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Where the bare git repositories live (one `<project id>.git` each); defaults to `${DATA_DIR}/repositories`. */
   REPOSITORIES_DIR: z.string().min(1).optional(),

@@ -53,7 +53,8 @@ test.describe("event lists of a busy public project, for every reader", () => {
               case n % 5 when 3 then null when 0 then 'Note' when 1 then 'Note' else 'Issue' end,
               case n % 5 when 3 then null when 0 then $3::integer else $4::integer end,
               n % 5 = 1,
-              case n % 5 when 3 then '{"push_data":{"action":"pushed","ref":"main"}}'::jsonb end,
+              -- The push payload the git receiver records (lib/git/ref-updates.ts), whole: the answers are held to the schema.
+              case n % 5 when 3 then '{"push_data":{"commit_count":1,"action":"pushed","ref_type":"branch","commit_from":null,"commit_to":null,"ref":"main","commit_title":"Change","ref_count":null}}'::jsonb end,
               now() - interval '1 day' + n * interval '1 millisecond'
             from generate_series(1, $5::integer) n`,
           [projectId, owner.id, secretId, openId, historyLength],

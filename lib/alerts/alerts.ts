@@ -1,5 +1,7 @@
 import "server-only";
 import { and, asc, eq, ilike, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import { entity, isoDateTime } from "@/lib/api/entities";
 import { actingUser, type Ctx } from "@/lib/context";
 import { cappedCount, keyedListPage, type ListPage, type OrderKey } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
@@ -8,11 +10,11 @@ import { alertNotes, alerts, issues, users, type AlertNoteRow, type AlertRow } f
 import { BadRequestError, ConflictError, NotFoundError, UnauthorizedError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
 import { getProjectWithAbility, type ProjectView } from "@/lib/projects/projects";
-import { serializeUserBasic, type UserSummary } from "@/lib/users/serialize";
+import { serializeUserBasic, userBasicEntity, type UserSummary } from "@/lib/users/serialize";
 import { assignedToUsername, assigneesOfAlerts, replaceAlertAssignees, resolveAlertAssignees, type AssigneeReference } from "./assignees";
-import { alertStatuses, type AlertStatus } from "./fields";
+import { alertSeverities, alertStatuses, type AlertStatus } from "./fields";
 import { sourceLinks } from "./formats/registry";
-import type { SourceLink } from "./formats/types";
+import { payloadFormats, type SourceLink } from "./formats/types";
 import { openIncident } from "./incidents";
 import { displayedJson } from "./json-values";
 import { unresolvedWithFingerprint } from "./process";
@@ -335,7 +337,42 @@ export async function createAlertIncident(ctx: Ctx, projectReference: string, ii
 
 const incidentAlreadyExists = "An incident already exists for this alert.";
 
-export function serializeAlert(view: ProjectView, { alert, issueIid, assignees }: AlertWithIncident) {
+export const alertEntity = entity(
+  "Alert",
+  "An alert of a project's alert management, with the payload it was last received with",
+  z.strictObject({
+    id: z.number().int(),
+    iid: z.number().int(),
+    project_id: z.number().int(),
+    integration_id: z.number().int().nullable(),
+    title: z.string(),
+    description: z.string().nullable(),
+    severity: z.enum(alertSeverities),
+    status: z.enum(alertStatuses),
+    started_at: isoDateTime,
+    ended_at: isoDateTime.nullable(),
+    monitoring_tool: z.string().nullable(),
+    service: z.string().nullable(),
+    hosts: z.array(z.string()),
+    environment: z.string().nullable(),
+    fingerprint: z.string().nullable(),
+    event_count: z.number().int(),
+    /** The payload as the monitoring tool sent it. */
+    payload: z.unknown(),
+    payload_format: z.enum(payloadFormats).nullable(),
+    source_links: z.array(z.strictObject({ label: z.string(), url: z.string() })),
+    issue_iid: z.number().int().nullable(),
+    assignees: z.array(userBasicEntity),
+    silenced_by: z.number().int().nullable(),
+    snoozed_until: isoDateTime.nullable(),
+    snoozed_until_resolved: z.boolean(),
+    details_url: z.string(),
+    created_at: isoDateTime,
+    updated_at: isoDateTime,
+  }),
+);
+
+export function serializeAlert(view: ProjectView, { alert, issueIid, assignees }: AlertWithIncident): z.infer<typeof alertEntity> {
   return {
     id: alert.id,
     iid: alert.iid,

@@ -6,8 +6,9 @@ import { ParameterError } from "@/lib/errors";
 import { requireAtLeastOne } from "@/lib/api/request";
 import { json, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
-import { alertSorts, alertStatuses, getAlert, listAlerts, serializeAlert, snoozeMinutesRange, updateAlert, type AlertSnooze } from "./alerts";
+import { alertEntity, alertSorts, alertStatuses, getAlert, listAlerts, serializeAlert, snoozeMinutesRange, updateAlert, type AlertSnooze } from "./alerts";
 import type { AssigneeReference } from "./assignees";
+import { listOf, okWith } from "@/lib/api/responses";
 
 /**
  * The alert endpoints that both the REST API (their route files) and the MCP server's tools serve: one declaration of
@@ -18,6 +19,7 @@ const alertPath = { ...projectPath, alert_iid: idSegment };
 
 /** `GET /projects/:id/alert_management/alerts`. */
 export const listAlertsEndpoint = endpoint({
+  response: listOf(alertEntity),
   scopes: readApiScopes,
   path: projectPath,
   paginated: true,
@@ -46,6 +48,7 @@ export const listAlertsEndpoint = endpoint({
 
 /** `GET /projects/:id/alert_management/alerts/:alert_iid`. */
 export const getAlertEndpoint = endpoint({
+  response: okWith(alertEntity),
   scopes: readApiScopes,
   path: alertPath,
   handle: async ({ ctx, path }) => {
@@ -60,6 +63,7 @@ export const getAlertEndpoint = endpoint({
  * ending it, or `snooze_until_resolved`), or several at once.
  */
 export const updateAlertEndpoint = endpoint({
+  response: okWith(alertEntity),
   scopes: writeApiScopes,
   path: alertPath,
   params: {

@@ -1,5 +1,7 @@
 import "server-only";
 import { sql } from "drizzle-orm";
+import { z } from "zod";
+import { entity, isoDateTime } from "@/lib/api/entities";
 import { alertIntegrations, type AlertIntegrationRow } from "@/lib/db/schema";
 import { ValidationError } from "@/lib/errors";
 import { heartbeatLimits } from "./form-schemas";
@@ -87,8 +89,20 @@ export function heartbeatStatus(integration: Pick<AlertIntegrationRow, "active" 
   return integration.lastPingAt === null ? "waiting" : "up";
 }
 
+export const heartbeatEntity = entity(
+  "Heartbeat",
+  "A heartbeat integration's schedule and state",
+  z.strictObject({
+    interval_seconds: z.number().int(),
+    grace_seconds: z.number().int(),
+    last_ping_at: isoDateTime.nullable(),
+    next_due_at: isoDateTime.nullable(),
+    status: z.enum(heartbeatStatuses),
+  }),
+);
+
 /** The API's `heartbeat` member of an integration: null for other types. */
-export function serializeHeartbeat(integration: AlertIntegrationRow) {
+export function serializeHeartbeat(integration: AlertIntegrationRow): z.infer<typeof heartbeatEntity> | null {
   if (integration.type !== "heartbeat" || integration.heartbeatIntervalSeconds === null || integration.heartbeatGraceSeconds === null) return null;
   return {
     interval_seconds: integration.heartbeatIntervalSeconds,

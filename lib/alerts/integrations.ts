@@ -1,6 +1,8 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { and, asc, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import { entity, isoDateTime } from "@/lib/api/entities";
 import type { PageRequest } from "@/lib/api/pagination";
 import type { Ctx } from "@/lib/context";
 import { decryptSecret, encryptSecret, sha256Hex } from "@/lib/crypto";
@@ -14,8 +16,8 @@ import { alertFields, alertSeverities, isEachElement, type PayloadAttributeMappi
 import { deepSizeProblem, type DeepSizeProblem } from "./deep-size";
 import { isPlainObject } from "./json-values";
 import { extractPayloadFields, ownValue, type PayloadField } from "./payload-fields";
-import type { PayloadFormatSetting } from "./formats/types";
-import { dueAfter, heartbeatSettingsOf, rescheduledDueAt, serializeHeartbeat } from "./heartbeat-settings";
+import { payloadFormats, payloadFormatSettings, type PayloadFormatSetting } from "./formats/types";
+import { dueAfter, heartbeatEntity, heartbeatSettingsOf, rescheduledDueAt, serializeHeartbeat } from "./heartbeat-settings";
 import { integrationUrl, senderApiUrls } from "./urls";
 
 export { integrationTypes };
@@ -272,7 +274,51 @@ export async function listPayloadFields(ctx: Ctx, projectReference: string, payl
  * GitLab's integration entity. Its `token` lets anyone post alerts, a write credential: it is shown only to callers
  * with full rights (a browser session or an `api` token) and is null for a `read_api` token.
  */
-export async function serializeIntegration(ctx: Ctx, { view, integration }: IntegrationView) {
+const mappedFieldEntity = entity(
+  "MappedField",
+  "Where in a payload an alert field is read",
+  z.strictObject({
+    path: z.array(z.union([z.string(), z.number(), z.strictObject({ each: z.literal(true) })])),
+    type: z.enum(["string", "datetime", "number", "array"]),
+    label: z.string().nullable().optional(),
+    values: z.record(z.string(), z.string()).optional(),
+    fallback: z.string().optional(),
+  }),
+);
+
+export const alertIntegrationEntity = entity(
+  "AlertIntegration",
+  "An alert integration: where a monitoring tool posts alerts, and how its payloads are read",
+  z.strictObject({
+    id: z.number().int(),
+    name: z.string(),
+    type: z.enum(integrationTypes),
+    active: z.boolean(),
+    endpoint_identifier: z.string(),
+    url: z.string(),
+    /** Null for a `read_api` token. */
+    token: z.string().nullable(),
+    payload_example: z.string(),
+    payload_attribute_mapping: z.partialRecord(z.enum(alertFields.map((field) => field.name)), mappedFieldEntity),
+    payload_format: z.enum(payloadFormatSettings),
+    last_payload_format: z.enum(payloadFormats).nullable(),
+    pagerduty_events_url: z.string().nullable(),
+    opsgenie_alerts_url: z.string().nullable(),
+    sns_subscription_confirmation: z.strictObject({ topic_arn: z.string(), subscribe_url: z.string(), received_at: z.string() }).nullable(),
+    heartbeat: heartbeatEntity.nullable(),
+    created_at: isoDateTime,
+    updated_at: isoDateTime,
+  }),
+);
+
+/** A field of a sample payload, as `POST …/payload_fields` answers it. */
+export const payloadFieldEntity = entity(
+  "PayloadField",
+  "A field of a sample payload that a mapping can read",
+  z.strictObject({ path: mappedFieldEntity.shape.path, label: z.string(), type: mappedFieldEntity.shape.type }),
+);
+
+export async function serializeIntegration(ctx: Ctx, { view, integration }: IntegrationView): Promise<z.infer<typeof alertIntegrationEntity>> {
   return {
     id: integration.id,
     name: integration.name,

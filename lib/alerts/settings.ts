@@ -1,5 +1,7 @@
 import "server-only";
 import { eq } from "drizzle-orm";
+import { z } from "zod";
+import { entity } from "@/lib/api/entities";
 import type { Ctx } from "@/lib/context";
 import type { Executor } from "@/lib/db";
 import { projectAlertSettings } from "@/lib/db/schema";
@@ -37,6 +39,12 @@ export async function updateAlertSettings(ctx: Ctx, projectReference: string, ch
   return next;
 }
 
-export function serializeAlertSettings(settings: AlertSettings) {
+export const alertSettingsEntity = entity(
+  "AlertSettings",
+  "What a project does with the alerts it receives",
+  z.strictObject({ create_incident: z.boolean(), auto_close_incident: z.boolean(), send_email: z.boolean() }),
+);
+
+export function serializeAlertSettings(settings: AlertSettings): z.infer<typeof alertSettingsEntity> {
   return { create_incident: settings.createIncident, auto_close_incident: settings.autoCloseIncident, send_email: settings.sendEmail };
 }

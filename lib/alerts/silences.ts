@@ -1,5 +1,7 @@
 import "server-only";
 import { and, asc, desc, eq, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import { entity, isoDateTime } from "@/lib/api/entities";
 import type { PageRequest } from "@/lib/api/pagination";
 import { actingUser, type Ctx } from "@/lib/context";
 import { listPage, placeholder, preparedStatement, type Database, type Executor, type ListPage } from "@/lib/db";
@@ -24,6 +26,7 @@ import {
   SilenceRuleError,
   silenceStateAt,
   validRecurrence,
+  weekdays,
   type SilenceMatcher,
   type SilenceWindow,
   type WeeklyRecurrence,
@@ -167,7 +170,31 @@ export async function deleteSilence(ctx: Ctx, projectReference: string, silenceI
   });
 }
 
-export function serializeSilence({ silence, authorUsername }: SilenceView, now: Date) {
+const silenceWindowEntity = z.strictObject({ starts_at: isoDateTime, ends_at: isoDateTime });
+
+export const silenceEntity = entity(
+  "Silence",
+  "A maintenance window: alerts its matchers match while it is active open no incident and notify nobody",
+  z.strictObject({
+    id: z.number().int(),
+    project_id: z.number().int(),
+    matchers: z.array(z.string()),
+    starts_at: isoDateTime.nullable(),
+    ends_at: isoDateTime.nullable(),
+    recurrence: z
+      .strictObject({ days: z.array(z.enum(weekdays)), start_time: z.string(), end_time: z.string(), time_zone: z.string() })
+      .nullable(),
+    reason: z.string(),
+    author: z.strictObject({ id: z.number().int().nullable(), username: z.string() }).nullable(),
+    state: z.enum(["active", "pending", "expired"]),
+    current_window: silenceWindowEntity.nullable(),
+    next_window: silenceWindowEntity.nullable(),
+    created_at: isoDateTime,
+    updated_at: isoDateTime,
+  }),
+);
+
+export function serializeSilence({ silence, authorUsername }: SilenceView, now: Date): z.infer<typeof silenceEntity> {
   const window = silenceWindow(silence);
   const open = openWindowAt(window, now);
   const next = open ? null : nextWindowAfter(window, now);

@@ -1,4 +1,6 @@
 import "server-only";
+import { z } from "zod";
+import { entity } from "@/lib/api/entities";
 import type { Ctx } from "@/lib/context";
 import { alertIntegrations } from "@/lib/db/schema";
 import { and, eq } from "drizzle-orm";
@@ -13,6 +15,21 @@ import { applyPayload, type ReceiverAnswer } from "./receive";
  * and gets the same answer; an inactive integration refuses it with 403, as GitLab's UI reports. A payload over the
  * receiver's limits is refused as invalid input.
  */
+/**
+ * What a test alert answers: what the integration's receiver answers the payload, in the format it was read in (the
+ * alerts recorded, or the monitoring tool's own acknowledgement).
+ */
+export const testAlertAnswerEntity = entity(
+  "TestAlertAnswer",
+  "The receiver's answer to the payload: the alerts it recorded, or the monitoring tool's own acknowledgement",
+  z.union([
+    z.array(z.strictObject({ iid: z.number().int(), title: z.string() })),
+    z.strictObject({ message: z.string() }),
+    z.strictObject({ result: z.string(), requestId: z.string() }),
+    z.strictObject({ status: z.literal("success"), message: z.string(), dedup_key: z.unknown() }),
+  ]),
+);
+
 export async function sendTestAlert(
   ctx: Ctx,
   projectReference: string,

@@ -1,12 +1,16 @@
 import "server-only";
 import type { z } from "zod";
 import type { Ctx } from "@/lib/context";
+import { env } from "@/lib/env";
 import { ParameterError } from "@/lib/errors";
 import type { Answer } from "@/lib/http/answer";
-import { apiRoute, routeNotFound, type NextRouteContext } from "./handler";
+import { logger } from "@/lib/log";
+import { apiRoute, routeNotFound, type ApiCall, type NextRouteContext } from "./handler";
 import { pageRequest, type PageRequest } from "./pagination";
 import { keysetPaginationParams, paginationParams } from "./param-types";
 import { parseParams, readBody, readQuery } from "./request";
+import { json } from "./respond";
+import { responseMismatches, type EndpointResponse } from "./responses";
 import { actAsSudoUser, sudoIdentifier } from "./sudo";
 import type { Scope } from "./scopes";
 
@@ -52,6 +56,11 @@ export interface Endpoint<PathShape extends Shape = Shape, ParamShape extends Sh
   maxBodyBytes?: number;
   /** A check of the caller made before any parameter is read (admin-only endpoints: non-admins learn nothing). */
   guard?: (ctx: Ctx) => void;
+  /**
+   * What it answers when it succeeds: the status and the entity's schema (an array of it for lists), or 204. The
+   * OpenAPI document describes the answer with it, and the e2e servers hold every answer to it.
+   */
+  response: EndpointResponse;
   handle(call: EndpointCall<PathShape, ParamShape>): Promise<Answer>;
 }
 
@@ -136,18 +145,34 @@ export function prepareCall(declared: Endpoint, segments: Record<string, unknown
 }
 
 function routeFor(route: string, method: ApiMethod, declared: Endpoint): RouteHandler {
-  return apiRoute(
-    { route, scopes: declared.scopes, allowAnonymous: declared.allowAnonymous },
-    async ({ ctx, request, url, params: segments, checkScopes }) => {
-      declared.guard?.(ctx);
-      if (method === "GET") return declared.handle({ ctx, request, url, ...prepareCall(declared, segments, readQuery(url)) });
-      const body = await readBody(request, declared.maxBodyBytes);
-      const caller = await actingAsBodySudo(ctx, request, url, body);
-      checkScopes(caller);
-      if (caller !== ctx) declared.guard?.(caller);
-      return declared.handle({ ctx: caller, request, url, ...prepareCall(declared, segments, { ...readQuery(url), ...body }) });
-    },
-  );
+  return apiRoute({ route, scopes: declared.scopes, allowAnonymous: declared.allowAnonymous }, async (call) => {
+    const answer = await answerCall(method, declared, call);
+    return checkedAnswer(`${method} ${route}`, declared.response, answer);
+  });
+}
+
+async function answerCall(method: ApiMethod, declared: Endpoint, { ctx, request, url, params: segments, checkScopes }: ApiCall): Promise<Answer> {
+  declared.guard?.(ctx);
+  if (method === "GET") return declared.handle({ ctx, request, url, ...prepareCall(declared, segments, readQuery(url)) });
+  const body = await readBody(request, declared.maxBodyBytes);
+  const caller = await actingAsBodySudo(ctx, request, url, body);
+  checkScopes(caller);
+  if (caller !== ctx) declared.guard?.(caller);
+  return declared.handle({ ctx: caller, request, url, ...prepareCall(declared, segments, { ...readQuery(url), ...body }) });
+}
+
+/**
+ * With `API_RESPONSE_CHECK` (the e2e servers): an answer that departs from its declared response becomes a 500 that
+ * names the route and what is wrong, so the test that made the request fails where it made it. Routes and the MCP
+ * server's tools, which run the same endpoints, both answer through it.
+ */
+export function checkedAnswer(operation: string, declared: EndpointResponse, answer: Answer): Answer {
+  // Read per answer, so a test can turn it on; off in production, where it would cost a parse of every answer.
+  if (!env.API_RESPONSE_CHECK) return answer;
+  const mismatches = responseMismatches(declared, answer);
+  if (mismatches.length === 0) return answer;
+  logger.error({ operation, status: answer.status, mismatches }, "API answer does not match its declared response");
+  return json({ message: "500 Internal Server Error", response_check: { operation, status: answer.status, mismatches } }, 500);
 }
 
 /**

@@ -1,16 +1,19 @@
 import { z } from "zod";
 import type { Declaration, Shape } from "./endpoint";
 import { scopeDescriptions } from "@/lib/oauth/scopes";
+import { apiEntities } from "./entities";
+import { successStatuses, type EndpointResponse } from "./responses";
 import { knownScopes } from "./scopes";
 
 /**
  * The OpenAPI 3.1 document of `/api/v4`, made from the routes' own declarations (`apiResource`): each route and
  * method, its path segments and parameters as JSON Schemas of the zod types the route parses them with (what a caller
- * may send: `io: "input"`), the scopes a token needs, and pagination. Pure, so a test can hold the committed document
- * (`docs/openapi.json`, served at `/api/v4/openapi.json`) to the declarations.
+ * may send: `io: "input"`), the scopes a token needs, pagination, and its success response as the JSON Schema of the
+ * entity's zod schema (what the serializer's type is inferred from: `io: "output"`), each entity once in
+ * `components.schemas`. Pure, so a test can hold the committed document (`docs/openapi.json`, served at
+ * `/api/v4/openapi.json`) to the declarations.
  *
- * Responses are described by status and GitLab's error shape, not by entity: the serializers are functions, not
- * schemas. The MCP endpoint (JSON-RPC, `/api/v4/mcp`) is not a REST route and is left out.
+ * Errors are GitLab's error shape. The MCP endpoint (JSON-RPC, `/api/v4/mcp`) is not a REST route and is left out.
  */
 export interface OpenApiInfo {
   /** This service's version. */
@@ -79,7 +82,39 @@ const errorResponses = {
   "404": errorResponse("Nothing there the caller may see"),
 };
 
-function operation(declaration: Declaration) {
+/** What `GET /openapi.json` answers: this document, checked in its outline (its own schema would be all of it). */
+export const openApiDocumentSchema = z.looseObject({
+  openapi: z.literal("3.1.0"),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.record(z.string(), z.looseObject({ operationId: z.string(), responses: z.record(z.string(), z.unknown()) }))),
+  components: z.looseObject({ schemas: z.record(z.string(), z.unknown()) }),
+});
+
+/**
+ * A response body's JSON Schema, its entities referred to by name; their own schemas go to `entities`. zod names them
+ * under `$defs`, which becomes `components.schemas`.
+ */
+function responseSchemaOf(body: z.ZodType, entities: Record<string, JsonSchema>): JsonSchema {
+  const converted = z.toJSONSchema(body, { io: "output", metadata: apiEntities, unrepresentable: "any" }) as JsonSchema;
+  const { $schema: _draft, $defs, ...schema } = JSON.parse(JSON.stringify(converted).replaceAll('"#/$defs/', '"#/components/schemas/')) as JsonSchema & {
+    $defs?: Record<string, JsonSchema>;
+  };
+  Object.assign(entities, $defs);
+  return schema;
+}
+
+function successResponses(declared: EndpointResponse, paginated: boolean, entities: Record<string, JsonSchema>) {
+  if (!("body" in declared)) return { "204": { description: declared.description ?? "Done; no body" } };
+  const content = { "application/json": { schema: responseSchemaOf(declared.body, entities) } };
+  const description = declared.description ?? (paginated ? "A page of the list" : successDescriptions[successStatuses(declared)[0]!]);
+  return Object.fromEntries(
+    successStatuses(declared).map((status) => [String(status), { description, ...(paginated ? { headers: paginationHeaders } : {}), content }]),
+  );
+}
+
+const successDescriptions: Record<number, string> = { 200: "The entity", 201: "What was created or done", 202: "Accepted; done shortly" };
+
+function operation(declaration: Declaration, entities: Record<string, JsonSchema>) {
   const { method, route, endpoint } = declaration;
   const segments = new Set(pathSegments(route));
   const pathParameters = [...segments].map((name) => {
@@ -112,10 +147,7 @@ function operation(declaration: Declaration) {
       : {}),
     security,
     responses: {
-      "2XX": {
-        description: endpoint.paginated ? "A page of the list, as a JSON array" : "GitLab's entity as JSON (201 for a creation; 204 with no body for some deletions)",
-        ...(endpoint.paginated ? { headers: paginationHeaders } : {}),
-      },
+      ...successResponses(endpoint.response, endpoint.paginated !== undefined, entities),
       ...Object.fromEntries(Object.keys(errorResponses).map((status) => [status, { $ref: `#/components/responses/${status}` }])),
     },
   };
@@ -123,22 +155,25 @@ function operation(declaration: Declaration) {
 
 export function openApiDocument(declarations: readonly Declaration[], info: OpenApiInfo) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const entities: Record<string, JsonSchema> = {};
   const sorted = [...declarations].sort((a, b) => a.route.localeCompare(b.route) || a.method.localeCompare(b.method));
   for (const declaration of sorted) {
-    (paths[openApiPath(declaration.route)] ??= {})[declaration.method.toLowerCase()] = operation(declaration);
+    (paths[openApiPath(declaration.route)] ??= {})[declaration.method.toLowerCase()] = operation(declaration, entities);
   }
+  const entitySchemas = Object.fromEntries(Object.entries(entities).sort(([a], [b]) => a.localeCompare(b)));
   return {
     openapi: "3.1.0",
     info: {
       title: "REST API (GitLab-compatible)",
       version: info.version,
-      description: `The GitLab ${info.gitlabVersion} REST API routes this service serves, with the parameters each one reads. Generated from the routes' declarations (\`npm run openapi\`).`,
+      description: `The GitLab ${info.gitlabVersion} REST API routes this service serves: the parameters each one reads and the entity it answers with, from the same zod schemas the routes parse with and the serializers are typed by. Generated from the routes' declarations (\`npm run openapi\`).`,
     },
     servers: [{ url: "/api/v4" }],
     paths,
     components: {
       responses: errorResponses,
       schemas: {
+        ...entitySchemas,
         Error: {
           type: "object",
           description: "GitLab's error answers: `message` (a text, or an object of messages by field) or `error`.",

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import type { Actor } from "@/lib/context";
 import type { UserRow } from "@/lib/db/schema";
 import { env } from "@/lib/env";
@@ -14,15 +15,16 @@ import type { Scope } from "./scopes";
 import { apiResource, endpoint } from "./endpoint";
 import { projectPath } from "./param-types";
 import { json } from "./respond";
+import { okWith } from "./responses";
 import { writeApiScopes } from "./scopes";
 import { actAsSudoUser } from "./sudo";
 
 /** Who a request acted as, whatever its method: the API's own routing, authentication and sudo in front of it. */
-const whoAmI = endpoint({ scopes: writeApiScopes, handle: async ({ ctx }) => json({ username: currentUser(ctx).username }) });
+const whoAmI = endpoint({ scopes: writeApiScopes, response: okWith(z.strictObject({ username: z.string() })), handle: async ({ ctx }) => json({ username: currentUser(ctx).username }) });
 const probe = apiResource("/probe", { GET: { ...whoAmI, scopes: ["read_api", "api"] }, POST: whoAmI });
 const projectRoute = apiResource("/projects/:id", {
   GET: getProjectEndpoint,
-  PUT: endpoint({ scopes: writeApiScopes, path: projectPath, handle: async ({ ctx, path }) => json({ id: (await getVisibleProject(ctx, path.id)).project.id }) }),
+  PUT: endpoint({ scopes: writeApiScopes, path: projectPath, response: okWith(z.strictObject({ id: z.number() })), handle: async ({ ctx, path }) => json({ id: (await getVisibleProject(ctx, path.id)).project.id }) }),
 });
 
 describe.each(testDatabases())("sudo on $name", ({ open }) => {

@@ -1,6 +1,8 @@
 import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
 import { inArray, lt } from "drizzle-orm";
+import { z } from "zod";
+import { entity } from "@/lib/api/entities";
 import { actingUser, type Ctx } from "@/lib/context";
 import { getDatabaseHandle, type Database } from "@/lib/db";
 import type { DatabaseHandle } from "@/lib/db/drivers";
@@ -40,6 +42,12 @@ export async function pruneEventsBefore(db: Database, cutoff: Date, options: Pru
     if (pauseMs > 0) await sleep(pauseMs);
   }
 }
+
+export const pruneRunEntity = entity(
+  "EventPruneRun",
+  "What pruning the events now did: nothing (`ran: false`) when another process was already pruning",
+  z.strictObject({ ran: z.boolean(), deleted: z.number().int(), cutoff: z.string() }),
+);
 
 export interface PruneRun {
   /** False when another process was already pruning (PostgreSQL), so this one did nothing. */

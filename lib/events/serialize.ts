@@ -1,8 +1,11 @@
 import "server-only";
 import { sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import { entity, isoDateTime } from "@/lib/api/entities";
 import { env } from "@/lib/env";
-import { events, namespaces, users } from "@/lib/db/schema";
-import { userBasicSqlFields } from "@/lib/users/serialize";
+import { eventTargetTypes, events, namespaces, users } from "@/lib/db/schema";
+import { noteEntity } from "@/lib/issues/serialize";
+import { userBasicEntity, userBasicSqlFields } from "@/lib/users/serialize";
 
 // Event lists are the hottest read of the API, so PostgreSQL renders each event as GitLab's JSON and the server only
 // joins the rows of a page: turning every row into objects and back into JSON cost more than the query itself. The
@@ -79,6 +82,55 @@ function groupJson(): SQL {
     ${namespaces.fullPath} as full_path, ${externalUrl} || '/groups/' || ${namespaces.fullPath} as web_url
     from ${namespaces} where ${namespaces.id} = ${events.groupId}) g)`;
 }
+
+/** A comment event's note, as it was then: the Note entity without what a snapshot does not keep. */
+const eventNoteEntity = entity(
+  "EventNote",
+  "The comment a comment event made, as it was then",
+  noteEntity.omit({ resolvable: true, confidential: true, commands_changes: true }).extend({ project_id: z.number().int().nullable() }),
+);
+
+const pushDataEntity = entity(
+  "PushEventPayload",
+  "What a push event pushed",
+  z.strictObject({
+    commit_count: z.number().int(),
+    action: z.enum(["pushed", "created", "removed"]),
+    ref_type: z.enum(["branch", "tag"]),
+    commit_from: z.string().nullable(),
+    commit_to: z.string().nullable(),
+    ref: z.string().nullable(),
+    commit_title: z.string().nullable(),
+    ref_count: z.number().int().nullable(),
+  }),
+);
+
+/**
+ * GitLab's Event entity. Rendered by PostgreSQL (`eventJson`), so no serializer's type holds it to this schema: the
+ * e2e servers' response check does.
+ */
+export const eventEntity = entity(
+  "Event",
+  "An event of the Events API; `push_data` on pushes, `note` on comments",
+  z.strictObject({
+    id: z.number().int(),
+    title: z.null(),
+    project_id: z.number().int().nullable(),
+    action_name: z.string(),
+    target_id: z.number().int().nullable(),
+    target_iid: z.number().int().nullable(),
+    target_type: z.enum(eventTargetTypes).nullable(),
+    author_id: z.number().int(),
+    target_title: z.string().nullable(),
+    created_at: isoDateTime,
+    author: userBasicEntity,
+    push_data: pushDataEntity.optional(),
+    note: eventNoteEntity.optional(),
+    /** Only on a group's own events, which the Events API does not list. */
+    group: z.strictObject({ id: z.number().int(), name: z.string(), full_name: z.string(), full_path: z.string(), web_url: z.string() }).optional(),
+    author_username: z.string(),
+  }),
+);
 
 /**
  * An event as GitLab's Events API shows it, as JSON text, for a query over `events` joined to its author in `users`.

@@ -4,10 +4,11 @@ import { endpoint } from "@/lib/api/endpoint";
 import { booleanParam, idSegment, integerListParam, integerParam, searchParam } from "@/lib/api/param-types";
 import { json, paginated } from "@/lib/api/respond";
 import { readApiScopes } from "@/lib/api/scopes";
-import { serializeMember } from "@/lib/projects/serialize";
+import { memberEntity, serializeMember } from "@/lib/projects/serialize";
 import { groupOrderFields, listGroups, listSubgroups, type GroupListFilters } from "./groups";
 import { getAllMember, listAllGroupMembers, listAllProjectMembers } from "./members";
-import { serializeGroup } from "./serialize";
+import { groupEntity, serializeGroup } from "./serialize";
+import { listOf, okWith } from "@/lib/api/responses";
 
 /** `:id` of `/groups/:id/…`: a numeric id or a URL-encoded full path. */
 export const groupPath = { id: z.string() };
@@ -40,6 +41,7 @@ export function groupListFiltersOf(params: GroupListParams): GroupListFilters {
 
 /** `GET /groups`. */
 export const listGroupsEndpoint = endpoint({
+  response: listOf(groupEntity),
   scopes: readApiScopes,
   allowAnonymous: true,
   paginated: true,
@@ -53,6 +55,7 @@ export const listGroupsEndpoint = endpoint({
 /** `GET /groups/:id/subgroups` and `…/descendant_groups`. */
 export function subgroupsEndpoint(depth: "children" | "descendants") {
   return endpoint({
+    response: listOf(groupEntity),
     scopes: readApiScopes,
     allowAnonymous: true,
     path: groupPath,
@@ -70,6 +73,7 @@ const memberListParams = { query: searchParam.optional(), user_ids: integerListP
 /** `GET /projects/:id/members/all` and `GET /groups/:id/members/all`: direct and inherited members, each once. */
 export function allMembersEndpoint(source: "project" | "group") {
   return endpoint({
+    response: listOf(memberEntity),
     scopes: readApiScopes,
     allowAnonymous: true,
     path: { id: z.string() },
@@ -86,6 +90,7 @@ export function allMembersEndpoint(source: "project" | "group") {
 /** `GET …/members/all/:user_id`. */
 export function allMemberEndpoint(source: "project" | "group") {
   return endpoint({
+    response: okWith(memberEntity),
     scopes: readApiScopes,
     allowAnonymous: true,
     path: { id: z.string(), user_id: idSegment },

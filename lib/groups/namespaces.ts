@@ -1,5 +1,7 @@
 import "server-only";
 import { and, eq, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import { entity } from "@/lib/api/entities";
 import { actingUser, type Ctx } from "@/lib/context";
 import { keyedListPage, type ListPage } from "@/lib/db";
 import { fuzzySearch } from "@/lib/db/like";
@@ -51,7 +53,13 @@ export async function getNamespace(ctx: Ctx, reference: string): Promise<Namespa
  * `GET /namespaces/:namespace/exists`: whether a top-level namespace (or, with `parentId`, a subgroup of it) has the
  * path, and if so a free one to suggest, as GitLab's `Namespace.clean_path` numbering does.
  */
-export async function namespaceExists(ctx: Ctx, path: string, parentId?: number): Promise<{ exists: boolean; suggests: string[] }> {
+export const namespaceExistenceEntity = entity(
+  "NamespaceExistence",
+  "Whether a path is taken, and a free one like it",
+  z.strictObject({ exists: z.boolean(), suggests: z.array(z.string()) }),
+);
+
+export async function namespaceExists(ctx: Ctx, path: string, parentId?: number): Promise<z.infer<typeof namespaceExistenceEntity>> {
   if (!actingUser(ctx)) throw new UnauthorizedError();
   // Found through the full path's unique index: the parent's full path and a slash, then the candidate.
   const prefix = parentId === undefined ? sql`''` : sql`(select parent.full_path || '/' from ${namespaces} parent where parent.id = ${parentId})`;

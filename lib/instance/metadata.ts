@@ -1,3 +1,5 @@
+import { z } from "zod";
+import { entity } from "@/lib/api/entities";
 import packageJson from "@/package.json";
 
 /**
@@ -14,7 +16,18 @@ export const compatibleGitlabVersion = "16.10.0";
  * is this service's own release rather than a GitLab commit, so bug reports can name what runs; there is no
  * Kubernetes agent server, and no Enterprise Edition.
  */
-export function instanceMetadata() {
+export const metadataEntity = entity(
+  "Metadata",
+  "The GitLab release this service answers as, and this service's own",
+  z.strictObject({
+    version: z.string(),
+    revision: z.string(),
+    kas: z.strictObject({ enabled: z.boolean(), externalUrl: z.string().nullable(), externalK8sProxyUrl: z.string().nullable(), version: z.string().nullable() }),
+    enterprise: z.boolean(),
+  }),
+);
+
+export function instanceMetadata(): z.infer<typeof metadataEntity> {
   return {
     version: compatibleGitlabVersion,
     revision: packageJson.version,

@@ -1,5 +1,7 @@
 import "server-only";
 import { eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import { entity } from "@/lib/api/entities";
 import type { Ctx } from "@/lib/context";
 import { preparedQuery, type Database } from "@/lib/db";
 import { applicationSettings } from "@/lib/db/schema";
@@ -73,7 +75,19 @@ export async function updateInstanceSettings(ctx: Ctx, changes: Partial<Instance
  * `SIGNUP_ENABLED` and only read here; `oauth_authorization_response_iss` is this service's own (GitLab has no
  * RFC 9207 setting).
  */
-export function serializeApplicationSettings(settings: InstanceSettings) {
+export const applicationSettingsEntity = entity(
+  "ApplicationSettings",
+  "The instance's settings this service has",
+  z.strictObject({
+    signup_enabled: z.boolean(),
+    allow_local_requests_from_web_hooks_and_services: z.boolean(),
+    allow_local_requests_from_hooks_and_services: z.boolean(),
+    oauth_authorization_response_iss: z.boolean(),
+    can_create_group: z.boolean(),
+  }),
+);
+
+export function serializeApplicationSettings(settings: InstanceSettings): z.infer<typeof applicationSettingsEntity> {
   return {
     signup_enabled: env.SIGNUP_ENABLED,
     allow_local_requests_from_web_hooks_and_services: settings.allowLocalRequestsFromWebHooksAndServices,

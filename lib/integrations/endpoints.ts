@@ -7,7 +7,17 @@ import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import type { ChatIntegrationType } from "@/lib/db/schema";
 import { RouteNotFoundError } from "@/lib/errors";
 import { channelProperty, chatEvents, chatIntegrationSlugs, eventToggles, integrationTypeOfSlug } from "./catalog";
-import { disableIntegration, getIntegration, listActiveIntegrations, saveIntegration, serializeIntegration, serializeIntegrationBasic } from "./integrations";
+import {
+  disableIntegration,
+  getIntegration,
+  integrationBasicEntity,
+  integrationEntity,
+  listActiveIntegrations,
+  saveIntegration,
+  serializeIntegration,
+  serializeIntegrationBasic,
+} from "./integrations";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 /**
  * The integrations API (`lib/api/integrations.rb`), declared once and served at GitLab's `/projects/:id/integrations`
@@ -36,6 +46,7 @@ const integrationParams = {
 
 /** `GET /projects/:id/integrations`: the project's active integrations, without their settings. */
 export const listIntegrationsEndpoint = endpoint({
+  response: okWith(z.array(integrationBasicEntity)),
   scopes: readApiScopes,
   path: projectPath,
   handle: async ({ ctx, path }) => json((await listActiveIntegrations(ctx, path.id)).map(({ integration }) => serializeIntegrationBasic(integration))),
@@ -52,11 +63,13 @@ function typeOf(slug: string): ChatIntegrationType {
 /** `GET`, `PUT` and `DELETE /projects/:id/integrations/:slug`. */
 export const integrationEndpoints: Partial<Record<ApiMethod, Endpoint>> = {
   GET: endpoint({
+    response: okWith(integrationEntity),
     scopes: readApiScopes,
     path: integrationPath,
     handle: async ({ ctx, path }) => json(serializeIntegration((await getIntegration(ctx, path.id, typeOf(path.slug))).integration)),
   }),
   PUT: endpoint({
+    response: okWith(integrationEntity),
     scopes: writeApiScopes,
     path: { ...projectPath, slug: z.string() },
     params: integrationParams,
@@ -68,6 +81,7 @@ export const integrationEndpoints: Partial<Record<ApiMethod, Endpoint>> = {
     },
   }),
   DELETE: endpoint({
+    response: noContentAnswer,
     scopes: writeApiScopes,
     path: integrationPath,
     handle: async ({ ctx, path }) => {

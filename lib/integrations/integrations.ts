@@ -1,5 +1,7 @@
 import "server-only";
 import { and, asc, eq } from "drizzle-orm";
+import { z } from "zod";
+import { entity, isoDateTime } from "@/lib/api/entities";
 import type { Ctx } from "@/lib/context";
 import { decryptSecret, encryptSecret } from "@/lib/crypto";
 import type { Database, Executor } from "@/lib/db";
@@ -227,8 +229,41 @@ export async function disableIntegration(ctx: Ctx, projectReference: string, typ
   });
 }
 
+const integrationBasicShape = {
+  id: z.number().int(),
+  title: z.string(),
+  slug: z.string(),
+  created_at: isoDateTime,
+  updated_at: isoDateTime,
+  active: z.boolean(),
+  commit_events: z.boolean(),
+  push_events: z.boolean(),
+  issues_events: z.boolean(),
+  incident_events: z.boolean(),
+  alert_events: z.boolean(),
+  confidential_issues_events: z.boolean(),
+  merge_requests_events: z.boolean(),
+  tag_push_events: z.boolean(),
+  deployment_events: z.boolean(),
+  note_events: z.boolean(),
+  confidential_note_events: z.boolean(),
+  pipeline_events: z.boolean(),
+  wiki_page_events: z.boolean(),
+  job_events: z.boolean(),
+  comment_on_event_enabled: z.boolean(),
+  inherited: z.boolean(),
+};
+
+export const integrationBasicEntity = entity("IntegrationBasic", "A project's chat integration, without its settings", z.strictObject(integrationBasicShape));
+
+export const integrationEntity = entity(
+  "Integration",
+  "A project's chat integration and its settings (never the webhook, a credential)",
+  z.strictObject({ ...integrationBasicShape, properties: z.record(z.string(), z.union([z.string(), z.boolean(), z.null()])) }),
+);
+
 /** GitLab's `IntegrationBasic` entity. */
-export function serializeIntegrationBasic(integration: ProjectIntegrationRow) {
+export function serializeIntegrationBasic(integration: ProjectIntegrationRow): z.infer<typeof integrationBasicEntity> {
   const definition = chatIntegrations[integration.type];
   const dormant = (name: "merge_requests_events" | "pipeline_events" | "wiki_page_events" | "deployment_events") =>
     integration.dormantEvents[name] ?? eventToggleDefaults[name];
@@ -273,6 +308,6 @@ export function integrationProperties(integration: Pick<ProjectIntegrationRow, "
 }
 
 /** GitLab's `Integration` entity: the basic one and the properties. */
-export function serializeIntegration(integration: ProjectIntegrationRow) {
+export function serializeIntegration(integration: ProjectIntegrationRow): z.infer<typeof integrationEntity> {
   return Object.assign(serializeIntegrationBasic(integration), { properties: integrationProperties(integration) });
 }

@@ -8,8 +8,9 @@ import { listIssues, listIssuesAcrossProjects } from "./issue-list";
 import { issueFiltersFrom, issueListParams, issueMetadataFrom, issueMetadataParams, issueTypeParam } from "./issue-params";
 import { createIssue, getIssue } from "./issues";
 import { createNote, listNotes } from "./notes";
-import { serializeIssue, serializeNote } from "./serialize";
+import { issueEntity, noteEntity, serializeIssue, serializeNote } from "./serialize";
 import { maxTextRequestBytes } from "./text-limits";
+import { createdWith, listOf, okWith } from "@/lib/api/responses";
 
 /**
  * The issue and note endpoints that both the REST API (their route files) and the MCP server's tools serve: one
@@ -20,6 +21,7 @@ export const issuePath = { ...projectPath, issue_iid: idSegment };
 
 /** `GET /issues`. */
 export const listIssuesAcrossProjectsEndpoint = endpoint({
+  response: listOf(issueEntity),
   scopes: readApiScopes,
   // Only `scope=all` is open to anonymous callers; the verb asks the others to sign in.
   allowAnonymous: true,
@@ -34,6 +36,7 @@ export const listIssuesAcrossProjectsEndpoint = endpoint({
 
 /** `GET /projects/:id/issues`. */
 export const listProjectIssuesEndpoint = endpoint({
+  response: listOf(issueEntity),
   scopes: readApiScopes,
   allowAnonymous: true,
   path: projectPath,
@@ -48,6 +51,7 @@ export const listProjectIssuesEndpoint = endpoint({
 
 /** `POST /projects/:id/issues`. */
 export const createIssueEndpoint = endpoint({
+  response: createdWith(issueEntity),
   scopes: writeApiScopes,
   maxBodyBytes: maxTextRequestBytes,
   path: projectPath,
@@ -72,6 +76,7 @@ export const createIssueEndpoint = endpoint({
 
 /** `GET /projects/:id/issues/:issue_iid`. */
 export const getIssueEndpoint = endpoint({
+  response: okWith(issueEntity),
   scopes: readApiScopes,
   allowAnonymous: true,
   path: issuePath,
@@ -82,6 +87,7 @@ export const getIssueEndpoint = endpoint({
 
 /** `GET /projects/:id/issues/:issue_iid/notes`. */
 export const listIssueNotesEndpoint = endpoint({
+  response: listOf(noteEntity),
   scopes: readApiScopes,
   path: issuePath,
   paginated: true,
@@ -99,6 +105,7 @@ export const listIssueNotesEndpoint = endpoint({
 
 /** `POST /projects/:id/issues/:issue_iid/notes`. */
 export const createIssueNoteEndpoint = endpoint({
+  response: createdWith(noteEntity),
   scopes: writeApiScopes,
   maxBodyBytes: maxTextRequestBytes,
   path: issuePath,

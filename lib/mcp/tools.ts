@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { getAlertEndpoint, listAlertsEndpoint, updateAlertEndpoint } from "@/lib/alerts/endpoints";
-import { parameterShapeOf, prepareCall, type ApiMethod, type Endpoint } from "@/lib/api/endpoint";
+import { checkedAnswer, parameterShapeOf, prepareCall, type ApiMethod, type Endpoint } from "@/lib/api/endpoint";
 import { renderError } from "@/lib/api/handler";
 import { paginationParams, searchParam, stringListParam } from "@/lib/api/param-types";
 import { maxApiBodyBytes, parseParams } from "@/lib/api/request";
@@ -82,7 +82,7 @@ interface RouteOf {
  * path segments and parameters parsed by its declarations, then its handler, with the URL the request would have had.
  * Arguments are held to the size the endpoint reads bodies up to.
  */
-async function callEndpoint(ctx: Ctx, { route, endpoint }: RouteOf, args: Record<string, unknown>): Promise<Answer> {
+async function callEndpoint(ctx: Ctx, { method, route, endpoint }: RouteOf, args: Record<string, unknown>): Promise<Answer> {
   requireScopes(ctx.actor, endpoint.scopes);
   endpoint.guard?.(ctx);
   const limit = endpoint.maxBodyBytes ?? maxApiBodyBytes;
@@ -93,7 +93,7 @@ async function callEndpoint(ctx: Ctx, { route, endpoint }: RouteOf, args: Record
   const prepared = prepareCall(endpoint, segments, input);
   const path = route.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(segments[name] ?? "")));
   const url = new URL(`${env.EXTERNAL_URL}/api/v4${path}`);
-  return endpoint.handle({ ctx, request: new Request(url), url, ...prepared });
+  return checkedAnswer(`${method} ${route}`, endpoint.response, await endpoint.handle({ ctx, request: new Request(url), url, ...prepared }));
 }
 
 /** The `insufficient_scope` refusal the REST API gives a token without the endpoint's scopes; `mcp` opens every tool. */

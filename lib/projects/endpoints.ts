@@ -5,6 +5,8 @@ import { json } from "@/lib/api/respond";
 import { readApiScopes } from "@/lib/api/scopes";
 import { listedProjectEntity, projectListAnswer, projectListParams } from "./api";
 import { getProjectDetails, listProjectDetails } from "./projects";
+import { projectAsListedEntity } from "./serialize";
+import { listOf, okWith } from "@/lib/api/responses";
 
 /**
  * The project endpoints that both the REST API (their route files) and the MCP server's tools serve: one declaration
@@ -13,6 +15,7 @@ import { getProjectDetails, listProjectDetails } from "./projects";
 
 /** `GET /projects`. */
 export const listProjectsEndpoint = endpoint({
+  response: listOf(projectAsListedEntity),
   scopes: readApiScopes,
   allowAnonymous: true,
   paginated: { keysetType: "Project" },
@@ -23,6 +26,7 @@ export const listProjectsEndpoint = endpoint({
 
 /** `GET /projects/:id`. */
 export const getProjectEndpoint = endpoint({
+  response: okWith(projectAsListedEntity),
   scopes: readApiScopes,
   allowAnonymous: true,
   path: projectPath,

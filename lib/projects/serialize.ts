@@ -1,8 +1,10 @@
 import "server-only";
-import { accessLevels, type NamespaceRow } from "@/lib/db/schema";
+import { z } from "zod";
+import { entity, isoDate, isoDateTime } from "@/lib/api/entities";
+import { accessLevels, namespaceKinds, projectVisibilities, type NamespaceRow } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { initialBranch } from "@/lib/git/repositories";
-import { serializeUserBasic, userAvatarUrl } from "@/lib/users/serialize";
+import { serializeUserBasic, userAvatarUrl, userBasicEntity } from "@/lib/users/serialize";
 import { can } from "./policy";
 import type { ProjectDetails, ProjectView } from "./projects";
 import type { ProjectStatistics } from "./statistics";
@@ -26,12 +28,118 @@ export function projectDefaultBranch(view: Pick<ProjectView, "project">): string
   return view.project.defaultBranch ?? initialBranch;
 }
 
+export const namespaceBasicEntity = entity(
+  "NamespaceBasic",
+  "The namespace (a user's or a group) a project is in",
+  z.strictObject({
+    id: z.number().int(),
+    name: z.string(),
+    path: z.string(),
+    kind: z.enum(namespaceKinds),
+    full_path: z.string(),
+    parent_id: z.number().int().nullable(),
+    avatar_url: z.string().nullable(),
+    web_url: z.string(),
+  }),
+);
+
+const basicProjectShape = {
+  id: z.number().int(),
+  description: z.string().nullable(),
+  name: z.string(),
+  name_with_namespace: z.string(),
+  path: z.string(),
+  path_with_namespace: z.string(),
+  created_at: isoDateTime,
+  /** Only for callers who may read the code. */
+  default_branch: z.string().optional(),
+  tag_list: z.array(z.string()),
+  topics: z.array(z.string()),
+  http_url_to_repo: z.string(),
+  web_url: z.string(),
+  /** Only for callers who may read the code. */
+  forks_count: z.number().int().optional(),
+  avatar_url: z.null(),
+  star_count: z.number().int(),
+  last_activity_at: isoDateTime,
+  namespace: namespaceBasicEntity,
+};
+
+export const basicProjectEntity = entity(
+  "BasicProject",
+  "A project's identity and basic details: what anonymous callers and `simple=true` lists get",
+  z.strictObject(basicProjectShape),
+);
+
+const featureAccessLevel = z.enum(["enabled", "disabled"]);
+const roleAccess = z.strictObject({ access_level: z.number().int(), notification_level: z.number().int() }).nullable();
+
+export const projectStatisticsEntity = entity(
+  "ProjectStatistics",
+  "A project's sizes in bytes (`statistics=true`)",
+  z.strictObject({
+    commit_count: z.number().int(),
+    storage_size: z.number().int(),
+    repository_size: z.number().int(),
+    wiki_size: z.number().int(),
+    lfs_objects_size: z.number().int(),
+    job_artifacts_size: z.number().int(),
+    pipeline_artifacts_size: z.number().int(),
+    packages_size: z.number().int(),
+    snippets_size: z.number().int(),
+    uploads_size: z.number().int(),
+    container_registry_size: z.number().int(),
+  }),
+);
+
+export const projectEntity = entity(
+  "Project",
+  "A project as signed-in callers see it; `permissions` in lists and `GET /projects/:id` (the caller's own role)",
+  z.strictObject({
+    ...basicProjectShape,
+    _links: z.strictObject({
+      self: z.string(),
+      /** While the issue tracker is on. */
+      issues: z.string().optional(),
+      labels: z.string(),
+      events: z.string(),
+      members: z.string(),
+    }),
+    empty_repo: z.boolean(),
+    archived: z.boolean(),
+    visibility: z.enum(projectVisibilities),
+    issues_enabled: z.boolean(),
+    merge_requests_enabled: z.boolean(),
+    wiki_enabled: z.boolean(),
+    jobs_enabled: z.boolean(),
+    snippets_enabled: z.boolean(),
+    container_registry_enabled: z.boolean(),
+    issues_access_level: featureAccessLevel,
+    repository_access_level: featureAccessLevel,
+    merge_requests_access_level: featureAccessLevel,
+    wiki_access_level: featureAccessLevel,
+    builds_access_level: featureAccessLevel,
+    snippets_access_level: featureAccessLevel,
+    creator_id: z.number().int().nullable(),
+    import_status: z.string(),
+    /** While the issue tracker is on. */
+    open_issues_count: z.number().int().optional(),
+    updated_at: isoDateTime,
+    request_access_enabled: z.boolean(),
+    statistics: projectStatisticsEntity.optional(),
+    permissions: z.strictObject({ project_access: roleAccess, group_access: roleAccess }).optional(),
+  }),
+);
+
+/** What project lists and `GET /projects/:id` answer: the basic details to anonymous callers and with `simple=true`. */
+export const projectAsListedEntity = z.union([projectEntity, basicProjectEntity]);
+
 /**
  * GitLab's BasicProjectDetails (its ProjectIdentity and more), limited to what this service has: no SSH, forks, stars
  * or avatars (their counts are 0, the avatar null). `default_branch` and `forks_count` only for those who may read
  * the code. It is the whole entity for anonymous callers and `simple=true`.
  */
-export function serializeBasicProject(view: ProjectView) {
+export function serializeBasicProject(view: ProjectView): z.infer<typeof basicProjectEntity> {
   const { project, namespace } = view;
   const readsCode = can(view, "readCode");
   return {
@@ -56,7 +164,7 @@ export function serializeBasicProject(view: ProjectView) {
 }
 
 /** GitLab's NamespaceBasic: a group's web page is under `/groups/`, a user's is their profile. */
-export function serializeNamespaceBasic(namespace: NamespaceRow) {
+export function serializeNamespaceBasic(namespace: NamespaceRow): z.infer<typeof namespaceBasicEntity> {
   const group = namespace.kind === "group";
   return {
     id: namespace.id,
@@ -81,7 +189,7 @@ function featureAccess(enabled: boolean): "enabled" | "disabled" {
  * issue tracker is on, `statistics` when asked for and allowed, and, with `permissions` (the list and `GET` as a
  * member sees them: GitLab's ProjectWithAccess), the caller's own role.
  */
-export function serializeProject(details: ProjectDetails, { permissions = false }: { permissions?: boolean } = {}) {
+export function serializeProject(details: ProjectDetails, { permissions = false }: { permissions?: boolean } = {}): z.infer<typeof projectEntity> {
   const { view, openIssuesCount, statistics, membershipAccessLevel, groupAccessLevel } = details;
   const { project } = view;
   const api = `${env.EXTERNAL_URL}/api/v4/projects/${project.id}`;
@@ -133,7 +241,7 @@ export function serializeProject(details: ProjectDetails, { permissions = false 
  * `POST /projects`' answer: a personal project's creator is its Owner; in a group they are no member, and keep the role
  * the group gives them. It has no issues yet.
  */
-export function serializeCreatedProject(view: ProjectView) {
+export function serializeCreatedProject(view: ProjectView): z.infer<typeof projectEntity> {
   const inGroup = view.namespace.kind === "group";
   return serializeProject({
     view,
@@ -145,7 +253,7 @@ export function serializeCreatedProject(view: ProjectView) {
 }
 
 /** GitLab's ProjectStatistics; what this service does not store (wiki, LFS, artifacts, packages…) is 0. */
-function serializeStatistics(statistics: ProjectStatistics) {
+function serializeStatistics(statistics: ProjectStatistics): z.infer<typeof projectStatisticsEntity> {
   return {
     commit_count: statistics.commitCount,
     storage_size: statistics.repositorySize,
@@ -161,8 +269,19 @@ function serializeStatistics(statistics: ProjectStatistics) {
   };
 }
 
+export const memberEntity = entity(
+  "Member",
+  "A project's or group's member: the user's basic fields, then the membership",
+  z.strictObject({
+    ...userBasicEntity.shape,
+    access_level: z.number().int(),
+    created_at: isoDateTime,
+    expires_at: isoDate.nullable(),
+  }),
+);
+
 /** GitLab's member entity: the user's basic fields, then the membership. */
-export function serializeMember({ user, member }: { user: MemberView["user"]; member: Pick<MemberView["member"], "accessLevel" | "createdAt" | "expiresAt"> }) {
+export function serializeMember({ user, member }: { user: MemberView["user"]; member: Pick<MemberView["member"], "accessLevel" | "createdAt" | "expiresAt"> }): z.infer<typeof memberEntity> {
   return {
     ...serializeUserBasic(user),
     access_level: member.accessLevel,

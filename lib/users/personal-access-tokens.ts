@@ -1,5 +1,7 @@
 import "server-only";
 import { and, desc, eq, ilike, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import { entity, isoDate, isoDateTime } from "@/lib/api/entities";
 import type { PageRequest } from "@/lib/api/pagination";
 import type { Ctx } from "@/lib/context";
 import { generateSecret, sha256Hex } from "@/lib/crypto";
@@ -142,7 +144,23 @@ export function isTokenExpired(token: Pick<PersonalAccessTokenRow, "expiresAt">,
   return token.expiresAt !== null && token.expiresAt <= now.toISOString().slice(0, 10);
 }
 
-export function serializePersonalAccessToken(issued: IssuedPersonalAccessToken | PersonalAccessTokenRow, now: Date) {
+export const personalAccessTokenEntity = entity(
+  "PersonalAccessToken",
+  "A personal access token; the token itself only in the answers that create or rotate it",
+  z.strictObject({
+    id: z.number().int(),
+    name: z.string(),
+    revoked: z.boolean(),
+    created_at: isoDateTime,
+    scopes: z.array(z.string()),
+    user_id: z.number().int(),
+    active: z.boolean(),
+    expires_at: isoDate.nullable(),
+    token: z.string().optional(),
+  }),
+);
+
+export function serializePersonalAccessToken(issued: IssuedPersonalAccessToken | PersonalAccessTokenRow, now: Date): z.infer<typeof personalAccessTokenEntity> {
   const record = "record" in issued ? issued.record : issued;
   const body = {
     id: record.id,

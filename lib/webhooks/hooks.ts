@@ -1,5 +1,7 @@
 import "server-only";
 import { and, asc, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import { entity, isoDateTime } from "@/lib/api/entities";
 import type { PageRequest } from "@/lib/api/pagination";
 import type { Ctx } from "@/lib/context";
 import { decryptSecret, encryptSecret } from "@/lib/crypto";
@@ -298,7 +300,48 @@ export async function deleteCustomHeader(ctx: Ctx, projectReference: string, hoo
  * GitLab's ProjectHook entity. The token is never shown; custom headers show their names only; URL variables are
  * not supported, so there are none.
  */
-export async function serializeHook(ctx: Ctx, { hook }: HookView) {
+export const projectHookEntity = entity(
+  "ProjectHook",
+  "A project's webhook; its token is never shown, its custom headers by name only",
+  z.strictObject({
+    id: z.number().int(),
+    url: z.string(),
+    name: z.string().nullable(),
+    description: z.string().nullable(),
+    created_at: isoDateTime,
+    push_events: z.boolean(),
+    tag_push_events: z.boolean(),
+    merge_requests_events: z.boolean(),
+    repository_update_events: z.boolean(),
+    enable_ssl_verification: z.boolean(),
+    alert_status: z.enum(["executable", "temporarily_disabled", "disabled"]),
+    disabled_until: isoDateTime.nullable(),
+    url_variables: z.array(z.strictObject({ key: z.string() })),
+    push_events_branch_filter: z.string().nullable(),
+    branch_filter_strategy: z.enum(branchFilterStrategies),
+    custom_webhook_template: z.string().nullable(),
+    custom_headers: z.array(z.strictObject({ key: z.string() })),
+    project_id: z.number().int(),
+    issues_events: z.boolean(),
+    confidential_issues_events: z.boolean(),
+    note_events: z.boolean(),
+    confidential_note_events: z.boolean(),
+    pipeline_events: z.boolean(),
+    wiki_page_events: z.boolean(),
+    deployment_events: z.boolean(),
+    feature_flag_events: z.boolean(),
+    job_events: z.boolean(),
+    releases_events: z.boolean(),
+    milestone_events: z.boolean(),
+    emoji_events: z.boolean(),
+    resource_access_token_events: z.boolean(),
+    resource_deploy_token_events: z.boolean(),
+    vulnerability_events: z.boolean(),
+    member_events: z.boolean(),
+  }),
+);
+
+export async function serializeHook(ctx: Ctx, { hook }: HookView): Promise<z.infer<typeof projectHookEntity>> {
   const dormant = (name: DormantHookEvent) => hook.dormantEvents[name] ?? false;
   return {
     id: hook.id,

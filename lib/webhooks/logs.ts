@@ -1,6 +1,8 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { and, desc, eq, gte, inArray, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import { entity } from "@/lib/api/entities";
 import type { PageRequest } from "@/lib/api/pagination";
 import type { Ctx } from "@/lib/context";
 import { listPage, type Database, type ListPage } from "@/lib/db";
@@ -96,8 +98,31 @@ export async function resendHookLog(ctx: Ctx, projectReference: string, hookId: 
   return { responseStatus: execution.status };
 }
 
+export const hookLogEntity = entity(
+  "WebHookLog",
+  "One delivery of a webhook: what was sent and what came back",
+  z.strictObject({
+    id: z.number().int(),
+    url: z.string(),
+    trigger: z.string(),
+    request_headers: z.record(z.string(), z.string()),
+    /** The payload delivered. */
+    request_data: z.unknown(),
+    response_headers: z.record(z.string(), z.string()),
+    response_body: z.string(),
+    execution_duration: z.number(),
+    response_status: z.string(),
+  }),
+);
+
+export const hookResendEntity = entity(
+  "WebHookResend",
+  "The status the webhook's endpoint answered the delivery sent again with",
+  z.strictObject({ response_status: z.union([z.number().int(), z.string()]) }),
+);
+
 /** GitLab's WebHookLog entity (the events API). */
-export function serializeHookLog(log: WebHookLogRow) {
+export function serializeHookLog(log: WebHookLogRow): z.infer<typeof hookLogEntity> {
   return {
     id: log.id,
     url: log.url,

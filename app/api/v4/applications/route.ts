@@ -4,10 +4,12 @@ import { booleanParam, stringListParam } from "@/lib/api/param-types";
 import { created, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { createApplicationAsAdmin, listAllApplications } from "@/lib/oauth/applications";
-import { serializeApplication } from "@/lib/oauth/serialize";
+import { serializeApplication, applicationEntity } from "@/lib/oauth/serialize";
+import { createdWith, listOf } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/applications", {
   GET: endpoint({
+    response: listOf(applicationEntity),
     scopes: readApiScopes,
     paginated: true,
     handle: async ({ ctx, url, page }) => {
@@ -16,6 +18,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/applications", {
     },
   }),
   POST: endpoint({
+    response: createdWith(applicationEntity),
     scopes: writeApiScopes,
     params: {
       name: z.string(),

@@ -5,12 +5,14 @@ import { created } from "@/lib/api/respond";
 import { writeApiScopes } from "@/lib/api/scopes";
 import { listGroupsEndpoint } from "@/lib/groups/endpoints";
 import { createGroup } from "@/lib/groups/groups";
-import { serializeGroupDetail } from "@/lib/groups/serialize";
+import { serializeGroupDetail, groupDetailEntity } from "@/lib/groups/serialize";
 import { projectVisibilities } from "@/lib/projects/projects";
+import { createdWith } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/groups", {
   GET: listGroupsEndpoint,
   POST: endpoint({
+    response: createdWith(groupDetailEntity),
     scopes: writeApiScopes,
     params: {
       name: z.string(),

@@ -2,6 +2,8 @@ import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { json } from "@/lib/api/respond";
 import { readUserScopes } from "@/lib/api/scopes";
 import document from "@/docs/openapi.json";
+import { okWith } from "@/lib/api/responses";
+import { openApiDocumentSchema } from "@/lib/api/openapi";
 
 /**
  * `GET /openapi.json`: the API's OpenAPI document (`docs/openapi.json`, made from the routes' declarations by
@@ -9,5 +11,5 @@ import document from "@/docs/openapi.json";
  * anyone holds.
  */
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/openapi.json", {
-  GET: endpoint({ scopes: readUserScopes, allowAnonymous: true, handle: async () => json(document) }),
+  GET: endpoint({ response: okWith(openApiDocumentSchema), scopes: readUserScopes, allowAnonymous: true, handle: async () => json(document) }),
 });

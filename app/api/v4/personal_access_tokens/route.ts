@@ -3,10 +3,12 @@ import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { booleanParam, positiveIntegerParam, searchParam } from "@/lib/api/param-types";
 import { paginated } from "@/lib/api/respond";
 import { readApiScopes } from "@/lib/api/scopes";
-import { listPersonalAccessTokens, serializePersonalAccessToken } from "@/lib/users/personal-access-tokens";
+import { listPersonalAccessTokens, serializePersonalAccessToken, personalAccessTokenEntity } from "@/lib/users/personal-access-tokens";
+import { listOf } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/personal_access_tokens", {
   GET: endpoint({
+    response: listOf(personalAccessTokenEntity),
     scopes: readApiScopes,
     paginated: true,
     params: {

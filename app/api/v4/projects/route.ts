@@ -6,11 +6,13 @@ import { writeApiScopes } from "@/lib/api/scopes";
 import { ParameterError } from "@/lib/errors";
 import { listProjectsEndpoint } from "@/lib/projects/endpoints";
 import { createProject, projectVisibilities } from "@/lib/projects/projects";
-import { serializeCreatedProject } from "@/lib/projects/serialize";
+import { serializeCreatedProject, projectEntity } from "@/lib/projects/serialize";
+import { createdWith } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects", {
   GET: listProjectsEndpoint,
   POST: endpoint({
+    response: createdWith(projectEntity),
     scopes: writeApiScopes,
     params: {
       name: z.string().optional(),

@@ -5,11 +5,13 @@ import { booleanParam, dateTimeParam, keysetPaginationParams, searchParam } from
 import { created, json, paginated } from "@/lib/api/respond";
 import { readUserScopes, writeApiScopes } from "@/lib/api/scopes";
 import { profileOf, profileParams } from "@/lib/users/api";
-import { serializeUser } from "@/lib/users/serialize";
+import { serializeUser, userEntity, userWithPrivateFieldsEntity } from "@/lib/users/serialize";
 import { canSeePrivateFields, createUserAsAdmin, listUsers, listUsersByKeyset, requireAdmin, userOrderFields, type UserRow } from "@/lib/users/users";
+import { createdWith, listOf } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users", {
   GET: endpoint({
+    response: listOf(userEntity),
     scopes: readUserScopes,
     allowAnonymous: true,
     paginated: { keysetType: "User" },
@@ -48,6 +50,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users", {
     },
   }),
   POST: endpoint({
+    response: createdWith(userWithPrivateFieldsEntity),
     scopes: writeApiScopes,
     // GitLab refuses non-admins before looking at the parameters.
     guard: requireAdmin,

@@ -2,17 +2,20 @@ import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { booleanParam } from "@/lib/api/param-types";
 import { json } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
-import { getInstanceSettings, serializeApplicationSettings, updateInstanceSettings } from "@/lib/instance/settings";
+import { getInstanceSettings, serializeApplicationSettings, updateInstanceSettings, applicationSettingsEntity } from "@/lib/instance/settings";
 import { requireAdmin } from "@/lib/users/users";
+import { okWith } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/application/settings", {
   GET: endpoint({
+    response: okWith(applicationSettingsEntity),
     scopes: readApiScopes,
     guard: requireAdmin,
     handle: async ({ ctx }) => json(serializeApplicationSettings(await getInstanceSettings(ctx))),
   }),
   /** Changes the attributes sent; the others, and attributes this service does not have, are left alone. */
   PUT: endpoint({
+    response: okWith(applicationSettingsEntity),
     scopes: writeApiScopes,
     guard: requireAdmin,
     params: {

@@ -3,12 +3,14 @@ import { booleanParam, idSegment } from "@/lib/api/param-types";
 import { json, noContent } from "@/lib/api/respond";
 import { writeApiScopes } from "@/lib/api/scopes";
 import { deleteApplicationAsAdmin, updateApplicationSettings } from "@/lib/oauth/applications";
-import { serializeApplication } from "@/lib/oauth/serialize";
+import { serializeApplication, applicationWithSettingsEntity } from "@/lib/oauth/serialize";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 const path = { id: idSegment };
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/applications/:id", {
   DELETE: endpoint({
+    response: noContentAnswer,
     scopes: writeApiScopes,
     path,
     handle: async ({ ctx, path }) => {
@@ -18,6 +20,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/applications/:id"
   }),
   /** Admin switches beyond GitLab's API: `trusted` (skip consent) and `implicit_grant_enabled` (deprecated flow). */
   PUT: endpoint({
+    response: okWith(applicationWithSettingsEntity),
     scopes: writeApiScopes,
     path,
     params: { trusted: booleanParam.optional(), implicit_grant_enabled: booleanParam.optional() },

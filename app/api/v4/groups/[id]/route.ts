@@ -5,8 +5,9 @@ import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { ParameterError } from "@/lib/errors";
 import { groupPath } from "@/lib/groups/endpoints";
 import { deleteGroup, getVisibleGroup, updateGroup } from "@/lib/groups/groups";
-import { serializeGroupDetail } from "@/lib/groups/serialize";
+import { serializeGroupDetail, groupDetailEntity } from "@/lib/groups/serialize";
 import { projectVisibilities } from "@/lib/projects/projects";
+import { acceptedMessage, okWith } from "@/lib/api/responses";
 
 const updateParams = {
   name: z.string().optional(),
@@ -17,12 +18,14 @@ const updateParams = {
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/groups/:id", {
   GET: endpoint({
+    response: okWith(groupDetailEntity),
     scopes: readApiScopes,
     allowAnonymous: true,
     path: groupPath,
     handle: async ({ ctx, path }) => json(serializeGroupDetail(await getVisibleGroup(ctx, path.id))),
   }),
   PUT: endpoint({
+    response: okWith(groupDetailEntity),
     scopes: writeApiScopes,
     path: groupPath,
     params: updateParams,
@@ -34,6 +37,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/groups/:id", {
     },
   }),
   DELETE: endpoint({
+    response: acceptedMessage,
     scopes: writeApiScopes,
     path: groupPath,
     handle: async ({ ctx, path }) => {

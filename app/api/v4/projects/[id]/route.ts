@@ -6,8 +6,9 @@ import { writeApiScopes } from "@/lib/api/scopes";
 import { ParameterError } from "@/lib/errors";
 import { getProjectEndpoint } from "@/lib/projects/endpoints";
 import { projectVisibilities } from "@/lib/projects/projects";
-import { serializeProject } from "@/lib/projects/serialize";
+import { serializeProject, projectEntity } from "@/lib/projects/serialize";
 import { deleteProject, updateProject } from "@/lib/projects/settings";
+import { acceptedMessage, okWith } from "@/lib/api/responses";
 
 const updateParams = {
   name: z.string().optional(),
@@ -21,6 +22,7 @@ const updateParams = {
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id", {
   GET: getProjectEndpoint,
   PUT: endpoint({
+    response: okWith(projectEntity),
     scopes: writeApiScopes,
     path: projectPath,
     params: updateParams,
@@ -41,6 +43,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id", {
     },
   }),
   DELETE: endpoint({
+    response: acceptedMessage,
     scopes: writeApiScopes,
     path: projectPath,
     handle: async ({ ctx, path }) => {

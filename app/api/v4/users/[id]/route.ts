@@ -6,13 +6,15 @@ import { readUserScopes, writeApiScopes } from "@/lib/api/scopes";
 import { updateUserAsAdmin } from "@/lib/users/admin";
 import { profileOf, profileParams } from "@/lib/users/api";
 import { scheduleUserDeletion } from "@/lib/users/deletion";
-import { serializeUser } from "@/lib/users/serialize";
+import { serializeUser, userEntity, userWithPrivateFieldsEntity } from "@/lib/users/serialize";
 import { canSeePrivateFields, getUser, requireAdmin } from "@/lib/users/users";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 const path = { id: idSegment };
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users/:id", {
   GET: endpoint({
+    response: okWith(userEntity),
     scopes: readUserScopes,
     allowAnonymous: true,
     path,
@@ -22,6 +24,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users/:id", {
     },
   }),
   PUT: endpoint({
+    response: okWith(userWithPrivateFieldsEntity),
     scopes: writeApiScopes,
     // GitLab refuses non-admins before looking at the parameters.
     guard: requireAdmin,
@@ -49,6 +52,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users/:id", {
     },
   }),
   DELETE: endpoint({
+    response: noContentAnswer,
     scopes: writeApiScopes,
     guard: requireAdmin,
     path,

@@ -4,6 +4,8 @@ import { readApiScopes } from "@/lib/api/scopes";
 import { eventQueryOf, eventQueryParams, eventsAnswer } from "@/lib/events/api";
 import { listGroupEventsAt } from "@/lib/events/query";
 import { routeNamespacePath } from "@/lib/projects/route-path";
+import { listOf } from "@/lib/api/responses";
+import { eventEntity } from "@/lib/events/serialize";
 
 /**
  * What the group activity page reads, as GitLab's page reads `/groups/:group/-/activity.json`: the events of the group
@@ -11,6 +13,7 @@ import { routeNamespacePath } from "@/lib/projects/route-path";
  */
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/groups/:group/-/activity.json", {
   GET: endpoint({
+    response: listOf(eventEntity),
     scopes: readApiScopes,
     allowAnonymous: true,
     path: { group: z.string() },

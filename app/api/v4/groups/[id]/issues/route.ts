@@ -5,10 +5,12 @@ import { readApiScopes } from "@/lib/api/scopes";
 import { groupPath } from "@/lib/groups/endpoints";
 import { listGroupIssues } from "@/lib/groups/projects";
 import { issueFiltersFrom, issueListParams } from "@/lib/issues/issue-params";
-import { serializeIssue } from "@/lib/issues/serialize";
+import { serializeIssue, issueEntity } from "@/lib/issues/serialize";
+import { listOf } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/groups/:id/issues", {
   GET: endpoint({
+    response: listOf(issueEntity),
     scopes: readApiScopes,
     allowAnonymous: true,
     path: groupPath,

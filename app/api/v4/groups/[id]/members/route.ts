@@ -4,10 +4,12 @@ import { created, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { groupPath } from "@/lib/groups/endpoints";
 import { addGroupMember, listGroupMembers } from "@/lib/groups/members";
-import { serializeMember } from "@/lib/projects/serialize";
+import { serializeMember, memberEntity } from "@/lib/projects/serialize";
+import { createdWith, listOf } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/groups/:id/members", {
   GET: endpoint({
+    response: listOf(memberEntity),
     scopes: readApiScopes,
     allowAnonymous: true,
     path: groupPath,
@@ -19,6 +21,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/groups/:id/member
     },
   }),
   POST: endpoint({
+    response: createdWith(memberEntity),
     scopes: writeApiScopes,
     path: groupPath,
     params: newMemberParams,

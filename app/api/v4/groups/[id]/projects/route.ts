@@ -4,9 +4,12 @@ import { readApiScopes } from "@/lib/api/scopes";
 import { groupPath } from "@/lib/groups/endpoints";
 import { listGroupProjects } from "@/lib/groups/projects";
 import { projectListAnswer, projectListParams } from "@/lib/projects/api";
+import { listOf } from "@/lib/api/responses";
+import { projectAsListedEntity } from "@/lib/projects/serialize";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/groups/:id/projects", {
   GET: endpoint({
+    response: listOf(projectAsListedEntity),
     scopes: readApiScopes,
     allowAnonymous: true,
     path: groupPath,

@@ -3,10 +3,12 @@ import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { positiveIntegerParam } from "@/lib/api/param-types";
 import { json } from "@/lib/api/respond";
 import { readApiScopes } from "@/lib/api/scopes";
-import { namespaceExists } from "@/lib/groups/namespaces";
+import { namespaceExists, namespaceExistenceEntity } from "@/lib/groups/namespaces";
+import { okWith } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/namespaces/:namespace/exists", {
   GET: endpoint({
+    response: okWith(namespaceExistenceEntity),
     scopes: readApiScopes,
     path: { id: z.string() },
     params: { parent_id: positiveIntegerParam.optional() },

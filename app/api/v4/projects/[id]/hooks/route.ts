@@ -2,11 +2,13 @@ import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { projectPath } from "@/lib/api/param-types";
 import { created, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
-import { createHook, listHooks, serializeHook } from "@/lib/webhooks/hooks";
+import { createHook, listHooks, serializeHook, projectHookEntity } from "@/lib/webhooks/hooks";
 import { hookAttributesOf, hookParams } from "@/lib/webhooks/params";
+import { createdWith, listOf } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/hooks", {
   GET: endpoint({
+    response: listOf(projectHookEntity),
     scopes: readApiScopes,
     path: projectPath,
     paginated: true,
@@ -16,6 +18,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/hook
     },
   }),
   POST: endpoint({
+    response: createdWith(projectHookEntity),
     scopes: writeApiScopes,
     path: projectPath,
     params: hookParams,

@@ -5,13 +5,15 @@ import { created, json, noContent, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { labelChangesFrom, labelNamedBy, labelUpdateParams } from "@/lib/issues/label-params";
 import { createLabel, deleteLabel, listLabels, updateLabel } from "@/lib/issues/labels";
-import { serializeProjectLabel } from "@/lib/issues/serialize";
+import { serializeProjectLabel, projectLabelEntity } from "@/lib/issues/serialize";
+import { createdWith, listOf, noContentAnswer, okWith } from "@/lib/api/responses";
 
 const labelNaming = { label_id: integerParam.optional(), name: z.string().optional() };
 
 // As on GitLab, the labels API needs a signed-in caller, even for public projects.
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/labels", {
   GET: endpoint({
+    response: listOf(projectLabelEntity),
     scopes: readApiScopes,
     path: projectPath,
     paginated: true,
@@ -22,6 +24,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/labe
     },
   }),
   POST: endpoint({
+    response: createdWith(projectLabelEntity),
     scopes: writeApiScopes,
     path: projectPath,
     params: { name: z.string(), color: z.string(), description: z.string().nullable().optional() },
@@ -29,6 +32,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/labe
   }),
   // The older forms, which name the label in the body (python-gitlab's `label.save()` uses this one).
   PUT: endpoint({
+    response: okWith(projectLabelEntity),
     scopes: writeApiScopes,
     path: projectPath,
     params: { ...labelNaming, ...labelUpdateParams },
@@ -36,6 +40,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/labe
       json(serializeProjectLabel(await updateLabel(ctx, path.id, labelNamedBy(params), labelChangesFrom(params)))),
   }),
   DELETE: endpoint({
+    response: noContentAnswer,
     scopes: writeApiScopes,
     path: projectPath,
     params: labelNaming,

@@ -3,10 +3,12 @@ import { idSegment, integerListParam, projectPath, searchParam } from "@/lib/api
 import { json, paginated } from "@/lib/api/respond";
 import { readApiScopes } from "@/lib/api/scopes";
 import { getMember, listMembers } from "@/lib/projects/members";
-import { serializeMember } from "@/lib/projects/serialize";
+import { serializeMember, memberEntity } from "@/lib/projects/serialize";
+import { listOf, okWith } from "@/lib/api/responses";
 
 /** `GET …/members` and `GET …/members/all`: a page of members, searched by `query` or picked by `user_ids`. */
 export const listMembersEndpoint = endpoint({
+  response: listOf(memberEntity),
   scopes: readApiScopes,
   allowAnonymous: true,
   path: projectPath,
@@ -25,6 +27,7 @@ export const memberPath = { ...projectPath, user_id: idSegment };
 
 /** `GET …/members/:user_id` and `GET …/members/all/:user_id`. */
 export const getMemberEndpoint = endpoint({
+  response: okWith(memberEntity),
   scopes: readApiScopes,
   allowAnonymous: true,
   path: memberPath,

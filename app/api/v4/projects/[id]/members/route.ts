@@ -3,12 +3,14 @@ import { newMemberParams, projectPath } from "@/lib/api/param-types";
 import { created } from "@/lib/api/respond";
 import { writeApiScopes } from "@/lib/api/scopes";
 import { addMember } from "@/lib/projects/members";
-import { serializeMember } from "@/lib/projects/serialize";
+import { serializeMember, memberEntity } from "@/lib/projects/serialize";
 import { listMembersEndpoint } from "./member-endpoints";
+import { createdWith } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/members", {
   GET: listMembersEndpoint,
   POST: endpoint({
+    response: createdWith(memberEntity),
     scopes: writeApiScopes,
     path: projectPath,
     params: newMemberParams,

@@ -4,11 +4,13 @@ import { booleanParam, dateParam, dateTimeParam, integerListParam, projectPath, 
 import { created, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { createMilestone, listMilestones } from "@/lib/issues/milestones";
-import { serializeMilestone } from "@/lib/issues/serialize";
+import { serializeMilestone, milestoneEntity } from "@/lib/issues/serialize";
+import { createdWith, listOf } from "@/lib/api/responses";
 
 // As on GitLab, the milestones API needs a signed-in caller, even for public projects.
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/milestones", {
   GET: endpoint({
+    response: listOf(milestoneEntity),
     scopes: readApiScopes,
     path: projectPath,
     paginated: true,
@@ -40,6 +42,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/mile
     },
   }),
   POST: endpoint({
+    response: createdWith(milestoneEntity),
     scopes: writeApiScopes,
     path: projectPath,
     params: {

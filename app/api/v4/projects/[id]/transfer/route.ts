@@ -3,11 +3,13 @@ import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { integerParam, projectPath } from "@/lib/api/param-types";
 import { json } from "@/lib/api/respond";
 import { writeApiScopes } from "@/lib/api/scopes";
-import { serializeProject } from "@/lib/projects/serialize";
+import { serializeProject, projectEntity } from "@/lib/projects/serialize";
 import { transferProject } from "@/lib/projects/transfer";
+import { okWith } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/transfer", {
   PUT: endpoint({
+    response: okWith(projectEntity),
     scopes: writeApiScopes,
     path: projectPath,
     // The namespace's id or full path.

@@ -3,11 +3,13 @@ import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { dateParam, idSegment, stringListParam } from "@/lib/api/param-types";
 import { created } from "@/lib/api/respond";
 import { knownScopes, writeApiScopes } from "@/lib/api/scopes";
-import { createPersonalAccessTokenAsAdmin, serializePersonalAccessToken } from "@/lib/users/personal-access-tokens";
+import { createPersonalAccessTokenAsAdmin, serializePersonalAccessToken, personalAccessTokenEntity } from "@/lib/users/personal-access-tokens";
 import { requireAdmin } from "@/lib/users/users";
+import { createdWith } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users/:user_id/personal_access_tokens", {
   POST: endpoint({
+    response: createdWith(personalAccessTokenEntity),
     scopes: writeApiScopes,
     guard: requireAdmin,
     path: { id: idSegment },

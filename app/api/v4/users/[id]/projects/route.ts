@@ -3,9 +3,12 @@ import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { readApiScopes } from "@/lib/api/scopes";
 import { projectListParams, projectListAnswer } from "@/lib/projects/api";
 import { listUserProjectDetails } from "@/lib/projects/projects";
+import { listOf } from "@/lib/api/responses";
+import { projectAsListedEntity } from "@/lib/projects/serialize";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/users/:user_id/projects", {
   GET: endpoint({
+    response: listOf(projectAsListedEntity),
     scopes: readApiScopes,
     allowAnonymous: true,
     // The user's id or username.

@@ -3,13 +3,15 @@ import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { booleanParam, integerParam, projectPath } from "@/lib/api/param-types";
 import { created, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
-import { createIntegration, integrationTypes, listIntegrations, serializeIntegration } from "@/lib/alerts/integrations";
+import { createIntegration, integrationTypes, listIntegrations, serializeIntegration, alertIntegrationEntity } from "@/lib/alerts/integrations";
 import { payloadAttributeMappingSchema } from "@/lib/alerts/schemas";
 import type { PayloadAttributeMapping } from "@/lib/alerts/fields";
 import { payloadFormatSettings } from "@/lib/alerts/formats/types";
+import { createdWith, listOf } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/alert_management/integrations", {
   GET: endpoint({
+    response: listOf(alertIntegrationEntity),
     scopes: readApiScopes,
     path: projectPath,
     paginated: true,
@@ -19,6 +21,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/aler
     },
   }),
   POST: endpoint({
+    response: createdWith(alertIntegrationEntity),
     scopes: writeApiScopes,
     path: projectPath,
     params: {

@@ -3,10 +3,12 @@ import { projectPath } from "@/lib/api/param-types";
 import { created, paginated } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { silenceInputOf, silenceParams } from "@/lib/alerts/silence-params";
-import { createSilence, listSilences, serializeSilence } from "@/lib/alerts/silences";
+import { createSilence, listSilences, serializeSilence, silenceEntity } from "@/lib/alerts/silences";
+import { createdWith, listOf } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/alert_management/silences", {
   GET: endpoint({
+    response: listOf(silenceEntity),
     scopes: readApiScopes,
     path: projectPath,
     paginated: true,
@@ -16,6 +18,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/aler
     },
   }),
   POST: endpoint({
+    response: createdWith(silenceEntity),
     scopes: writeApiScopes,
     path: projectPath,
     params: silenceParams,

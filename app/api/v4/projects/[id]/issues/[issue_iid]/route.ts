@@ -7,8 +7,9 @@ import { writeApiScopes } from "@/lib/api/scopes";
 import { getIssueEndpoint, issuePath as path } from "@/lib/issues/endpoints";
 import { issueMetadataFrom, issueMetadataParams } from "@/lib/issues/issue-params";
 import { deleteIssue, updateIssue } from "@/lib/issues/issues";
-import { serializeIssue } from "@/lib/issues/serialize";
+import { serializeIssue, issueEntity } from "@/lib/issues/serialize";
 import { maxTextRequestBytes } from "@/lib/issues/text-limits";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 const updateParams = {
   title: z.string().optional(),
@@ -38,6 +39,7 @@ const updatableParams = [
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/issues/:issue_iid", {
   GET: getIssueEndpoint,
   PUT: endpoint({
+    response: okWith(issueEntity),
     scopes: writeApiScopes,
     maxBodyBytes: maxTextRequestBytes,
     path,
@@ -57,6 +59,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/issu
     },
   }),
   DELETE: endpoint({
+    response: noContentAnswer,
     scopes: writeApiScopes,
     path,
     handle: async ({ ctx, path }) => {

@@ -3,12 +3,14 @@ import { memberUpdateParams } from "@/lib/api/param-types";
 import { json, noContent } from "@/lib/api/respond";
 import { writeApiScopes } from "@/lib/api/scopes";
 import { removeMember, updateMember } from "@/lib/projects/members";
-import { serializeMember } from "@/lib/projects/serialize";
+import { serializeMember, memberEntity } from "@/lib/projects/serialize";
 import { getMemberEndpoint, memberPath as path } from "../member-endpoints";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/members/:user_id", {
   GET: getMemberEndpoint,
   PUT: endpoint({
+    response: okWith(memberEntity),
     scopes: writeApiScopes,
     path,
     params: memberUpdateParams,
@@ -18,6 +20,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/memb
     },
   }),
   DELETE: endpoint({
+    response: noContentAnswer,
     scopes: writeApiScopes,
     path,
     handle: async ({ ctx, path }) => {

@@ -5,17 +5,20 @@ import { requireAtLeastOne } from "@/lib/api/request";
 import { json, noContent } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
 import { deleteMilestone, getMilestone, updateMilestone } from "@/lib/issues/milestones";
-import { serializeMilestone } from "@/lib/issues/serialize";
+import { serializeMilestone, milestoneEntity } from "@/lib/issues/serialize";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 const path = { ...projectPath, milestone_id: idSegment };
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/milestones/:milestone_id", {
   GET: endpoint({
+    response: okWith(milestoneEntity),
     scopes: readApiScopes,
     path,
     handle: async ({ ctx, path }) => json(serializeMilestone(await getMilestone(ctx, path.id, path.milestone_id), ctx.now)),
   }),
   PUT: endpoint({
+    response: okWith(milestoneEntity),
     scopes: writeApiScopes,
     path,
     params: {
@@ -38,6 +41,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/mile
     },
   }),
   DELETE: endpoint({
+    response: noContentAnswer,
     scopes: writeApiScopes,
     path,
     handle: async ({ ctx, path }) => {

@@ -3,20 +3,23 @@ import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { booleanParam, idSegment, integerParam, projectPath } from "@/lib/api/param-types";
 import { json, noContent } from "@/lib/api/respond";
 import { readApiScopes, writeApiScopes } from "@/lib/api/scopes";
-import { deleteIntegration, getIntegration, serializeIntegration, updateIntegration } from "@/lib/alerts/integrations";
+import { deleteIntegration, getIntegration, serializeIntegration, updateIntegration, alertIntegrationEntity } from "@/lib/alerts/integrations";
 import { payloadAttributeMappingSchema } from "@/lib/alerts/schemas";
 import type { PayloadAttributeMapping } from "@/lib/alerts/fields";
 import { payloadFormatSettings } from "@/lib/alerts/formats/types";
+import { noContentAnswer, okWith } from "@/lib/api/responses";
 
 const path = { ...projectPath, integration_id: idSegment };
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/alert_management/integrations/:integration_id", {
   GET: endpoint({
+    response: okWith(alertIntegrationEntity),
     scopes: readApiScopes,
     path,
     handle: async ({ ctx, path }) => json(await serializeIntegration(ctx, await getIntegration(ctx, path.id, path.integration_id))),
   }),
   PUT: endpoint({
+    response: okWith(alertIntegrationEntity),
     scopes: writeApiScopes,
     path,
     params: {
@@ -45,6 +48,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/aler
     },
   }),
   DELETE: endpoint({
+    response: noContentAnswer,
     scopes: writeApiScopes,
     path,
     handle: async ({ ctx, path }) => {

@@ -3,13 +3,15 @@ import { apiResource, endpoint } from "@/lib/api/endpoint";
 import { idSegment, integerParam, projectPath, stringListParam } from "@/lib/api/param-types";
 import { paginated } from "@/lib/api/respond";
 import { readApiScopes } from "@/lib/api/scopes";
-import { hookLogStatusCategories, listHookLogs, serializeHookLog } from "@/lib/webhooks/logs";
+import { hookLogStatusCategories, listHookLogs, serializeHookLog, hookLogEntity } from "@/lib/webhooks/logs";
+import { listOf } from "@/lib/api/responses";
 
 /** A status code (100–599) or a category. */
 const statusValue = z.union([z.string().regex(/^[1-5]\d\d$/), z.enum(hookLogStatusCategories)]);
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiResource("/projects/:id/hooks/:hook_id/events", {
   GET: endpoint({
+    response: listOf(hookLogEntity),
     scopes: readApiScopes,
     path: { ...projectPath, hook_id: idSegment },
     paginated: true,
