@@ -1,6 +1,6 @@
 import "server-only";
 import { checkHeartbeats } from "@/lib/alerts/heartbeats";
-import { releaseHeldAlerts } from "@/lib/alerts/silences";
+import { pruneExpiredSilences, releaseHeldAlerts } from "@/lib/alerts/silences";
 import { getDatabaseHandle } from "@/lib/db";
 import type { DatabaseHandle } from "@/lib/db/drivers";
 import { env } from "@/lib/env";
@@ -35,6 +35,13 @@ const jobs: { name: string; run: (handle: DatabaseHandle, now: Date) => Promise<
     run: async (handle, now) => {
       const result = await runMembershipExpiry(handle, now);
       if (result.removed > 0) logger.info(result, "expired memberships removed");
+    },
+  },
+  {
+    name: "pruning expired alert silences",
+    run: async ({ db }, now) => {
+      const result = await pruneExpiredSilences(db, now);
+      if (result.deleted > 0) logger.info(result, "expired alert silences pruned");
     },
   },
   {

@@ -1,5 +1,6 @@
 import "server-only";
 import { alertEmailFanOut, alertEmailRecipientTopic, alertEmailSender, alertEmailTopic } from "@/lib/alerts/email";
+import { startSilenceCache } from "@/lib/alerts/silence-cache";
 import { getDatabaseHandle } from "@/lib/db";
 import { env } from "@/lib/env";
 import { scheduleHousekeeping } from "@/lib/housekeeping";
@@ -26,6 +27,7 @@ async function prepare(): Promise<void> {
   const handle = await getDatabaseHandle();
   await handle.migrate();
   await startTokenCheckCache(handle);
+  await startSilenceCache(handle);
   await bootstrapRoot(handle.db, new Date());
   logger.info(
     { database: handle.driver === "pglite" ? `embedded PGlite in ${env.DATA_DIR}` : "PostgreSQL" },

@@ -258,7 +258,7 @@ test.describe("alert management API", () => {
     await expectJson(await request.post(path, { headers: asToken(team.maintainer.token), data: {} }), 400, { error: "payload_example is missing" });
   });
 
-  test("test alerts: Developers send them through the integration; inactive → 403; Reporters cannot", async ({ request }) => {
+  test("test alerts: Developers send them through the integration; inactive → 403; heartbeats → 422; Reporters cannot", async ({ request }) => {
     const team = await createTeam(request);
     const mapping = { title: { path: ["alert", "name"], type: "string" }, hosts: { path: ["targets", 0, "host"], type: "string" } };
     const integration = await createIntegration(request, team.owner.token, team.project.id, { payload_attribute_mapping: mapping });
@@ -298,6 +298,12 @@ test.describe("alert management API", () => {
     await expectJson(await request.post(path, { headers: asToken(team.developer.token), data: { payload } }), 403, {
       message: "The integration is currently inactive. Enable the integration to send the test alert.",
     });
+    // A heartbeat takes pings, never alerts: its test alert is refused, and no alert is opened.
+    const heartbeat = await createIntegration(request, team.owner.token, team.project.id, { type: "heartbeat", heartbeat_interval_seconds: 300, heartbeat_grace_seconds: 60 });
+    await expectJson(await request.post(`${integrationsPath(team.project.id)}/${heartbeat.id}/test_alert`, { headers: asToken(team.developer.token), data: { payload } }), 422, {
+      message: "A heartbeat integration takes pings, not alerts: it cannot send a test alert.",
+    });
+    expect((await listAlerts(request, team.reporter.token, team.project.id)).map((alert) => alert.iid).sort()).toEqual([1, 2, 3]);
   });
 
   test("alerts: Reporters list and read them with filters, sorts and pages; Developers change the status", async ({ request, baseURL }) => {

@@ -15,6 +15,7 @@ import { createIntegration, getIntegration, serializeIntegration, updateIntegrat
 import { receiverRequestOf } from "./receive";
 import { answerReceiverCall, receiverTargetOf } from "./receiver-route";
 import { updateAlertSettings } from "./settings";
+import { sendTestAlert } from "./test-alert";
 
 const t0 = new Date("2026-03-01T12:00:00Z");
 const seconds = (count: number) => new Date(t0.getTime() + count * 1000);
@@ -253,6 +254,16 @@ describe.each(testDatabases())("heartbeat integrations on $name", ({ name, open 
     expect(await post("POST")).toEqual({ status: 403, body: { message: "403 Forbidden" } });
     expect(await post("GET")).toEqual({ status: 405, body: { message: "405 Method Not Allowed" }, headers: { Allow: "POST" } });
     expect(await projectAlerts(handle.db, heartbeat.projectId)).toEqual([]);
+  });
+
+  it("refuses a test alert with 422, active or not, and records nothing", async () => {
+    const active = await newHeartbeat(handle.db);
+    const inactive = await newHeartbeat(handle.db, { active: false });
+    for (const heartbeat of [active, inactive]) {
+      const refusal = await apiFailure(sendTestAlert(heartbeat.ctx, String(heartbeat.projectId), heartbeat.integration.id, { title: "Test" }));
+      expect([refusal.status, refusal.body()]).toEqual([422, { message: "A heartbeat integration takes pings, not alerts: it cannot send a test alert." }]);
+      expect(await projectAlerts(handle.db, heartbeat.projectId)).toEqual([]);
+    }
   });
 
   it("fires once when two checks run at once", async () => {

@@ -2,14 +2,14 @@ import "server-only";
 import { and, eq, sql } from "drizzle-orm";
 import { placeholder, preparedStatement, type Database, type Executor } from "@/lib/db";
 import { takeInternalIdSql } from "@/lib/db/internal-ids";
-import { alertNotes, alerts, namespaces, projects, type AlertIntegrationRow, type AlertRow } from "@/lib/db/schema";
+import { alertNotes, alerts, alertSilences, namespaces, projects, type AlertIntegrationRow, type AlertRow } from "@/lib/db/schema";
 import { alertChatNotifications, projectTakesAlertChat } from "@/lib/integrations/alert-notifications";
 import { getAlertBot } from "./bot";
 import { enqueueAlertEmail } from "./email";
 import { fingerprintOf } from "./fingerprint";
 import { closeIncident, openIncident } from "./incidents";
 import { readAlertSettings, type AlertSettings } from "./settings";
-import { silenceHolding, type FiringFields } from "./silences";
+import { silenceHolding, type FiringFields, type SilenceHold } from "./silences";
 import { addSystemNote } from "./system-notes";
 import { alertDetailsUrl } from "./urls";
 import type { PayloadFormat } from "./formats/types";
@@ -84,10 +84,13 @@ export async function processAlert(db: Database, incoming: IncomingAlert): Promi
 
 /**
  * A firing a silence holds marks its alert and holds it until the silence's window ends (or longer, when a snooze or
- * another silence holds it longer); any other leaves the alert's hold as it is.
+ * another silence holds it longer); any other leaves the alert's hold as it is. The silence is `holding`: the one
+ * matched, only while its row is still the version matched, since the match may come from this process's copy of
+ * the project's silences, which a change another process made has not reached yet; a silence deleted or changed
+ * since holds nothing, and the alert notifies.
  */
-const holdSet = sql`silenced_by_id = coalesce(${placeholder("silencedBy")}::int, ${alerts}.silenced_by_id),
-  notify_after = case when ${placeholder("silencedBy")}::int is null then ${alerts}.notify_after
+const holdSet = sql`silenced_by_id = coalesce((select id from holding), ${alerts}.silenced_by_id),
+  notify_after = case when not exists (select 1 from holding) then ${alerts}.notify_after
     else greatest(${alerts}.notify_after, ${placeholder("holdUntil")}::timestamptz) end`;
 /** Whether the alert's notifications are held after this firing: a hold is due or running, or it is snoozed until resolved. */
 const heldNow = sql.raw(`(notify_after is not null or snoozed_until_resolved) as held`);
@@ -100,7 +103,9 @@ const heldNow = sql.raw(`(notify_after is not null or snoozed_until_resolved) as
  * unused (a gap).
  */
 const recordFiringStatement = preparedStatement<ProcessedAlert & { opened: boolean; held: boolean }>(
-  () => sql`with repeat as (
+  () => sql`with holding as (
+      select id from ${alertSilences} where id = ${placeholder("silencedBy")}::int and xmin::text = ${placeholder("silenceVersion")}::text
+    ), repeat as (
       update ${alerts} set event_count = event_count + 1, ${holdSet}
       where project_id = ${placeholder("projectId")} and fingerprint = ${placeholder("fingerprint")} and ${unresolved}
       returning id, iid, title, ${heldNow}
@@ -114,7 +119,8 @@ const recordFiringStatement = preparedStatement<ProcessedAlert & { opened: boole
         ${placeholder("description")}, ${placeholder("severity")}, 'triggered', ${placeholder("startedAt", alerts.startedAt)},
         ${placeholder("monitoringTool")}, ${placeholder("service")}, ${placeholder("hosts", alerts.hosts)}::text[],
         ${placeholder("environment")}, ${placeholder("fingerprint")}, ${placeholder("payload", alerts.payload)}::jsonb,
-        ${placeholder("format")}, ${placeholder("silencedBy")}::int, ${placeholder("holdUntil")}::timestamptz,
+        ${placeholder("format")}, (select id from holding),
+        case when exists (select 1 from holding) then ${placeholder("holdUntil")}::timestamptz end,
         ${placeholder("now", alerts.createdAt)}, ${placeholder("now", alerts.updatedAt)}
       from counter
       on conflict (project_id, fingerprint) where ${unresolved} and fingerprint is not null
@@ -135,7 +141,7 @@ async function recordFiring(
   incoming: IncomingAlert,
   fingerprint: string | null,
   botId: number,
-  hold: { silenceId: number; until: Date } | null,
+  hold: SilenceHold | null,
 ): Promise<{ alert: ProcessedAlert; opened: boolean; held: boolean }> {
   const { normalized } = incoming;
   const [row] = await recordFiringStatement(db, {
@@ -156,6 +162,7 @@ async function recordFiring(
     botId,
     note: `logged an alert from **${sourceOf(incoming)}**`,
     silencedBy: hold?.silenceId ?? null,
+    silenceVersion: hold?.version ?? null,
     holdUntil: hold?.until.toISOString() ?? null,
   });
   if (!row) throw new Error("recording a firing alert returned no row");

@@ -1,7 +1,8 @@
 /**
  * The rules of silences, pure so pages and tests use them: the matcher language (Alertmanager's, over an alert's
- * fields) and when a silence's window is open. Matching an alert happens in SQL (`lib/alerts/silences.ts`), where
- * PostgreSQL's regex engine runs the patterns off the server's event loop.
+ * fields) and when a silence's window is open. Patterns are only ever matched in SQL (`lib/alerts/silences.ts`), where
+ * PostgreSQL's regex engine runs them off the server's event loop; the other matchers are also decided here
+ * (`matcherMayHold`), so ingestion skips the silences that cannot match without asking the database.
  */
 
 export const silenceMatcherOperators = ["=", "!=", "=~", "!~"] as const;
@@ -155,6 +156,75 @@ export function equalitiesOf(matchers: readonly SilenceMatcher[]): Record<string
     if (matcher.op === "=" && (singleValuedFields as readonly string[]).includes(matcher.name)) equalities[matcher.name] = matcher.value;
   }
   return equalities;
+}
+
+/** A firing alert's fields, as matchers read them. */
+export interface MatchableAlert {
+  integration: { id: number; name: string | null };
+  title: string;
+  severity: string;
+  service: string | null;
+  environment: string | null;
+  monitoringTool: string | null;
+  hosts: readonly string[];
+  payload: unknown;
+}
+
+/**
+ * The text a payload path names, as PostgreSQL's `payload #>> path` reads it and the matchers' SQL coalesces it: a
+ * string as is, a boolean as `true`/`false`, anything missing or null as the empty string. Undefined where only the
+ * database can say: a number or an object is written as PostgreSQL's own text of it (`1.0` stays `1.0`, objects get
+ * its spacing), and an array takes path segments as indexes by its rules.
+ */
+function payloadText(payload: unknown, path: readonly string[]): string | undefined {
+  let value = payload;
+  for (const key of path) {
+    if (Array.isArray(value)) return undefined;
+    if (value === null || typeof value !== "object" || !Object.hasOwn(value, key)) return "";
+    value = (value as Record<string, unknown>)[key];
+  }
+  if (typeof value === "string") return value;
+  if (typeof value === "boolean") return String(value);
+  if (value === null || value === undefined) return "";
+  return undefined;
+}
+
+/**
+ * The values a matcher's field has for an alert, as the matchers' SQL reads them: a missing field is the empty string
+ * (Alertmanager's missing label), `integration` is its name and its id, `host` each host (the empty string when none).
+ * Undefined when only the database can say (`payloadText`).
+ */
+function matchedValues(name: string, alert: MatchableAlert): readonly string[] | undefined {
+  switch (name) {
+    case "integration":
+      return [alert.integration.name ?? "", String(alert.integration.id)];
+    case "host":
+      return alert.hosts.length === 0 ? [""] : alert.hosts;
+    case "service":
+      return [alert.service ?? ""];
+    case "environment":
+      return [alert.environment ?? ""];
+    case "severity":
+      return [alert.severity];
+    case "title":
+      return [alert.title];
+    case "monitoring_tool":
+      return [alert.monitoringTool ?? ""];
+  }
+  if (!name.startsWith("payload.")) throw new Error(`a saved matcher names ${JSON.stringify(name)}, which parsing refuses`);
+  const text = payloadText(alert.payload, name.slice("payload.".length).split("."));
+  return text === undefined ? undefined : [text];
+}
+
+/**
+ * What this process can say of a matcher on an alert: it holds, it fails, or only the database can say, which is so
+ * of every pattern (`=~`, `!~` are never run here, whoever wrote them) and of some payload values (`payloadText`).
+ */
+export function matcherVerdict(matcher: SilenceMatcher, alert: MatchableAlert): "holds" | "fails" | "database" {
+  if (matcher.op === "=~" || matcher.op === "!~") return "database";
+  const values = matchedValues(matcher.name, alert);
+  if (values === undefined) return "database";
+  return values.includes(matcher.value) === (matcher.op === "=") ? "holds" : "fails";
 }
 
 /** A matcher as written canonically: `name="value"` with the value quoted and escaped. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { and, eq, inArray } from "drizzle-orm";
 import { sha256Hex } from "@/lib/crypto";
-import { alertIntegrations, alertNotes, alerts, outboxMessages } from "@/lib/db/schema";
+import { alertIntegrations, alertNotes, alerts, alertSilences, outboxMessages } from "@/lib/db/schema";
 import { BadRequestError, ForbiddenError, NotFoundError } from "@/lib/errors";
 import { saveIntegration } from "@/lib/integrations/integrations";
 import { chatNotificationTopic } from "@/lib/integrations/topic";
@@ -14,7 +14,7 @@ import { alertEmailTopic } from "./email";
 import { createIntegration } from "./integrations";
 import { applyPayload, receiveAlert, receiverRequestOf } from "./receive";
 import { updateAlertSettings } from "./settings";
-import { createSilence, deleteSilence, getSilence, listSilences, releaseHeldAlerts, serializeSilence, updateSilence } from "./silences";
+import { createSilence, deleteSilence, getSilence, listSilences, pruneExpiredSilences, releaseHeldAlerts, serializeSilence, updateSilence } from "./silences";
 
 describe.each(testDatabases())("silences and snoozes on $name", ({ open }) => {
   const handle = databaseForSuite(open);
@@ -287,5 +287,35 @@ describe.each(testDatabases())("silences and snoozes on $name", ({ open }) => {
     );
     expect(await problem({ recurrence: { days: ["mon"], start_time: "22:00", end_time: "06:00", time_zone: "UTC" } })).toBe("a recurring silence takes no starts_at or ends_at");
     expect(await problem({ reason: " " })).toBe("reason is required");
+  });
+
+  it("prunes one-off silences 120 hours after they end, in any project; the alerts that named one forget it", async () => {
+    const project = await notifyingProject();
+    const hours = (count: number) => new Date(now.getTime() + count * 3_600_000);
+    const { silence: expired } = await createSilence(project.ctx, project.reference, { matchers: ['service="db"'], endsAt: hours(1), reason: "Upgrade" });
+    const { silence: later } = await createSilence(project.ctx, project.reference, { matchers: ['service="web"'], endsAt: hours(3), reason: "Later" });
+    const { silence: weekly } = await createSilence(project.ctx, project.reference, {
+      matchers: ['service="batch"'],
+      recurrence: { days: ["sun"], start_time: "01:00", end_time: "03:00", time_zone: "UTC" },
+      reason: "Weekly",
+    });
+    await fire(project, { title: "Resolved while silenced", service: "db" });
+    await fire(project, { title: "Resolved while silenced", service: "db", end_time: minutes(5).toISOString() }, minutes(5));
+    // Held, and never looked at again before the prune (housekeeping was down).
+    await fire(project, { title: "Still held", service: "db" });
+    const remaining = async () =>
+      (await handle.db.select({ id: alertSilences.id }).from(alertSilences).where(eq(alertSilences.projectId, project.projectId)).orderBy(alertSilences.id)).map((row) => row.id);
+
+    await pruneExpiredSilences(handle.db, hours(1 + 120));
+    expect(await remaining()).toEqual([expired.id, later.id, weekly.id]);
+    await pruneExpiredSilences(handle.db, hours(1 + 120 + 0.01));
+    expect(await remaining()).toEqual([later.id, weekly.id]);
+
+    const resolved = await getAlert(project.ctx, project.reference, (await iidOf(project, "Resolved while silenced"))!);
+    expect([resolved.alert.status, resolved.silence, serializeAlert(resolved.view, resolved).silenced_by]).toEqual(["resolved", null, null]);
+    const held = await alertNamed(project, "Still held");
+    expect([held.silencedById, held.notifyAfter]).toEqual([null, hours(1)]);
+    expect(await release(project, hours(122))).toEqual({ released: ["Still held"], held: [] });
+    expect((await notifications(project, held.id)).emails).toEqual(["triggered"]);
   });
 });

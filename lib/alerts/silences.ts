@@ -1,10 +1,10 @@
 import "server-only";
-import { and, asc, desc, eq, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNotNull, lt, lte, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { entity, isoDateTime } from "@/lib/api/entities";
 import type { PageRequest } from "@/lib/api/pagination";
 import { actingUser, type Ctx } from "@/lib/context";
-import { listPage, placeholder, preparedStatement, type Database, type Executor, type ListPage } from "@/lib/db";
+import { listPage, placeholder, preparedStatements, type Database, type Executor, type ListPage } from "@/lib/db";
 import { statementRows } from "@/lib/db/statement-rows";
 import { alertIntegrations, alerts, alertSilences, users, type AlertSilenceRow, type UserRow } from "@/lib/db/schema";
 import { BadRequestError, NotFoundError } from "@/lib/errors";
@@ -16,10 +16,12 @@ import { openIncident } from "./incidents";
 import { projectWithNamespace } from "./process";
 import { addSystemNote } from "./system-notes";
 import { readAlertSettings } from "./settings";
+import { forgetProjectSilences, liveSilencesOf } from "./silence-cache";
 import {
   anchoredPattern,
   equalitiesOf,
   formatMatcher,
+  matcherVerdict,
   nextWindowAfter,
   openWindowAt,
   parseMatchers,
@@ -27,6 +29,7 @@ import {
   silenceStateAt,
   validRecurrence,
   weekdays,
+  type MatchableAlert,
   type SilenceMatcher,
   type SilenceWindow,
   type WeeklyRecurrence,
@@ -136,6 +139,7 @@ export async function createSilence(ctx: Ctx, projectReference: string, input: S
     .values({ projectId: view.project.id, ...values, authorId: author?.id ?? null, createdAt: ctx.now, updatedAt: ctx.now })
     .returning();
   if (!silence) throw new Error("inserting a silence returned no row");
+  forgetProjectSilences(ctx.db, view.project.id);
   return { silence, authorUsername: author?.username ?? null };
 }
 
@@ -152,12 +156,14 @@ export async function updateSilence(ctx: Ctx, projectReference: string, silenceI
   const view = await getProjectWithAbility(ctx, projectReference, "manageAlertSilences");
   const existing = await findSilence(ctx, view, silenceId);
   const values = await validated(ctx.db, input, ctx.now);
-  return ctx.db.transaction(async (tx) => {
+  const updated = await ctx.db.transaction(async (tx) => {
     const [silence] = await tx.update(alertSilences).set({ ...values, updatedAt: ctx.now }).where(eq(alertSilences.id, existing.silence.id)).returning();
     if (!silence) throw new NotFoundError("Silence");
     await reconsiderAlertsOf(tx, silence.id, ctx.now);
     return { silence, authorUsername: existing.authorUsername };
   });
+  forgetProjectSilences(ctx.db, view.project.id);
+  return updated;
 }
 
 /** `DELETE …/silences/:silence_id` (Maintainer+): the alerts it held notify at the next housekeeping pass. */
@@ -168,6 +174,7 @@ export async function deleteSilence(ctx: Ctx, projectReference: string, silenceI
     await reconsiderAlertsOf(tx, existing.silence.id, ctx.now);
     await tx.delete(alertSilences).where(eq(alertSilences.id, existing.silence.id));
   });
+  forgetProjectSilences(ctx.db, view.project.id);
 }
 
 const silenceWindowEntity = z.strictObject({ starts_at: isoDateTime, ends_at: isoDateTime });
@@ -219,7 +226,7 @@ export function serializeSilence({ silence, authorUsername }: SilenceView, now: 
 // ---------------------------------------------------------------------------------------------------------------
 // Matching
 
-/** An alert's fields as SQL, for matchers to read: parameters at ingestion, columns when housekeeping looks again. */
+/** An alert's fields as SQL, for matchers to read. */
 interface MatchedFields {
   integrationName: SQL;
   integrationId: SQL;
@@ -230,18 +237,28 @@ interface MatchedFields {
   monitoringTool: SQL;
   hosts: SQL;
   payload: SQL;
-  /** The one-valued fields as one jsonb object (`oneValuedFields`), the silence's `equalities` must be contained in. */
+  /** The one-valued fields as one jsonb object as `equalities` are written (a missing field is the empty string). */
   oneValued: SQL;
 }
 
-/** The one-valued fields as `equalities` are written: a missing field is the empty string. */
-function oneValuedFields(alert: Pick<FiringFields, "service" | "environment" | "severity" | "title" | "monitoringTool">): Record<string, string> {
+/**
+ * The fields of the alert row `alias` (the `alerts` table's column names: a stored alert, or the incoming one as the
+ * same columns) and of its integration's name, in one place for both the receiver and housekeeping.
+ */
+function matchedFields(alias: SQL, integrationName: SQL): MatchedFields {
+  const column = (name: string) => sql`${alias}.${sql.identifier(name)}`;
   return {
-    service: alert.service ?? "",
-    environment: alert.environment ?? "",
-    severity: alert.severity,
-    title: alert.title,
-    monitoring_tool: alert.monitoringTool ?? "",
+    integrationName,
+    integrationId: column("integration_id"),
+    service: column("service"),
+    environment: column("environment"),
+    severity: column("severity"),
+    title: column("title"),
+    monitoringTool: column("monitoring_tool"),
+    hosts: column("hosts"),
+    payload: column("payload"),
+    oneValued: sql`jsonb_build_object('service', coalesce(${column("service")}, ''), 'environment', coalesce(${column("environment")}, ''),
+      'severity', ${column("severity")}, 'title', ${column("title")}, 'monitoring_tool', coalesce(${column("monitoring_tool")}, ''))`,
   };
 }
 
@@ -251,6 +268,7 @@ function oneValuedFields(alert: Pick<FiringFields, "service" | "environment" | "
  * pattern is matched anchored. PostgreSQL's engine runs the patterns (none with back-references or lookaround, which
  * saving refuses), in the database's process or thread, so no pattern can hold the server's event loop. The
  * silence's equalities are tested first: one containment refuses most silences without reading their matchers.
+ * `matcherVerdict` (`silence-rules.ts`) reads the fields the same way in process, for all but the patterns.
  */
 function matchersHold(matchers: SQL, f: MatchedFields): SQL {
   const pattern = sql`case when m.value like '(?i)%' then '(?i)^(?:' || substr(m.value, 5) || ')$' else '^(?:' || m.value || ')$' end`;
@@ -275,14 +293,24 @@ function silencesNotOver(projectId: SQL, now: SQL): SQL {
   return sql`s.project_id = ${projectId} and (s.ends_at is null or s.ends_at > ${now}) and (s.starts_at is null or s.starts_at <= ${now})`;
 }
 
-type MatchedSilence = Pick<AlertSilenceRow, "id" | "startsAt" | "endsAt" | "recurrence">;
+type MatchedSilence = Pick<AlertSilenceRow, "id" | "startsAt" | "endsAt" | "recurrence"> & { version: string };
+
+/**
+ * The silence that holds an alert, until when, and the version of the silence's row that was matched (its `xmin`):
+ * `recordFiring` writes the hold only while the row is still that version.
+ */
+export interface SilenceHold {
+  silenceId: number;
+  until: Date;
+  version: string;
+}
 
 /** Of the silences that match, the one whose open window ends last, and that end; null when none is open. */
-function longestHold(silences: MatchedSilence[], now: Date): { silenceId: number; until: Date } | null {
-  let best: { silenceId: number; until: Date } | null = null;
+function longestHold(silences: MatchedSilence[], now: Date): SilenceHold | null {
+  let best: SilenceHold | null = null;
   for (const silence of silences) {
     const open = openWindowAt(silenceWindow(silence), now);
-    if (open && (!best || open.end > best.until)) best = { silenceId: silence.id, until: open.end };
+    if (open && (!best || open.end > best.until)) best = { silenceId: silence.id, until: open.end, version: silence.version };
   }
   return best;
 }
@@ -295,50 +323,34 @@ function matchedSilence(row: Record<string, unknown>): MatchedSilence {
     startsAt: asDate(row.starts_at as string | null),
     endsAt: asDate(row.ends_at as string | null),
     recurrence: row.recurrence as WeeklyRecurrence | null,
+    version: String(row.version),
   };
 }
 
 /** What ingestion knows of a firing alert, for the silences to match. */
-export interface FiringFields {
+export interface FiringFields extends MatchableAlert {
   projectId: number;
-  integration: { id: number; name: string | null };
-  title: string;
-  severity: string;
-  service: string | null;
-  environment: string | null;
-  monitoringTool: string | null;
-  hosts: string[];
-  payload: unknown;
 }
 
 /**
- * The matching silences of a firing alert, one statement rendered once per process: the alert's fields are a row the
- * matchers read (the payload sent once), and its one-valued fields one constant object for the containment test.
+ * The matching silences of a firing alert, one statement per shape rendered once per process: the alert is a row of
+ * the `alerts` table's columns that the matchers read (the payload sent once). `among` limits it to the silences the
+ * cache could not decide alone; without it every silence of the project is matched.
  */
-const matchingSilencesStatement = preparedStatement<Record<string, unknown>>(
-  () => sql`with a as (select ${placeholder("integrationName")}::text as integration_name, ${placeholder("integrationId")}::int as integration_id,
+const matchingSilencesStatements = preparedStatements<{ among: boolean }, Record<string, unknown>>(
+  ({ among }) => sql`with a as (select ${placeholder("integrationName")}::text as integration_name, ${placeholder("integrationId")}::int as integration_id,
         ${placeholder("service")}::text as service, ${placeholder("environment")}::text as environment, ${placeholder("severity")}::text as severity,
         ${placeholder("title")}::text as title, ${placeholder("monitoringTool")}::text as monitoring_tool,
         ${placeholder("hosts", alerts.hosts)}::text[] as hosts, ${placeholder("payload", alerts.payload)}::jsonb as payload)
-      select s.id, s.starts_at, s.ends_at, s.recurrence from ${alertSilences} s, a
+      select s.id, s.starts_at, s.ends_at, s.recurrence, s.xmin::text as version from ${alertSilences} s, a
       where ${silencesNotOver(sql`${placeholder("projectId")}::int`, sql`${placeholder("now")}::timestamptz`)}
-        and ${matchersHold(sql`s.matchers`, {
-          integrationName: sql`a.integration_name`,
-          integrationId: sql`a.integration_id`,
-          service: sql`a.service`,
-          environment: sql`a.environment`,
-          severity: sql`a.severity`,
-          title: sql`a.title`,
-          monitoringTool: sql`a.monitoring_tool`,
-          hosts: sql`a.hosts`,
-          payload: sql`a.payload`,
-          oneValued: sql`${placeholder("oneValued")}::jsonb`,
-        })}`,
+        ${among ? sql`and s.id = any(${placeholder("among")}::int[])` : sql``}
+        and ${matchersHold(sql`s.matchers`, matchedFields(sql`a`, sql`a.integration_name`))}`,
 );
 
-/** The silence that holds a firing alert at `now`, and until when: one indexed query of the project's silences. */
-export async function silenceHolding(db: Executor, alert: FiringFields, now: Date): Promise<{ silenceId: number; until: Date } | null> {
-  const rows = await matchingSilencesStatement(db, {
+/** The silences of `among` (all of the project's when null) that match the firing alert, asked of the database. */
+async function silencesMatchingFiring(db: Executor, alert: FiringFields, now: Date, among: number[] | null): Promise<MatchedSilence[]> {
+  const rows = await matchingSilencesStatements(db, { among: among !== null }, {
     projectId: alert.projectId,
     integrationName: alert.integration.name,
     integrationId: alert.integration.id,
@@ -349,10 +361,42 @@ export async function silenceHolding(db: Executor, alert: FiringFields, now: Dat
     monitoringTool: alert.monitoringTool,
     hosts: alert.hosts,
     payload: alert.payload,
-    oneValued: JSON.stringify(oneValuedFields(alert)),
+    among,
     now: now.toISOString(),
   });
-  return longestHold(rows.map(matchedSilence), now);
+  return rows.map(matchedSilence);
+}
+
+/**
+ * The silence that holds a firing alert at `now`, and until when. From this process's copy of the project's silences
+ * (`lib/alerts/silence-cache.ts`) when it has one: each silence whose window is open and whose other matchers hold
+ * (`matcherVerdict`) matches, unless it has matchers only the database may decide (patterns, some payload values),
+ * and only those candidates are asked of the database, in one statement; an alert no silence could match costs no
+ * statement. Without a copy, one indexed statement matches all of the project's silences.
+ */
+export async function silenceHolding(db: Database, alert: FiringFields, now: Date): Promise<SilenceHold | null> {
+  const silences = await liveSilencesOf(db, alert.projectId, now);
+  if (!silences) return longestHold(await silencesMatchingFiring(db, alert, now, null), now);
+  const matched: MatchedSilence[] = [];
+  const undecided: number[] = [];
+  for (const silence of silences) {
+    let decided = true;
+    let holds = true;
+    for (const matcher of silence.matchers) {
+      const verdict = matcherVerdict(matcher, alert);
+      if (verdict === "fails") {
+        holds = false;
+        break;
+      }
+      if (verdict === "database") decided = false;
+    }
+    // The window last: most silences fail a matcher first, and a weekly window's time-zone reading costs the most.
+    if (!holds || !openWindowAt(silenceWindow(silence), now)) continue;
+    if (decided) matched.push(silence);
+    else undecided.push(silence.id);
+  }
+  if (undecided.length > 0) matched.push(...(await silencesMatchingFiring(db, alert, now, undecided)));
+  return longestHold(matched, now);
 }
 
 /** The silences that match each of these alerts now, read from the alerts' own rows in one statement. */
@@ -360,23 +404,11 @@ async function silencesMatchingAlerts(db: Executor, alertIds: number[], now: Dat
   const matched = new Map<number, MatchedSilence[]>();
   if (alertIds.length === 0) return matched;
   const rows = statementRows<Record<string, unknown>>(
-    await db.execute(sql`select al.id as alert_id, s.id, s.starts_at, s.ends_at, s.recurrence
+    await db.execute(sql`select al.id as alert_id, s.id, s.starts_at, s.ends_at, s.recurrence, s.xmin::text as version
       from ${alerts} al
       left join ${alertIntegrations} i on i.id = al.integration_id
       join ${alertSilences} s on ${silencesNotOver(sql`al.project_id`, sql`${now.toISOString()}::timestamptz`)}
-        and ${matchersHold(sql`s.matchers`, {
-          integrationName: sql`i.name`,
-          integrationId: sql`al.integration_id`,
-          service: sql`al.service`,
-          environment: sql`al.environment`,
-          severity: sql`al.severity`,
-          title: sql`al.title`,
-          monitoringTool: sql`al.monitoring_tool`,
-          hosts: sql`al.hosts`,
-          payload: sql`al.payload`,
-          oneValued: sql`jsonb_build_object('service', coalesce(al.service, ''), 'environment', coalesce(al.environment, ''),
-            'severity', al.severity, 'title', al.title, 'monitoring_tool', coalesce(al.monitoring_tool, ''))`,
-        })}
+        and ${matchersHold(sql`s.matchers`, matchedFields(sql`al`, sql`i.name`))}
       where al.id = any(${sql.param(alertIds)}::int[])`),
   );
   for (const row of rows) {
@@ -473,6 +505,41 @@ async function notifyReleased(
   if (!settings.createIncident || row.issueId !== null) return;
   const project = await projectWithNamespace(tx, alert.projectId);
   await openIncident(tx, project, row, bot, alertDetailsUrl(project, row), now);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Pruning
+
+/** How long a one-off silence is kept once its window has ended: Alertmanager's default retention (`--data.retention`). */
+export const expiredSilenceRetentionHours = 120;
+
+/** How many silences one statement of `pruneExpiredSilences` deletes, and how many statements one pass runs at most. */
+const pruneBatchSize = 500;
+const maxPruneBatches = 20;
+
+/**
+ * Housekeeping: deletes the one-off silences whose window ended more than the retention ago, oldest first, in
+ * batches through `alert_silences_expired_idx` (weekly silences never end). Alerts that name one forget it (the
+ * foreign key sets `silenced_by_id` null), so their pages and the API say nothing silenced them; a silence's hold ends
+ * with its window, long before, so no alert still waits on one, and an alert whose release was never looked at is due
+ * and is released at the next pass as before. Each process's copy of the project's silences hears of it through the
+ * trigger. Answers how many were deleted.
+ */
+export async function pruneExpiredSilences(db: Database, now: Date): Promise<{ deleted: number }> {
+  const before = new Date(now.getTime() - expiredSilenceRetentionHours * 3_600_000);
+  let deleted = 0;
+  for (let batch = 0; batch < maxPruneBatches; batch++) {
+    const expired = db
+      .select({ id: alertSilences.id })
+      .from(alertSilences)
+      .where(and(isNotNull(alertSilences.endsAt), lt(alertSilences.endsAt, before)))
+      .orderBy(asc(alertSilences.endsAt))
+      .limit(pruneBatchSize);
+    const rows = await db.delete(alertSilences).where(inArray(alertSilences.id, expired)).returning({ id: alertSilences.id });
+    deleted += rows.length;
+    if (rows.length < pruneBatchSize) break;
+  }
+  return { deleted };
 }
 
 /** The silences of these ids, for alert pages that say which silence matched. */

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import { afterAll, beforeAll, inject } from "vitest";
+import { startSilenceCache } from "@/lib/alerts/silence-cache";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/drivers";
 import type { DatabaseImages } from "@/lib/testing/database-images";
 import { startTokenCheckCache } from "@/lib/token-checks/checks";
@@ -12,8 +13,8 @@ export interface TestDatabase {
 
 /**
  * The databases integration tests run against: PGlite always, and PostgreSQL as well when TEST_DATABASE_URL is set.
- * Each `open()` gives a fresh, migrated database that nothing else uses, with token checks cached as the server caches
- * them.
+ * Each `open()` gives a fresh, migrated database that nothing else uses, with token checks and silences cached as the
+ * server caches them.
  */
 export function testDatabases(): TestDatabase[] {
   const databases: TestDatabase[] = [{ name: "pglite", open: openFreshPglite }];
@@ -66,6 +67,7 @@ async function openFreshPglite(): Promise<DatabaseHandle> {
   // A no-op on the migrated image, but it proves the image and the migrations agree.
   await handle.migrate();
   await startTokenCheckCache(handle);
+  await startSilenceCache(handle);
   return handle;
 }
 
@@ -75,6 +77,7 @@ async function openFreshPostgres(serverUrl: string): Promise<DatabaseHandle> {
   const handle = await openDatabase({ url: database.url, poolSize: 4 });
   await handle.migrate();
   await startTokenCheckCache(handle);
+  await startSilenceCache(handle);
   return {
     ...handle,
     async close() {

@@ -3,14 +3,15 @@ import { eq, sql } from "drizzle-orm";
 import { authenticateToken } from "@/lib/api/authenticate";
 import type { Actor } from "@/lib/context";
 import type { Database } from "@/lib/db";
-import { openDatabase, type DatabaseHandle } from "@/lib/db/drivers";
+import type { DatabaseHandle } from "@/lib/db/drivers";
 import { oauthAccessTokens, personalAccessTokens, users, type UserRow } from "@/lib/db/schema";
 import { ApiError } from "@/lib/errors";
 import { deleteApplication, renewApplicationSecret, revokeApplicationAuthorization } from "@/lib/oauth/applications";
 import { OAuthError } from "@/lib/oauth/errors";
 import { getTokenInfo, introspectToken, revokeToken } from "@/lib/oauth/token-info";
-import { createPostgresDatabase, testDatabases } from "@/lib/testing/databases";
+import { testDatabases } from "@/lib/testing/databases";
 import { createTestUser, userContext } from "@/lib/testing/fixtures";
+import { dropConnections, eventually, listeningConnections, settle, twoProcesses } from "@/lib/testing/notifications";
 import { authorizeCode, formRequest, oauthFixture, oauthFixtureForSuite, registerApplication, testRedirectUri, token, type OAuthFixture } from "@/lib/testing/oauth";
 import { blockUser, unblockUser, updateUserAsAdmin } from "@/lib/users/admin";
 import { insertPersonalAccessToken, revokePersonalAccessToken, rotatePersonalAccessToken } from "@/lib/users/personal-access-tokens";
@@ -40,22 +41,6 @@ async function expectActor(db: Database, value: string, user: Pick<UserRow, "id"
   expect(answer).toMatchObject({ kind: "user", user: { id: user.id } });
   return answer as Actor & { kind: "user" };
 }
-
-/** Polls `check` until it passes or two seconds are up, for what another process hears through a notification. */
-async function eventually(check: () => Promise<void>): Promise<void> {
-  const deadline = Date.now() + 2000;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-}
-
-/** Lets notifications still travelling from earlier steps arrive, so the next lookup fills the cache for certain. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
 
 /** Runs `change` with the notification triggers of the token tables off: what the cache hears of it is up to the test. */
 async function unannounced(db: Database, change: () => Promise<unknown>): Promise<void> {
@@ -231,26 +216,19 @@ describe.each(testDatabases())("token checks on $name", ({ open }) => {
 const serverUrl = process.env.TEST_DATABASE_URL;
 
 describe.runIf(serverUrl)("token checks across processes on PostgreSQL", () => {
-  let drop: () => Promise<void>;
+  let processes: Awaited<ReturnType<typeof twoProcesses>>;
   let here: DatabaseHandle;
   let there: DatabaseHandle;
   let fixture: OAuthFixture;
 
   beforeAll(async () => {
-    const database = await createPostgresDatabase(serverUrl!);
-    drop = database.drop;
-    here = await openDatabase({ url: database.url, poolSize: 2 });
-    await here.migrate();
-    there = await openDatabase({ url: database.url, poolSize: 2 });
+    processes = await twoProcesses(serverUrl!);
+    ({ here, there } = processes);
     await startTokenCheckCache(here);
     await startTokenCheckCache(there);
     fixture = await oauthFixture(here.db);
   });
-  afterAll(async () => {
-    await here.close();
-    await there.close();
-    await drop();
-  });
+  afterAll(() => processes.close());
 
   it("a revoke, a rotation and a block on one process reach the other's cache within moments", async () => {
     const user = await createTestUser(here.db);
@@ -282,18 +260,13 @@ describe.runIf(serverUrl)("token checks across processes on PostgreSQL", () => {
     await unannounced(here.db, () => here.db.update(personalAccessTokens).set({ revoked: true }).where(eq(personalAccessTokens.id, personal.record.id)));
     await expectActor(there.db, personal.token, user);
 
-    // postgres.js answers db.execute with an array of rows.
-    const listenerPids = async () =>
-      ((await here.db.execute(
-        sql`select pid from pg_stat_activity where datname = current_database() and query ilike 'listen%' and pid <> pg_backend_pid()`,
-      )) as unknown as { pid: number }[]).map((row) => row.pid);
-    const before = await listenerPids();
+    const before = await listeningConnections(here.db);
     expect(before).toHaveLength(2);
-    await here.db.execute(sql`select pg_terminate_backend(pid) from pg_stat_activity where pid in (${sql.join(before.map((pid) => sql`${pid}`), sql`, `)})`);
+    await dropConnections(here.db, before);
     await eventually(() => expectRefused(there.db, personal.token, revokedAnswer));
 
     await eventually(async () => {
-      const after = await listenerPids();
+      const after = await listeningConnections(here.db);
       expect(after).toHaveLength(2);
       expect(after.some((pid) => before.includes(pid))).toBe(false);
     });

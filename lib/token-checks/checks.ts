@@ -2,7 +2,7 @@ import "server-only";
 import type { Database } from "@/lib/db";
 import type { DatabaseHandle } from "@/lib/db/drivers";
 import type { OAuthApplicationRow, UserRow } from "@/lib/db/schema";
-import { TokenCheckCache } from "./cache";
+import { NotifiedCache } from "@/lib/db/notified-cache";
 
 interface OAuthAccessTokenCheckBase {
   kind: "oauth";
@@ -70,7 +70,7 @@ export const tokenChecksChannel = "token_checks";
 const cacheCapacity = 4096;
 
 // Instrumentation and route bundles can hold separate copies of this module; the caches live on globalThis.
-const globalForTokenChecks = globalThis as unknown as { tokenCheckCaches?: WeakMap<Database, TokenCheckCache<TokenCheck>> };
+const globalForTokenChecks = globalThis as unknown as { tokenCheckCaches?: WeakMap<Database, NotifiedCache<TokenCheck>> };
 const caches = (globalForTokenChecks.tokenCheckCaches ??= new WeakMap());
 
 /**
@@ -79,13 +79,9 @@ const caches = (globalForTokenChecks.tokenCheckCaches ??= new WeakMap());
  */
 export async function startTokenCheckCache(handle: DatabaseHandle): Promise<void> {
   if (caches.has(handle.db)) return;
-  const cache = new TokenCheckCache<TokenCheck>(cacheCapacity);
+  const cache = new NotifiedCache<TokenCheck>(cacheCapacity);
   caches.set(handle.db, cache);
-  await handle.listen(tokenChecksChannel, {
-    notify: (tag) => cache.invalidate(tag),
-    listening: () => cache.resume(),
-    interrupted: () => cache.pause(),
-  });
+  await cache.follow(handle, tokenChecksChannel);
 }
 
 /**

@@ -89,6 +89,8 @@ export const alertSilences = pgTable(
   },
   (table) => [
     index("alert_silences_project_ends_idx").on(table.projectId, table.endsAt),
+    // Housekeeping prunes one-off silences long expired (`pruneExpiredSilences`), oldest first, across projects.
+    index("alert_silences_expired_idx").on(table.endsAt).where(sql`${table.endsAt} is not null`),
     // Deleting a user forgets the silence's author (set null), found through this.
     index("alert_silences_author_idx").on(table.authorId).where(sql`${table.authorId} is not null`),
     check(

@@ -1,12 +1,15 @@
+import type { DatabaseHandle } from "./drivers";
+
 /**
- * A bounded, least-recently-used map from token digests to what checking that token needs, where every entry carries
- * tags (`user:7`, `grant:12`…) so a change to anything it was built from drops it, whatever its digest.
+ * A bounded, least-recently-used map kept in step with the database by notifications (token checks by digest, a
+ * project's silences by project), where every entry carries tags (`user:7`, `grant:12`…) so a change to anything it
+ * was built from drops it, whatever its key.
  *
  * A lookup that misses reads the database and then fills the cache; if an invalidation arrives while that read is in
  * flight, the row it read may be the one just changed, so the fill is dropped (`ticket` / `fill`). While the cache
  * cannot hear invalidations (`pause`), it answers nothing and keeps nothing.
  */
-export class TokenCheckCache<Value> {
+export class NotifiedCache<Value> {
   private readonly entries = new Map<string, { value: Value; tags: readonly string[] }>();
   private readonly keysByTag = new Map<string, Set<string>>();
   private generation = 0;
@@ -18,6 +21,11 @@ export class TokenCheckCache<Value> {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** Whether invalidations are heard: while not, nothing is answered or kept, and callers read the database. */
+  get listening(): boolean {
+    return this.live;
   }
 
   get(key: string): Value | undefined {
@@ -56,6 +64,18 @@ export class TokenCheckCache<Value> {
     const keys = this.keysByTag.get(tag);
     if (!keys) return;
     for (const key of [...keys]) this.remove(key);
+  }
+
+  /**
+   * Keeps the cache in step with `channel` on `handle`'s database: each notification's payload is a tag to drop,
+   * and the cache answers only while it listens. Resolves once listening.
+   */
+  follow(handle: Pick<DatabaseHandle, "listen">, channel: string): Promise<void> {
+    return handle.listen(channel, {
+      notify: (tag) => this.invalidate(tag),
+      listening: () => this.resume(),
+      interrupted: () => this.pause(),
+    });
   }
 
   /** Invalidations may be missed from now on (the notification connection is down): forget everything, keep nothing. */

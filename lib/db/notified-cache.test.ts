@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { TokenCheckCache } from "./cache";
+import { NotifiedCache } from "./notified-cache";
 
-function liveCache(capacity = 3): TokenCheckCache<string> {
-  const cache = new TokenCheckCache<string>(capacity);
+function liveCache(capacity = 3): NotifiedCache<string> {
+  const cache = new NotifiedCache<string>(capacity);
   cache.resume();
   return cache;
 }
 
-describe("TokenCheckCache", () => {
+describe("NotifiedCache", () => {
   it("answers what was filled", () => {
     const cache = liveCache();
     cache.fill("a", "check a", ["user:1"], cache.ticket());
@@ -57,7 +57,7 @@ describe("TokenCheckCache", () => {
   });
 
   it("answers and keeps nothing until it hears invalidations, and forgets everything when it stops", () => {
-    const cache = new TokenCheckCache<string>(3);
+    const cache = new NotifiedCache<string>(3);
     cache.fill("a", "a", ["user:1"], cache.ticket());
     expect(cache.get("a")).toBeUndefined();
     cache.resume();
@@ -75,6 +75,6 @@ describe("TokenCheckCache", () => {
   });
 
   it("refuses a capacity that is not a positive integer", () => {
-    expect(() => new TokenCheckCache(0)).toThrow("capacity must be a positive integer, not 0");
+    expect(() => new NotifiedCache(0)).toThrow("capacity must be a positive integer, not 0");
   });
 });
