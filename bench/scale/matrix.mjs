@@ -211,7 +211,14 @@ export function matrixLists(server, setup) {
       pages: [
         { label: "page 1", url: () => `${api}/projects/${project.id}/alert_management/alerts` },
         { label: `page ${deepPage(layout.alerts)}`, url: () => offset(`/projects/${project.id}/alert_management/alerts`, deepPage(layout.alerts)) },
+        // None of the seeded alerts is silenced: the filter must not read past all of them to say so.
+        { label: "silenced, page 1", url: () => `${api}/projects/${project.id}/alert_management/alerts?silenced=true` },
       ],
+    },
+    {
+      name: "alert silences",
+      surface: "api",
+      pages: [{ label: "page 1", url: () => `${api}/projects/${project.id}/alert_management/silences` }],
     },
     {
       name: "activity page",
