@@ -172,6 +172,29 @@ describe.each(testDatabases())("silences matched from the in-process copy on $na
     expect(hold && { silenceId: hold.silenceId, until: hold.until }).toEqual({ silenceId: last!.id, until: minutes(60) });
     expect(await silenceHolding(handle.db, { ...firingAlerts(project).cpu, service: "svc-none" }, now)).toBeNull();
   });
+  it("keeps no copy of a project whose matchers are longer than an entry keeps, and asks the database each time", async () => {
+    // Sixteen matchers of about a kilobyte each, three times: more than an entry's 32 KiB of matcher text.
+    const long = (n: number) => Array.from({ length: 16 }, (_, i) => `payload.note${i}="${String(n).repeat(1000)}"`);
+    const big = await silencedProject(handle.db);
+    for (const n of [1, 2, 3]) await createSilence(big.ctx, big.reference, { matchers: long(n), ...alwaysOpen, reason: "Long" });
+    const small = await silencedProject(handle.db);
+    await createSilence(small.ctx, small.reference, { matchers: ['service="none"'], ...alwaysOpen, reason: "Short" });
+    const disk = (project: Project) => ({ ...firingAlerts(project).disk, service: "db" });
+    // Each project's silences are read once (a copy, or the decision to keep none)...
+    expect([await silenceHolding(handle.db, disk(big), now), await silenceHolding(handle.db, disk(small), now)]).toEqual([null, null]);
+    // ...then a silence written unannounced is seen only where the database matches.
+    const inserted: number[] = [];
+    await unannounced(handle.db, async () => {
+      for (const project of [big, small]) {
+        const [row] = await handle.db
+          .insert(alertSilences)
+          .values({ projectId: project.projectId, matchers: [{ name: "service", op: "=", value: "db" }], startsAt: minutes(-1), endsAt: minutes(30), reason: "Unannounced", createdAt: now, updatedAt: now })
+          .returning({ id: alertSilences.id });
+        inserted.push(row!.id);
+      }
+    });
+    expect([(await silenceHolding(handle.db, disk(big), now))?.silenceId, await silenceHolding(handle.db, disk(small), now)]).toEqual([inserted[0], null]);
+  });
 });
 
 /** Runs `change` with the silences' notification trigger off: what the caches hear of it is up to the test. */

@@ -38,6 +38,13 @@ export const silenceCacheCapacity = 1024;
  */
 export const maxCachedSilencesPerProject = 500;
 
+/**
+ * The same for the size of a project's matchers, as JSON text: a matcher may hold a kilobyte and a silence sixteen of
+ * them, so a count alone would let a few projects' silences hold gigabytes across the cache's entries. Past it, the
+ * database matches; a usual project's silences take a few hundred bytes.
+ */
+export const maxCachedMatcherTextPerProject = 32 * 1024;
+
 // Instrumentation and route bundles can hold separate copies of this module; the caches live on globalThis.
 const globalForSilences = globalThis as unknown as { silenceCaches?: WeakMap<Database, NotifiedCache<ProjectSilences>> };
 const caches = (globalForSilences.silenceCaches ??= new WeakMap());
@@ -68,10 +75,16 @@ export function cachedSilenceProjects(db: Database): number {
   return caches.get(db)?.size ?? 0;
 }
 
+function matcherTextLength(silences: readonly CachedSilence[]): number {
+  let length = 0;
+  for (const silence of silences) length += JSON.stringify(silence.matchers).length;
+  return length;
+}
+
 /**
  * The project's silences that have not ended at `now`, from the cache or read once (one indexed statement, by
  * `(project_id, ends_at)`). Undefined when the cache cannot answer and the database must match: it was never started
- * or is not listening, the project has more silences than an entry keeps, or `now` is before the entry was read.
+ * or is not listening, the project has more silences (or longer matchers) than an entry keeps, or `now` is before the entry was read.
  */
 export async function liveSilencesOf(db: Database, projectId: number, now: Date): Promise<CachedSilence[] | undefined> {
   const cache = caches.get(db);
@@ -95,7 +108,7 @@ export async function liveSilencesOf(db: Database, projectId: number, now: Date)
     .where(and(eq(alertSilences.projectId, projectId), or(isNull(alertSilences.endsAt), gt(alertSilences.endsAt, now))))
     .orderBy(asc(alertSilences.id))
     .limit(maxCachedSilencesPerProject + 1);
-  const silences = rows.length > maxCachedSilencesPerProject ? null : rows;
+  const silences = rows.length > maxCachedSilencesPerProject || matcherTextLength(rows) > maxCachedMatcherTextPerProject ? null : rows;
   cache.fill(key, { silences, readAt: at }, [key], ticket);
   return silences ?? undefined;
 }
