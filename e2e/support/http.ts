@@ -65,13 +65,14 @@ function postOnceUntilAnswered(
         });
       });
     });
+    // One chunk per turn of the event loop: a loopback socket takes chunks as fast as they come, and a loop that kept
+    // writing would not see the answer until it stopped.
     const send = () => {
-      while (!answered && bytesSent < limitBytes) {
+      if (!answered && bytesSent < limitBytes) {
         bytesSent += chunk.length;
-        if (!request.write(chunk)) {
-          request.once("drain", send);
-          return;
-        }
+        if (request.write(chunk)) setImmediate(send);
+        else request.once("drain", send);
+        return;
       }
       if (!answered && !ended) {
         ended = true;
