@@ -213,6 +213,9 @@ export function matrixLists(server, setup) {
         { label: `page ${deepPage(layout.alerts)}`, url: () => offset(`/projects/${project.id}/alert_management/alerts`, deepPage(layout.alerts)) },
         // None of the seeded alerts is silenced: the filter must not read past all of them to say so.
         { label: "silenced, page 1", url: () => `${api}/projects/${project.id}/alert_management/alerts?silenced=true` },
+        // All of them are unsilenced: the filter's page is read from the unsilenced alerts' own index, as the unfiltered
+        // list's is from the project's.
+        { label: "not silenced, page 1", url: () => `${api}/projects/${project.id}/alert_management/alerts?silenced=false` },
       ],
     },
     {

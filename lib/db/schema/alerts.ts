@@ -149,10 +149,13 @@ export const alerts = pgTable(
       .where(sql`${table.status} <> 'resolved' and ${table.fingerprint} is not null`),
     index("alerts_project_started_idx").on(table.projectId, table.startedAt, table.id),
     index("alerts_project_status_idx").on(table.projectId, table.status, table.startedAt, table.id),
-    // The list's `silenced=true` in order, from the silenced alerts alone: those two indexes would read past every
-    // alert of the project that is not silenced.
+    // The list's `silenced=true` and `silenced=false` in order, each from its own alerts alone: those two indexes
+    // would read past every alert of the project on the other side (a project that silences nearly everything would
+    // read all of it to fill a page of the rest).
     index("alerts_project_silenced_started_idx").on(table.projectId, table.startedAt, table.id).where(sql`${table.silencedById} is not null`),
     index("alerts_project_silenced_status_idx").on(table.projectId, table.status, table.startedAt, table.id).where(sql`${table.silencedById} is not null`),
+    index("alerts_project_unsilenced_started_idx").on(table.projectId, table.startedAt, table.id).where(sql`${table.silencedById} is null`),
+    index("alerts_project_unsilenced_status_idx").on(table.projectId, table.status, table.startedAt, table.id).where(sql`${table.silencedById} is null`),
     // Housekeeping reads the held notifications that are due, and a silence's change or deletion its alerts.
     index("alerts_notify_after_idx").on(table.notifyAfter).where(sql`${table.notifyAfter} is not null`),
     index("alerts_silenced_by_idx").on(table.silencedById).where(sql`${table.silencedById} is not null`),

@@ -1,0 +1,2 @@
+CREATE INDEX "alerts_project_unsilenced_started_idx" ON "alerts" USING btree ("project_id","started_at","id") WHERE "alerts"."silenced_by_id" is null;--> statement-breakpoint
+CREATE INDEX "alerts_project_unsilenced_status_idx" ON "alerts" USING btree ("project_id","status","started_at","id") WHERE "alerts"."silenced_by_id" is null;
