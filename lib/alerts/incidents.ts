@@ -37,21 +37,22 @@ export async function openIncident(
   now: Date,
 ): Promise<{ alert: AlertRow; issueIid: number }> {
   const listeners = issueListeners(tx, { projectId: view.project.id, issue: { confidential: false, issueType: "incident" }, action: "open", now });
-  let linked: AlertRow | undefined;
-  const issue = await insertIssue(
+  const { issue, alongside: linked } = await insertIssue(
     tx,
     view,
     author,
     { title: alert.title, description: incidentDescription(alert, detailsUrl), issueType: "incident" },
     now,
     async (inserted) => {
-      const link = tx.update(alerts).set({ issueId: inserted.id }).where(eq(alerts.id, alert.id)).returning().then(([row]) => (linked = row));
+      // `then` sends the link now (a query goes out when it is first awaited), so it shares the retitling's round trip.
+      const link = tx.update(alerts).set({ issueId: inserted.id }).where(eq(alerts.id, alert.id)).returning().then(([row]) => row);
       const note = addSystemNote(tx, alert.id, `created incident #${inserted.iid} for this alert`, now, author.id);
       const titled =
         alert.title === defaultAlertTitle
           ? ((await tx.update(issues).set({ title: `New: Incident ${inserted.iid}` }).where(eq(issues.id, inserted.id)).returning(issueColumns))[0] ?? inserted)
           : inserted;
-      await Promise.all([link, note, issueHooks(tx, { view, actor: author, before: null, after: bareIssueState(titled), issue: titled, action: "open", now, listeners })]);
+      const [row] = await Promise.all([link, note, issueHooks(tx, { view, actor: author, before: null, after: bareIssueState(titled), issue: titled, action: "open", now, listeners })]);
+      return row;
     },
   );
   return { alert: linked ?? alert, issueIid: issue.iid };

@@ -59,16 +59,16 @@ function validateDescription(description: string | null | undefined): void {
  * Inserts an issue and records `created` (shown as "opened") in the caller's transaction. Without `renderedDescription`
  * (incidents opened by alerts) the description is rendered when the issue is first shown. `alongside` writes what
  * else goes with the new issue (labels, hooks) concurrently with its event, so their statements share round trips
- * while the project's issue counter is locked.
+ * while the project's issue counter is locked; what it answers (a row it wrote) comes back beside the issue.
  */
-export async function insertIssue(
+export async function insertIssue<Alongside>(
   tx: Executor,
   view: Pick<ProjectView, "project">,
   author: UserRow,
   input: NewIssue & { milestoneId?: number | null; renderedDescription?: RenderedText },
   now: Date,
-  alongside?: (issue: IssueRow) => Promise<unknown>,
-): Promise<IssueRow> {
+  alongside: (issue: IssueRow) => Promise<Alongside>,
+): Promise<{ issue: IssueRow; alongside: Alongside }> {
   const iid = await nextInternalId(tx, view.project.id, "issues");
   const [issue] = await tx
     .insert(issues)
@@ -89,8 +89,8 @@ export async function insertIssue(
     })
     .returning(issueColumns);
   if (!issue) throw new Error("insert into issues returned no row");
-  await Promise.all([recordIssueEvent(tx, view, issue, author.id, "created", now), alongside?.(issue)]);
-  return issue;
+  const [, written] = await Promise.all([recordIssueEvent(tx, view, issue, author.id, "created", now), alongside(issue)]);
+  return { issue, alongside: written };
 }
 
 /** The milestone an issue may be filed under: one of the project's, else none (GitLab clears unknown ids). */
@@ -124,7 +124,7 @@ export async function createIssue(ctx: Ctx, projectReference: string, input: New
   const assigneeIds = await assigneesToSet(ctx, view, input.assigneeIds);
   const milestoneId = input.milestoneId === undefined ? null : await projectMilestoneId(ctx.db, view, input.milestoneId);
   const renderedDescription = await renderForSave(input.description ?? null);
-  const issue = await ctx.db.transaction(async (tx) => {
+  const { issue } = await ctx.db.transaction(async (tx) => {
     const listeners = issueListeners(tx, { projectId: view.project.id, issue: { confidential: input.confidential ?? false, issueType: input.issueType ?? "issue" }, action: "open", now: ctx.now });
     const labelNames = splitLabelNames(input.labels ?? []);
     const bare = labelNames.length === 0 && !assigneeIds?.length;
