@@ -1,11 +1,12 @@
 import "server-only";
-import { and, asc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/lib/db";
 import { alertAssignees, alerts, users } from "@/lib/db/schema";
 import { BadRequestError } from "@/lib/errors";
 import { projectRoleOf, utcDay } from "@/lib/projects/access";
 import { abilityMinimumLevels } from "@/lib/projects/policy";
 import type { ProjectView } from "@/lib/projects/projects";
+import { assigneesByOwner } from "@/lib/users/assignees";
 import type { UserSummary } from "@/lib/users/serialize";
 
 /** Whom a request assigns, as GitLab's `alertSetAssignees` names them: by id or by username, in the order given. */
@@ -44,18 +45,11 @@ export async function resolveAlertAssignees(db: Executor, view: ProjectView, req
   return [user];
 }
 
+const alertAssigneeLinks = { table: alertAssignees, ownerId: alertAssignees.alertId, userId: alertAssignees.userId };
+
 /** The assignees of each alert, by alert id, in the order of their ids. */
 export async function assigneesOfAlerts(db: Executor, alertIds: readonly number[]): Promise<Map<number, UserSummary[]>> {
-  const byAlert = new Map<number, UserSummary[]>();
-  if (alertIds.length === 0) return byAlert;
-  const rows = await db
-    .select({ alertId: alertAssignees.alertId, user: summaryColumns })
-    .from(alertAssignees)
-    .innerJoin(users, eq(users.id, alertAssignees.userId))
-    .where(inArray(alertAssignees.alertId, [...alertIds]))
-    .orderBy(asc(users.id));
-  for (const { alertId, user } of rows) byAlert.set(alertId, [...(byAlert.get(alertId) ?? []), user]);
-  return byAlert;
+  return assigneesByOwner(db, alertAssigneeLinks, alertIds, summaryColumns);
 }
 
 /**

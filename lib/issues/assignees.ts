@@ -1,9 +1,10 @@
 import "server-only";
-import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray, or, sql } from "drizzle-orm";
 import type { Executor } from "@/lib/db";
 import { issueAssignees, users, type UserRow } from "@/lib/db/schema";
 import { projectRoleOf, utcDay } from "@/lib/projects/access";
 import type { ProjectView } from "@/lib/projects/projects";
+import { assigneesByOwner } from "@/lib/users/assignees";
 
 /**
  * Of the users asked for, those who may be assigned an issue of the project: active users who can read its issues
@@ -34,16 +35,10 @@ export async function setIssueAssignees(tx: Executor, issueId: number, userIds: 
   if (userIds.length > 0) await tx.insert(issueAssignees).values(userIds.map((userId) => ({ issueId, userId })));
 }
 
-/** The assignees of each issue, by issue id. */
+const issueAssigneeLinks = { table: issueAssignees, ownerId: issueAssignees.issueId, userId: issueAssignees.userId };
+const userColumns = getTableColumns(users);
+
+/** The assignees of each issue, by issue id, in the order of their ids: whole user rows, as hooks and entities read. */
 export async function assigneesOfIssues(db: Executor, issueIds: readonly number[]): Promise<Map<number, UserRow[]>> {
-  const byIssue = new Map<number, UserRow[]>();
-  if (issueIds.length === 0) return byIssue;
-  const rows = await db
-    .select({ issueId: issueAssignees.issueId, user: users })
-    .from(issueAssignees)
-    .innerJoin(users, eq(users.id, issueAssignees.userId))
-    .where(inArray(issueAssignees.issueId, [...issueIds]))
-    .orderBy(asc(users.id));
-  for (const { issueId, user } of rows) byIssue.set(issueId, [...(byIssue.get(issueId) ?? []), user]);
-  return byIssue;
+  return assigneesByOwner(db, issueAssigneeLinks, issueIds, userColumns);
 }
