@@ -94,6 +94,9 @@ export function matrixLists(server, setup) {
       pages: [
         { label: "page 1", url: () => `${api}/events?scope=all` },
         { label: "keyset, mid-table", url: () => keysetEvents("/events?scope=all", ids.midEventId) },
+        // An offset page past the first: each of the reader's projects then gives more rows unless the walk of the
+        // newest events answers it.
+        { label: "page 5", url: () => offset("/events?scope=all", 5) },
       ],
     },
     {

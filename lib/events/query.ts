@@ -109,6 +109,18 @@ const memberScopeRowBudget = 500_000;
  */
 const groupScopeRowBudget = 500_000;
 
+/**
+ * How many of the instance's newest events `scope=all` walks per row of the page's reach before it reads the reader's
+ * projects one by one instead (`memberWalk`): enough for readers whose projects hold one in this many recent events.
+ */
+const memberWindowRows = 32;
+
+/**
+ * The walk is tried only when its window holds no more than this many events per project of the reader: walking an
+ * index entry costs a small fraction of a probe into a project's events, so a failed walk adds little to the probes.
+ */
+const memberWindowRowsPerProject = 4;
+
 function dayStart(day: string, offsetDays = 0): Date {
   const start = new Date(`${day}T00:00:00.000Z`);
   start.setUTCDate(start.getUTCDate() + offsetDays);
@@ -182,7 +194,8 @@ type Stream = { guard?: SQL } & ({ where: SQL; leading: SQLWrapper; from?: SQL }
  * - in a project, a reader who sees everything reads the project's events; any other reads its audience's partial
  *   index (`events_project_code_readers_idx` where the code is public, `events_project_everyone_idx` where it is not)
  *   and, if signed in, the events about confidential issues they wrote (`events_issue_idx`, through their issues);
- * - for `scope=all`, the same per project the reader is a member of, with their role there;
+ * - for `scope=all`, the instance's newest events against the reader's projects when that walk is exact (`memberWalk`),
+ *   else the same per project the reader is a member of, with their role there;
  * - for a group's activity, the same per project of its subtree the reader may see, with their role there, and each
  *   visible group's own events (`events_group_created_id_idx`), read past one probe per source only from the few
  *   sources whose newest events make the page (`groupHeads`);
@@ -273,8 +286,7 @@ class EventStatement {
         or (${events.audience} = ${audience.codeReaders} and project.public_code)${partial})`;
     }
     if (shape.scope === "member") {
-      return sql`exists (select 1 from ${this.memberships()} inner join ${projects} on ${projects.id} = ${projectMembers.projectId}
-        where ${projectMembers.projectId} = ${events.projectId} and ${this.memberSees()})`;
+      return sql`exists (select 1 from ${this.memberships()} where ${projectMembers.projectId} = ${events.projectId} and ${this.memberSees()})`;
     }
     if (shape.scope === "group") {
       const partial = this.viewer.kind === "user" ? sql` or (not source.sees_all and ${this.ownConfidential()})` : sql``;
@@ -359,20 +371,28 @@ class EventStatement {
   // --- the projects someone is a member of
 
   /**
-   * The reader's projects with their role in each, direct or inherited from groups, the higher of the two: a derived
-   * table read from their own memberships (`memberProjectIds`' sources), under the name of `project_members`, whose
-   * `project_id` and `access_level` the member streams read.
+   * The reader's projects with their role in each, direct or inherited from groups, the higher of the two, and whether
+   * the project's code is public: read once per statement from their own memberships (`memberProjectIds`' sources)
+   * into `member_projects`, which every part of the statement reads under the name of `project_members`.
    */
-  memberships(): SQL {
-    return sql`(select project_id, max(access_level) as access_level
-      from (${memberProjectRoles(placeholder("scopeUserId"), placeholder("today"))}) roles group by project_id) as ${projectMembers}`;
+  memberProjects(): SQL {
+    // Only a role that does not see every event needs the project's visibility: one probe per such project, never a
+    // join that PostgreSQL could answer by hashing the whole projects table.
+    return sql`member_projects as materialized (select roles.project_id, roles.access_level,
+        roles.access_level >= ${this.fullLevel} or (select ${projects.visibility} <> 'private' from ${projects} where ${projects.id} = roles.project_id) as public_code
+      from (select project_id, max(access_level) as access_level
+        from (${memberProjectRoles(placeholder("scopeUserId"), placeholder("today"))}) roles group by project_id) roles)`;
   }
 
-  /** Whether the member's role in the joined `projects` row lets them see the events row (see `listed`). */
-  memberSees(): SQL {
+  memberships(): SQL {
+    return sql`member_projects as ${projectMembers}`;
+  }
+
+  /** Whether the member's role in the `project_members` row lets them see the events row (see `listed`). */
+  memberSees(row: { audience: SQL; ownConfidential: SQL } = { audience: sql`${events.audience}`, ownConfidential: this.ownConfidential() }): SQL {
     if (this.viewer.kind === "everything") return sql`true`;
-    return sql`(${projectMembers.accessLevel} >= ${this.fullLevel} or ${events.audience} = ${audience.everyone}
-      or (${events.audience} = ${audience.codeReaders} and ${projects.visibility} <> 'private') or ${this.ownConfidential()})`;
+    return sql`(${projectMembers.accessLevel} >= ${this.fullLevel} or ${row.audience} = ${audience.everyone}
+      or (${row.audience} = ${audience.codeReaders} and project_members.public_code) or ${row.ownConfidential})`;
   }
 
   /** Per membership, the streams of its project the member's role reads, guarded by their role there. */
@@ -383,12 +403,12 @@ class EventStatement {
     return [
       { guard: full, where: inProject, leading: events.projectId },
       {
-        guard: sql`not ${full} and ${projects.visibility} <> 'private'`,
+        guard: sql`not ${full} and project_members.public_code`,
         where: sql`${inProject} and ${events.audience} <= ${audience.codeReaders}`,
         leading: events.projectId,
       },
       {
-        guard: sql`not ${full} and ${projects.visibility} = 'private'`,
+        guard: sql`not ${full} and not project_members.public_code`,
         where: sql`${inProject} and ${events.audience} = ${audience.everyone}`,
         leading: events.projectId,
       },
@@ -398,9 +418,43 @@ class EventStatement {
 
   /** The rows of `perProject` (streams of one membership's project) over all the reader's memberships. */
   overMemberships(perProject: SQL[]): SQL {
-    return sql`select streams.* from ${this.memberships()}
-      inner join ${projects} on ${projects.id} = ${projectMembers.projectId}
-      cross join lateral (${sql.join(perProject, sql` union all `)}) streams`;
+    return sql`select streams.* from ${this.memberships()} cross join lateral (${sql.join(perProject, sql` union all `)}) streams`;
+  }
+
+  /**
+   * The newest events of the whole instance, in the list's order, no more than `memberWindowRows` per row of the page's
+   * reach (past the cursor and within the filters; `events_created_id_idx` carries what the test of each needs, so the
+   * walk reads no table row), and of those the reach the reader sees (`member_walked`). When they fill the reach, or
+   * the window holds every event there is, they are exactly the list's first rows: any event of the list outside the
+   * window comes after all of it. Only then does the page take them (`member_walk_exact`); otherwise it reads the
+   * member's projects one by one. The walk is tried only for a reader with enough projects that it costs less than
+   * the probes it may spare (`memberWindowRowsPerProject` rows per project), and it pays where their projects hold a
+   * fair share of recent events, however many projects that is.
+   */
+  memberWalk(reach: SQL): SQL[] {
+    const { direction } = this;
+    const window = sql`(${reach} * ${literal(memberWindowRows)})`;
+    const ownConfidential = sql`(walk.audience = ${audience.confidentialIssue} and exists (select 1 from ${issues}
+      where ${issues.id} = walk.issue_id and ${issues.authorId} = ${placeholder("viewerId")}))`;
+    return [
+      sql`member_walk_tried as (select count(*) * ${literal(memberWindowRowsPerProject)} >= ${window} as tried from member_projects)`,
+      sql`member_window as materialized (select ${events.createdAt} as created_at, ${events.id} as id, ${events.projectId} as project_id,
+          ${events.audience} as audience, ${events.issueId} as issue_id from ${events}
+        where ${and(sql`(select tried from member_walk_tried)`, this.filters(), this.walk())}
+        order by ${events.createdAt} ${direction}, ${events.id} ${direction} limit ${window})`,
+      sql`member_walked as materialized (select walk.created_at, walk.id from member_window walk
+        inner join ${this.memberships()} on ${projectMembers.projectId} = walk.project_id
+        where ${this.memberSees({ audience: sql`walk.audience`, ownConfidential })}
+        order by walk.created_at ${direction}, walk.id ${direction} limit ${reach})`,
+      sql`member_walk_exact as (select (select tried from member_walk_tried)
+        and ((select count(*) from member_walked) >= ${reach} or (select count(*) from member_window) < ${window}) as exact)`,
+    ];
+  }
+
+  /** The page's keys: the walk's when it is exact, else a page's reach from each of the member's projects. */
+  memberPageKeys(ordered: SQL[]): SQL {
+    return sql`select walked.created_at, walked.id from member_walked walked where (select exact from member_walk_exact)
+      union all (${this.overMemberships(ordered)} where not (select exact from member_walk_exact))`;
   }
 
   /** The maintained counts of the member's projects, as far as their role there shows them (exact, uncapped). */
@@ -410,9 +464,8 @@ class EventStatement {
       this.viewer.kind === "everything"
         ? undefined
         : sql`(${projectMembers.accessLevel} >= ${this.fullLevel} or ${projectEventCounts.audience} = ${audience.everyone}
-          or (${projectEventCounts.audience} = ${audience.codeReaders} and ${projects.visibility} <> 'private'))`;
+          or (${projectEventCounts.audience} = ${audience.codeReaders} and project_members.public_code))`;
     const maintained = sql`(select coalesce(sum(${projectEventCounts.eventCount}), 0) from ${this.memberships()}
-      inner join ${projects} on ${projects.id} = ${projectMembers.projectId}
       inner join ${projectEventCounts} on ${projectEventCounts.projectId} = ${projectMembers.projectId}
       where ${and(
         sees,
@@ -653,7 +706,7 @@ class EventStatement {
     const ordered = (streams: Stream[]) => streams.map((stream) => this.ordered(stream, reach));
     let merged: SQL;
     if (isProjectScope(shape)) merged = sql.join(ordered(this.projectStreams()), sql` union all `);
-    else if (shape.scope === "member") merged = this.overMemberships(ordered(this.memberStreams()));
+    else if (shape.scope === "member") merged = this.memberPageKeys(ordered(this.memberStreams()));
     else if (shape.scope === "group") merged = this.groupPageKeys(reach);
     else merged = sql.join(ordered([this.authorStream()]), sql``);
     return sql`select keys.created_at, keys.id from (${merged}) keys
@@ -665,6 +718,7 @@ class EventStatement {
     const { shape } = this;
     const ctes: SQL[] = [];
     if (isProjectScope(shape)) ctes.push(sql`project as (${this.namedProject()})`);
+    if (shape.scope === "member") ctes.push(this.memberProjects());
     if (shape.scope === "group") ctes.push(sql`group_subtree as materialized (${this.groupSubtree()})`, sql`group_sources as materialized (${this.groupSources()})`);
     let cursorFound = sql``;
     if (shape.page.endsWith("-position")) {
@@ -676,6 +730,7 @@ class EventStatement {
       cursorFound = sql`, exists (select 1 from cursor) as cursor_found`;
     }
     if (shape.scope === "group") ctes.push(...this.groupHeads(this.reach()));
+    if (shape.scope === "member") ctes.push(...this.memberWalk(this.reach()));
     const page = sql`select ${events.id} as id, ${events.createdAt} as created_at, ${eventJson()} as json
       from (${this.pageKeys()}) keys
       inner join ${events} on ${events.id} = keys.id
