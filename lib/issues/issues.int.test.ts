@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { noSuchId } from "@/lib/api/param-types";
 import { describe, expect, it } from "vitest";
-import { alerts, events, issueAssignees, issueLabels, issues, labels, notes } from "@/lib/db/schema";
+import { alerts, events, issueAssignees, issueLabels, issues, labels, notes, projects } from "@/lib/db/schema";
 import { maintainedEventCount } from "@/lib/testing/event-counts";
 import { ForbiddenError, NotFoundError, UnauthorizedError } from "@/lib/errors";
 import { addMember } from "@/lib/projects/members";
@@ -14,7 +14,7 @@ import { defaultLabelColor } from "./label-rules";
 import { createMilestone } from "./milestones";
 import { createNote } from "./notes";
 
-describe.each(testDatabases())("issues on $name", ({ open }) => {
+describe.each(testDatabases())("issues on $name", ({ name, open }) => {
   const handle = databaseForSuite(open);
 
   async function team(visibility: "public" | "private" = "private") {
@@ -143,6 +143,42 @@ describe.each(testDatabases())("issues on $name", ({ open }) => {
     await expect(getIssueAsAdmin(userContext(handle.db, owner), issue.id)).rejects.toBeInstanceOf(ForbiddenError);
     await expect(getIssueAsAdmin(userContext(handle.db, admin), 999999999)).rejects.toBeInstanceOf(NotFoundError);
     await expect(getIssueAsAdmin(userContext(handle.db, admin), noSuchId)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("issues created at once get the project's numbers one to twenty, each once", async () => {
+    const { project, ownerCtx } = await team();
+    const created = await Promise.all(Array.from({ length: 20 }, (_, n) => createIssue(ownerCtx, project, { title: `Concurrent ${n}` })));
+    expect(created.map((issue) => issue.issue.iid).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, n) => n + 1));
+  });
+
+  it("an issue refused for its labels takes no number", async () => {
+    const { project, ownerCtx } = await team();
+    await expect(createIssue(ownerCtx, project, { title: "Refused", labels: ["x".repeat(256)] })).rejects.toMatchObject({
+      errors: { title: ["is too long (maximum is 255 characters)"] },
+    });
+    expect((await createIssue(ownerCtx, project, { title: "Numbered" })).issue.iid).toBe(1);
+  });
+
+  // One session in PGlite: there, transactions never overlap.
+  it.skipIf(name === "pglite")("an issue is created while another transaction that wrote a row of its project is still open", async () => {
+    const { project, view, ownerCtx } = await team();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const labelWritten = new Promise<void>((resolve) => (written = resolve));
+    // The label's foreign key holds a key-share lock on the project's row until this transaction ends.
+    const other = handle.db.transaction(async (tx) => {
+      await tx.insert(labels).values({ projectId: view.project.id, title: "uncommitted", color: "#000000" });
+      written();
+      await released;
+    });
+    await labelWritten;
+    const tooLong = new Promise<"held up">((resolve) => setTimeout(() => resolve("held up"), 5_000).unref());
+    const created = await Promise.race([createIssue(ownerCtx, project, { title: "Not held up" }), tooLong]);
+    release();
+    await other;
+    expect(created === "held up" ? created : created.issue.title).toBe("Not held up");
+    expect((await handle.db.select({ count: projects.openIssuesCount }).from(projects).where(eq(projects.id, view.project.id)))[0]?.count).toBe(1);
   });
 
   const eventCount = (projectId: number) => maintainedEventCount(handle.db, projectId);

@@ -31,6 +31,11 @@ function validTitle(title: string): string {
   return title.trim();
 }
 
+/** The titles, trimmed, or a validation error naming the first that no label may have. */
+export function validLabelTitles(titles: readonly string[]): string[] {
+  return titles.map(validTitle);
+}
+
 function validColor(color: string): string {
   const normalized = normalizeLabelColor(color);
   if (!normalized) throw new ValidationError({ color: ["must be a valid color code"] });
@@ -184,7 +189,7 @@ export async function labelsTitled(db: Executor, projectId: number, titles: read
  */
 export async function findOrCreateLabels(tx: Executor, projectId: number, titles: readonly string[], now: Date): Promise<LabelRow[]> {
   if (titles.length === 0) return [];
-  const checked = titles.map(validTitle);
+  const checked = validLabelTitles(titles);
   await tx
     .insert(labels)
     .values(checked.map((title) => ({ projectId, title, color: defaultLabelColor, createdAt: now, updatedAt: now })))
