@@ -1,6 +1,6 @@
 import "server-only";
 import { sql, type SQL, type SQLChunk } from "drizzle-orm";
-import type { Database, Executor } from "./drivers";
+import type { Executor } from "./drivers";
 import { placeholder, preparedStatement } from "./prepared";
 import { internalIds } from "./schema";
 
@@ -27,21 +27,4 @@ export async function nextInternalId(tx: Executor, projectId: number, usage: Usa
   const [counter] = await takeInternalId(tx, { projectId, usage });
   if (!counter) throw new Error("internal id counter returned no row");
   return counter.last_value;
-}
-
-/**
- * The next per-project number for `usage`, taken in a short transaction of its own, before the caller's transaction
- * that writes the numbered row. A counter taken inside that transaction stays locked until its COMMIT has reached the
- * disk, so a project's creations queue one flush at a time (about 400 a second whatever the hardware, fewer on a
- * slow disk); this one is committed without waiting for the flush (`synchronous_commit = off`), so it is locked for
- * one round trip. That costs nothing in durability: the caller's own COMMIT flushes the write-ahead log up to itself,
- * this earlier commit included, so a numbered row never outlives a crash that its number did not. A creation that
- * fails after this leaves its number unused (a gap), as GitLab's alerts and deleted issues do.
- */
-export async function reserveInternalId(db: Database, projectId: number, usage: Usage): Promise<number> {
-  return db.transaction(async (tx) => {
-    // Both sent at once: the SET costs no round trip of its own.
-    const [, iid] = await Promise.all([tx.execute(sql`set local synchronous_commit = off`), nextInternalId(tx, projectId, usage)]);
-    return iid;
-  });
 }

@@ -2,7 +2,7 @@ import "server-only";
 import { and, eq } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import type { Executor } from "@/lib/db";
-import { nextInternalId, reserveInternalId } from "@/lib/db/internal-ids";
+import { nextInternalId } from "@/lib/db/internal-ids";
 import { alerts, events, issueColumns, issues, milestones, notes, users, type IssueRow, type UserRow } from "@/lib/db/schema";
 import { NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { deleteEvents, recordEvent } from "@/lib/events/record";
@@ -57,21 +57,19 @@ function validateDescription(description: string | null | undefined): void {
 
 /**
  * Inserts an issue and records `created` (shown as "opened") in the caller's transaction. Without `renderedDescription`
- * (incidents opened by alerts) the description is rendered when the issue is first shown. Without `iid` (a number
- * reserved beforehand, `reserveInternalId`) it takes the project's next number here, and the project's issue counter
- * stays locked until the caller's transaction commits. `alongside` writes what else goes with the new issue (labels,
- * hooks) concurrently with its event, so their statements share round trips; what it answers (a row it wrote) comes
- * back beside the issue.
+ * (incidents opened by alerts) the description is rendered when the issue is first shown. `alongside` writes what
+ * else goes with the new issue (labels, hooks) concurrently with its event, so their statements share round trips
+ * while the project's issue counter is locked; what it answers (a row it wrote) comes back beside the issue.
  */
 export async function insertIssue<Alongside>(
   tx: Executor,
   view: Pick<ProjectView, "project">,
   author: UserRow,
-  input: NewIssue & { milestoneId?: number | null; renderedDescription?: RenderedText; iid?: number },
+  input: NewIssue & { milestoneId?: number | null; renderedDescription?: RenderedText },
   now: Date,
   alongside: (issue: IssueRow) => Promise<Alongside>,
 ): Promise<{ issue: IssueRow; alongside: Alongside }> {
-  const iid = input.iid ?? (await nextInternalId(tx, view.project.id, "issues"));
+  const iid = await nextInternalId(tx, view.project.id, "issues");
   const [issue] = await tx
     .insert(issues)
     .values({
@@ -125,14 +123,13 @@ export async function createIssue(ctx: Ctx, projectReference: string, input: New
   validateDescription(input.description);
   const assigneeIds = await assigneesToSet(ctx, view, input.assigneeIds);
   const milestoneId = input.milestoneId === undefined ? null : await projectMilestoneId(ctx.db, view, input.milestoneId);
-  const renderedDescription = await renderForSave(input.description ?? null);
-  // Checked before the number is taken: a creation refused after it would leave the number unused.
+  // Checked before the transaction: a refused request holds no connection and locks no counter.
   const labelNames = validLabelTitles(splitLabelNames(input.labels ?? []));
-  const iid = await reserveInternalId(ctx.db, view.project.id, "issues");
+  const renderedDescription = await renderForSave(input.description ?? null);
   const { issue } = await ctx.db.transaction(async (tx) => {
     const listeners = issueListeners(tx, { projectId: view.project.id, issue: { confidential: input.confidential ?? false, issueType: input.issueType ?? "issue" }, action: "open", now: ctx.now });
     const bare = labelNames.length === 0 && !assigneeIds?.length;
-    return insertIssue(tx, view, author, { ...input, milestoneId, renderedDescription, iid }, ctx.now, async (inserted) => {
+    return insertIssue(tx, view, author, { ...input, milestoneId, renderedDescription }, ctx.now, async (inserted) => {
       if (labelNames.length > 0) await setIssueLabels(tx, inserted.id, (await findOrCreateLabels(tx, view.project.id, labelNames, ctx.now)).map((label) => label.id));
       if (assigneeIds) await setIssueAssignees(tx, inserted.id, assigneeIds);
       await issueHooks(tx, { view, actor: author, before: null, after: bare ? bareIssueState(inserted) : undefined, issue: inserted, action: "open", now: ctx.now, listeners });
