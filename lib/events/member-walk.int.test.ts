@@ -33,6 +33,7 @@ describe.each(testDatabases())("scope=all on $name: the walk and the per-project
     await addGroupMember(ownerCtx, String(group.id), { userId: guest.id, accessLevel: 10 });
     /** Each reader's role in each of their projects (the reference's), inherited or direct. */
     const roles = new Map<number, Map<number, number>>([
+      [owner.id, new Map()],
       [reader.id, new Map()],
       [guest.id, new Map()],
     ]);
@@ -43,6 +44,7 @@ describe.each(testDatabases())("scope=all on $name: the walk and the per-project
       const view = await createProject(ownerCtx, { name: `Walked ${index} ${uniqueSuffix()}`, visibility, ...(inGroup ? { namespaceId: group.id } : {}) });
       const projectId = view.project.id;
       memberProjects.push(projectId);
+      roles.get(owner.id)!.set(projectId, 50);
       if (inGroup) {
         roles.get(reader.id)!.set(projectId, 30);
         roles.get(guest.id)!.set(projectId, 10);
@@ -74,10 +76,11 @@ describe.each(testDatabases())("scope=all on $name: the walk and the per-project
       from unnest(${sql.raw(`array[${memberProjects.join(",")}]::integer[]`)}) with ordinality as member(project_id, position), generate_series(0, 2) copy`);
     const outside: number[] = [];
     for (let index = 0; index < 3; index++) outside.push((await createProject(ownerCtx, { name: `Outside ${index} ${uniqueSuffix()}`, visibility: "public" })).project.id);
+    for (const projectId of outside) roles.get(owner.id)!.set(projectId, 50);
     await handle.db.execute(sql`insert into events (project_id, author_id, action, created_at)
       select ${sql.raw(`(array[${outside.join(",")}])`)}[1 + n % 3], ${owner.id}, 'pushed', now() + make_interval(secs => n::integer)
       from generate_series(1, 150) n`);
-    return { reader, guest, roles };
+    return { owner, reader, guest, roles };
   }
 
   /** What a reader's `scope=all` holds, decided row by row from the rules, in the list's order. */
@@ -138,6 +141,19 @@ describe.each(testDatabases())("scope=all on $name: the walk and the per-project
           expect(await keysetIds(list, perPage, filters.sort === "asc"), label).toEqual(expected);
           if (perPage > 1) expect(await offsetIds(list, perPage, expected.length), label).toEqual(expected);
         }
+      }
+    }
+  }, 120_000);
+
+  it("gives an administrator the events of their own projects, all of them, by keyset and offset pages", async () => {
+    const { owner, roles } = await setUp();
+    const ctx = userContext(handle.db, owner);
+    for (const filters of [{}, { sort: "asc" }] satisfies EventFilters[]) {
+      const expected = await expectedIds(owner, roles.get(owner.id)!, filters);
+      const list = (page: EventPage) => listOwnEvents(ctx, true, filters, page);
+      for (const perPage of [1, 20]) {
+        expect(await keysetIds(list, perPage, filters.sort === "asc")).toEqual(expected);
+        if (perPage > 1) expect(await offsetIds(list, perPage, expected.length)).toEqual(expected);
       }
     }
   }, 120_000);

@@ -467,11 +467,14 @@ class EventStatement {
           or (${projectEventCounts.audience} = ${audience.codeReaders} and project_members.public_code))`;
     const maintained = sql`(select coalesce(sum(${projectEventCounts.eventCount}), 0) from ${this.memberships()}
       inner join ${projectEventCounts} on ${projectEventCounts.projectId} = ${projectMembers.projectId}
-      where ${and(
-        sees,
-        filters.action ? sql`${projectEventCounts.action} = ${placeholder("action")}` : undefined,
-        filters.targetType ? sql`${projectEventCounts.targetType} = ${placeholder("targetType")}` : undefined,
-      )})`;
+      where ${
+        // An administrator sees every count: with no filter either, nothing is left to test.
+        and(
+          sees,
+          filters.action ? sql`${projectEventCounts.action} = ${placeholder("action")}` : undefined,
+          filters.targetType ? sql`${projectEventCounts.targetType} = ${placeholder("targetType")}` : undefined,
+        ) ?? sql`true`
+      })`;
     if (this.viewer.kind === "everything") return maintained;
     const ownStream = this.memberStreams().at(-1)!;
     const own = sql`(select count(*) from (${this.overMemberships([this.countable(ownStream)])} limit ${literal(countLimit + 1)}) own)`;
