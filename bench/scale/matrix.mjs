@@ -482,6 +482,8 @@ export function matrixVerdicts(rows, { prefix, embedded }) {
   const all = rows.flatMap((row) => Object.entries(row.cells).map(([kind, cell]) => [row, kind, cell]));
   const pageOne = all.filter(([row]) => row.pageOne);
   const ratio = (row, cell) => cell.p50 / Math.max(row.liveness.p50, 1);
+  // A refusal (401, 403, 405) is an answer; a server error never is, however fast.
+  judge("no cell answers with a server error", all, (row, cell) => !(cell.status >= 500), (row, cell) => `‹${cell.status}›`);
   if (embedded) {
     judge(`every cell's p50 within ${matrixTargets.embeddedP50Ratio}× liveness p50`, all, (row, cell) => cell.mode !== "timeout" && ratio(row, cell) <= matrixTargets.embeddedP50Ratio, (row, cell) => `${format(ratio(row, cell), 1)}×`);
     return verdicts;
