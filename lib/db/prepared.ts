@@ -96,3 +96,19 @@ export function placeholder(name: string, column: Column): SQLWrapper;
 export function placeholder(name: string, column?: Column): Placeholder | SQLWrapper {
   return column ? sql.param(sql.placeholder(name), column) : sql.placeholder(name);
 }
+
+/**
+ * Runs `read` in a read transaction whose statements are planned for their values every time (`plan_cache_mode =
+ * force_custom_plan`, for that transaction only). Every query outside a transaction is a prepared statement
+ * (`preparingStatements`, drivers.ts), and after five runs on a connection PostgreSQL may keep one plan for any values
+ * (a generic plan, chosen from estimates for average values). For a statement whose good plan depends on its values
+ * that plan reads whole tables: a viewer's role looked up per row, whose index condition on the viewer's groups the
+ * value-blind plan drops, or an offset it cannot see. The cost is the transaction's two round trips and a planning per
+ * run.
+ */
+export async function withCustomPlans<T>(db: Database, read: (tx: Database) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`set local plan_cache_mode = force_custom_plan`);
+    return read(tx);
+  });
+}

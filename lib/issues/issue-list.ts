@@ -4,6 +4,7 @@ import type { PgSelect } from "drizzle-orm/pg-core";
 import { actingUser, type Ctx } from "@/lib/context";
 import { keyedListPage, type KeyedList, type ListPage, type OrderKey } from "@/lib/db";
 import { fuzzySearch } from "@/lib/db/like";
+import { withCustomPlans } from "@/lib/db/prepared";
 import { issueAssignees, issueColumns, issueLabels, issues, labels, milestones, namespaces, projects, users } from "@/lib/db/schema";
 import { ForbiddenError, NotFoundError, UnauthorizedError } from "@/lib/errors";
 import type { PageRequest } from "@/lib/api/pagination";
@@ -235,7 +236,6 @@ export async function listIssuesAcrossProjects(
     filters.nonArchived === false ? undefined : eq(projects.archived, false),
   )!;
   const filtered = filterConditions(ctx, { ...filters, scope });
-  const rows = (pageKeys: SQL, issueId: SQL) => issuesWithTheirProjects(ctx, sql`${issues.id} = ${issueId}`, pageKeys);
   const order = issueOrder(filters.orderBy, filters.sort);
   // A group's list is on `issues` alone: its projects the viewer sees, and those where they read confidential issues,
   // are each one array read once, so PostgreSQL reads those projects' issues by project, at the cost of the group's
@@ -247,7 +247,11 @@ export async function listIssuesAcrossProjects(
   const where = groupProjects
     ? and(groupProjects(projectConditions), issueReadableAmong(viewer, groupProjects), ...filtered)
     : and(projectConditions, issueReadableInItsProject(viewer), ...filtered);
-  const list = await keyedListPage(ctx.db, page, issueList(ctx, where, order, rows, groupProjects ? "issues" : "issues and projects"));
+  // The per-row role lookups of a signed-in viewer make the page's best plan depend on who asks and how deep.
+  const list = await withCustomPlans(ctx.db, (db) => {
+    const planned = { ...ctx, db };
+    return keyedListPage(db, page, issueList(planned, where, order, (pageKeys, issueId) => issuesWithTheirProjects(planned, sql`${issues.id} = ${issueId}`, pageKeys), groupProjects ? "issues" : "issues and projects"));
+  });
   return { ...list, items: await withIssueDetails(ctx, list.items.map(asIssueView)) };
 }
 
