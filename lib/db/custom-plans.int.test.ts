@@ -16,4 +16,10 @@ describe.each(testDatabases())("plans made for each run's values on $name", ({ o
     const after = await Promise.all(Array.from({ length: 8 }, () => planCacheMode(handle.db)));
     expect(new Set(after)).toEqual(new Set(["auto"]));
   });
+
+  it("refuse writes: the transaction is read-only", async () => {
+    await expect(withCustomPlans(handle.db, (db) => db.execute(sql`create temporary table written (id integer)`))).rejects.toMatchObject({
+      cause: expect.objectContaining({ code: "25006" }),
+    });
+  });
 });

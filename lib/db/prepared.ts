@@ -107,8 +107,11 @@ export function placeholder(name: string, column?: Column): Placeholder | SQLWra
  * run.
  */
 export async function withCustomPlans<T>(db: Database, read: (tx: Database) => Promise<T>): Promise<T> {
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`set local plan_cache_mode = force_custom_plan`);
-    return read(tx);
-  });
+  return db.transaction(
+    async (tx) => {
+      await tx.execute(sql`set local plan_cache_mode = force_custom_plan`);
+      return read(tx);
+    },
+    { accessMode: "read only" },
+  );
 }

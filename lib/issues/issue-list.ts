@@ -236,6 +236,7 @@ export async function listIssuesAcrossProjects(
     filters.nonArchived === false ? undefined : eq(projects.archived, false),
   )!;
   const filtered = filterConditions(ctx, { ...filters, scope });
+  const rows = (planned: Ctx) => (pageKeys: SQL, issueId: SQL) => issuesWithTheirProjects(planned, sql`${issues.id} = ${issueId}`, pageKeys);
   const order = issueOrder(filters.orderBy, filters.sort);
   // A group's list is on `issues` alone: its projects the viewer sees, and those where they read confidential issues,
   // are each one array read once, so PostgreSQL reads those projects' issues by project, at the cost of the group's
@@ -250,7 +251,7 @@ export async function listIssuesAcrossProjects(
   // The per-row role lookups of a signed-in viewer make the page's best plan depend on who asks and how deep.
   const list = await withCustomPlans(ctx.db, (db) => {
     const planned = { ...ctx, db };
-    return keyedListPage(db, page, issueList(planned, where, order, (pageKeys, issueId) => issuesWithTheirProjects(planned, sql`${issues.id} = ${issueId}`, pageKeys), groupProjects ? "issues" : "issues and projects"));
+    return keyedListPage(db, page, issueList(planned, where, order, rows(planned), groupProjects ? "issues" : "issues and projects"));
   });
   return { ...list, items: await withIssueDetails(ctx, list.items.map(asIssueView)) };
 }
