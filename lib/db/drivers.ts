@@ -224,15 +224,28 @@ function throwFailure(error: Error): never {
 /**
  * drizzle sends every query as an unnamed statement, so PostgreSQL parses and plans it on every request. Asking the
  * driver to prepare them makes it keep one prepared statement per query text and connection, which the hot paths
- * (token lookups, event pages, the receiver) reuse. Behind PgBouncer use session pooling, or transaction pooling with
- * prepared-statement support (PgBouncer 1.21+ `max_prepared_statements`).
+ * (token lookups, event pages, the receiver, and the writes) reuse. That holds inside transactions too (`begin` and
+ * `savepoint` hand drizzle a client that prepares in turn): planning a write's statements again on every request
+ * would lengthen the time it holds a project's counter row, which every other write numbering in that project waits
+ * for. Behind PgBouncer use session pooling, or transaction pooling with prepared-statement support (PgBouncer 1.21+
+ * `max_prepared_statements`).
  */
 function preparingStatements<Client extends { unsafe: (...args: never[]) => unknown }>(client: Client): Client {
   return new Proxy(client, {
     get(target, property, receiver) {
-      if (property !== "unsafe") return Reflect.get(target, property, receiver);
-      const unsafe = target.unsafe as (query: string, params?: unknown[], options?: object) => unknown;
-      return (query: string, params?: unknown[], options?: object) => unsafe.call(target, query, params ?? [], { ...options, prepare: true });
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (property === "unsafe") {
+        const unsafe = value as (query: string, params?: unknown[], options?: object) => unknown;
+        return (query: string, params?: unknown[], options?: object) => unsafe.call(target, query, params ?? [], { ...options, prepare: true });
+      }
+      if ((property === "begin" || property === "savepoint") && typeof value === "function") {
+        // Both take an optional mode or name and then the callback that receives the transaction's client.
+        return (...args: unknown[]) => {
+          const job = args.at(-1) as (transaction: Client) => unknown;
+          return value.call(target, ...args.slice(0, -1), (transaction: Client) => job(preparingStatements(transaction)));
+        };
+      }
+      return value;
     },
   });
 }

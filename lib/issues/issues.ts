@@ -2,7 +2,7 @@ import "server-only";
 import { and, eq } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import type { Executor } from "@/lib/db";
-import { nextInternalId } from "@/lib/db/internal-ids";
+import { internalIdCte, internalIdTaken } from "@/lib/db/internal-ids";
 import { alerts, events, issueColumns, issues, milestones, notes, users, type IssueRow, type UserRow } from "@/lib/db/schema";
 import { NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { deleteEvents, recordEvent } from "@/lib/events/record";
@@ -69,12 +69,12 @@ export async function insertIssue<Alongside>(
   now: Date,
   alongside: (issue: IssueRow) => Promise<Alongside>,
 ): Promise<{ issue: IssueRow; alongside: Alongside }> {
-  const iid = await nextInternalId(tx, view.project.id, "issues");
   const [issue] = await tx
+    .with(internalIdCte(tx, view.project.id, "issues"))
     .insert(issues)
     .values({
       projectId: view.project.id,
-      iid,
+      iid: internalIdTaken,
       title: validateTitle(input.title),
       description: input.description ?? null,
       descriptionHtml: input.renderedDescription?.html ?? null,
