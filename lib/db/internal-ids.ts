@@ -1,7 +1,6 @@
 import "server-only";
 import { sql, type SQL, type SQLChunk } from "drizzle-orm";
 import type { Executor } from "./drivers";
-import { placeholder, preparedStatement } from "./prepared";
 import { internalIds } from "./schema";
 
 type Usage = "alerts" | "issues" | "milestones";
@@ -17,15 +16,15 @@ export function takeInternalIdSql(projectId: SQLChunk, usage: SQLChunk, onlyIf?:
       returning last_value`;
 }
 
-const takeInternalId = preparedStatement<{ last_value: number }>(() => takeInternalIdSql(placeholder("projectId"), placeholder("usage")));
-
 /** The name of `internalIdCte`'s CTE, whose one column `last_value` is the number taken. */
-export const internalIdCteName = "taken_internal_id";
+const internalIdCteName = "taken_internal_id";
 
 /**
- * The counter upsert as a CTE of the statement that inserts the row it numbers (`db.with(cte).insert(…)`, the number
- * being `internalIdTaken`): the counter row is locked by the statement that writes the numbered row, not one round
- * trip before it, so a project's next number waits a round trip less for each one handed out.
+ * The next per-project number (#iid) for `usage`, as a CTE of the statement that inserts the row it numbers
+ * (`db.with(cte).insert(…)`, the number being `internalIdTaken`); two statements never get the same one. Inside a
+ * transaction the counter row stays locked until it ends (numbers without gaps, one writer at a time). It is locked
+ * by the statement that writes the numbered row, not one round trip before it, so a project's next number waits a
+ * round trip less for each one handed out.
  */
 export function internalIdCte(db: Executor, projectId: number, usage: Usage) {
   return db.$with(internalIdCteName, { lastValue: sql<number>`last_value` }).as(takeInternalIdSql(sql`${projectId}`, sql`${usage}`));
@@ -33,13 +32,3 @@ export function internalIdCte(db: Executor, projectId: number, usage: Usage) {
 
 /** The number `internalIdCte` took, as a value of the statement it is a CTE of. */
 export const internalIdTaken: SQL<number> = sql`(select last_value from ${sql.identifier(internalIdCteName)})`;
-
-/**
- * The next per-project number (#iid) for `usage`; two calls never get the same one. Inside a transaction the counter
- * row stays locked until it ends (numbers without gaps, one writer at a time); outside one, only for the statement.
- */
-export async function nextInternalId(tx: Executor, projectId: number, usage: Usage): Promise<number> {
-  const [counter] = await takeInternalId(tx, { projectId, usage });
-  if (!counter) throw new Error("internal id counter returned no row");
-  return counter.last_value;
-}

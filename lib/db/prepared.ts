@@ -99,7 +99,7 @@ export function placeholder(name: string, column?: Column): Placeholder | SQLWra
 
 /**
  * Runs `read` in a read transaction whose statements are planned for their values every time (`plan_cache_mode =
- * force_custom_plan`, for that transaction only). Every query outside a transaction is a prepared statement
+ * force_custom_plan`, for that transaction only). Every statement that takes values is prepared
  * (`preparingStatements`, drivers.ts), and after five runs on a connection PostgreSQL may keep one plan for any values
  * (a generic plan, chosen from estimates for average values). For a statement whose good plan depends on its values
  * that plan reads whole tables: a viewer's role looked up per row, whose index condition on the viewer's groups the

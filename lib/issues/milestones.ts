@@ -3,7 +3,7 @@ import { and, desc, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import { actingUser, type Ctx } from "@/lib/context";
 import { listPage, type Executor, type ListPage } from "@/lib/db";
 import { violatedUniqueConstraint } from "@/lib/db/errors";
-import { nextInternalId } from "@/lib/db/internal-ids";
+import { internalIdCte, internalIdTaken } from "@/lib/db/internal-ids";
 import { fuzzySearch } from "@/lib/db/like";
 import { events, issues, milestones, type MilestoneRow } from "@/lib/db/schema";
 import { NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
@@ -60,10 +60,11 @@ export async function createMilestone(ctx: Ctx, projectReference: string, input:
   try {
     const milestone = await ctx.db.transaction(async (tx: Executor) => {
       const [inserted] = await tx
+        .with(internalIdCte(tx, view.project.id, "milestones"))
         .insert(milestones)
         .values({
           projectId: view.project.id,
-          iid: await nextInternalId(tx, view.project.id, "milestones"),
+          iid: internalIdTaken,
           title,
           description: input.description ?? null,
           dueDate: input.dueDate ?? null,
