@@ -44,7 +44,7 @@ export function AdminApplicationTable({ applications, trust, distrust, remove }:
             const unverified = application.registration !== "manual" && !application.trusted;
             return (
               <tr key={application.id}>
-                <td>
+                <td className="long-text">
                   {application.name}
                   <span className="badges">
                     {unverified ? <span className="badge badge-warning">Unverified</span> : null}

@@ -19,11 +19,11 @@ export function AdminUserTable({ users }: { users: AdminUserListItem[] }) {
       <tbody>
         {users.map((user) => (
           <tr key={user.id}>
-            <td>
+            <td className="long-text">
               <Link href={`/admin/users/${user.username}`}>{user.name}</Link>
             </td>
-            <td>@{user.username}</td>
-            <td>{user.email}</td>
+            <td className="long-text">@{user.username}</td>
+            <td className="long-text">{user.email}</td>
             <td>
               <UserStateBadges user={user} />
             </td>

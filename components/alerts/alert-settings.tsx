@@ -100,7 +100,7 @@ function CurrentIntegrations({
                     </span>
                   )}
                 </td>
-                <td>
+                <td className="long-text">
                   {integration.name}
                   {/* Which of the formats the receiver recognizes the latest payload was read in. */}
                   {integration.last_payload_format ? (

@@ -12,11 +12,11 @@ export function GroupTable({ groups }: { groups: GroupView[] }) {
       <tbody>
         {groups.map(({ group, fullName, accessLevel }) => (
           <tr key={group.id}>
-            <td>
+            <td className="long-text">
               <Link href={groupPagePath(group.fullPath)}>{fullName}</Link>
               {group.description ? <div className="muted">{group.description}</div> : null}
             </td>
-            <td>
+            <td className="long-text">
               <code>{group.fullPath}</code>
             </td>
             <td>

@@ -46,7 +46,7 @@ export function AuthorizedApplicationList({ applications, revoke }: AuthorizedAp
           <tbody>
             {applications.map((application) => (
               <tr key={application.id}>
-                <td>{application.name}</td>
+                <td className="long-text">{application.name}</td>
                 <td>{application.scopes.join(", ")}</td>
                 <td>
                   <DateText value={application.authorizedAt} />

@@ -39,7 +39,7 @@ export function PersonalAccessTokenTable({ tokens, revoke }: { tokens: TokenList
         <tbody>
           {tokens.map((token) => (
             <tr key={token.id}>
-              <td>{token.name}</td>
+              <td className="long-text">{token.name}</td>
               <td>{token.scopes.join(", ")}</td>
               <td>
                 <DateText value={token.createdAt} />

@@ -61,11 +61,11 @@ export function MemberTable({ members, remove, edit, viewerId, source = "project
         <tbody>
           {members.map((member) => (
             <tr key={member.userId}>
-              <td>
+              <td className="long-text">
                 {member.name}
                 {member.userId === viewerId ? <span className="muted"> (you)</span> : null}
               </td>
-              <td>
+              <td className="long-text">
                 <Link href={`/${member.username}`}>@{member.username}</Link>
               </td>
               {edit ? (

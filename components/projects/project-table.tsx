@@ -15,11 +15,11 @@ export function ProjectTable({ projects }: { projects: ProjectView[] }) {
           const fullPath = projectFullPath(view);
           return (
             <tr key={view.project.id}>
-              <td>
+              <td className="long-text">
                 <Link href={`/${fullPath}`}>{view.project.name}</Link>
                 {view.project.description ? <div className="muted">{view.project.description}</div> : null}
               </td>
-              <td>
+              <td className="long-text">
                 <code>{fullPath}</code>
               </td>
               <td>

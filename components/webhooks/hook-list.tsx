@@ -70,7 +70,7 @@ export function HookList({
         <tbody>
           {hooks.map((hook) => (
             <tr key={hook.id}>
-              <td>
+              <td className="long-text">
                 <strong>{hook.name ?? hook.url}</strong>
                 {hook.name ? <div className="muted">{hook.url}</div> : null}
               </td>

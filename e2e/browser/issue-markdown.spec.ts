@@ -112,3 +112,30 @@ test("the comment form takes GitLab's longest comment, a million characters, and
   const notes = await request.get(`/api/v4/projects/${project.id}/issues/1/notes`, { headers: asToken(owner.token) });
   expect(((await notes.json()) as { body: string }[]).map((note) => note.body)).toEqual(["é".repeat(1_000_000)]);
 });
+
+test("a title of one unbroken word, as long as a title may be, wraps in the issue list and on the issue's page instead of widening them", async ({ page, request }) => {
+  const owner = await createUser(request);
+  const project = await createProject(request, owner.token, { visibility: "public" });
+  const title = "x".repeat(255);
+  const created = await request.post(`/api/v4/projects/${project.id}/issues`, { headers: asToken(owner.token), data: { title } });
+  expect(created.status()).toBe(201);
+  const pageOverflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`/${project.path_with_namespace}/-/issues`);
+  const link = page.getByRole("link", { name: `#1 ${title}` });
+  await expect(link).toBeVisible();
+  expect(await pageOverflow()).toBe(0);
+  // The other columns keep their words whole beside it.
+  await expect(page.locator("td.issue-state")).toHaveText("open");
+  const linesOfState = await page.locator("td.issue-state").evaluate((cell) => {
+    const range = document.createRange();
+    range.selectNodeContents(cell);
+    return range.getClientRects().length;
+  });
+  expect(linesOfState).toBe(1);
+
+  await page.goto(`/${project.path_with_namespace}/-/issues/1`);
+  await expect(page.getByRole("heading", { name: title })).toBeVisible();
+  expect(await pageOverflow()).toBe(0);
+});

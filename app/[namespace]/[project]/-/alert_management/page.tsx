@@ -161,7 +161,7 @@ export default async function AlertListPage({
                 <td>
                   <RelativeTime value={alert.startedAt} now={ctx.now} />
                 </td>
-                <td>
+                <td className="long-text">
                   <Link href={`${listPath}/${alert.iid}/details`}>
                     #{alert.iid} {alert.title}
                   </Link>

@@ -56,7 +56,7 @@ export default async function IssuesPage({ params, searchParams }: IssuesPagePro
           <tbody>
             {items.map(({ issue, author }) => (
               <tr key={issue.id}>
-                <td>
+                <td className="long-text">
                   <Link href={`/${fullPath}/-/issues/${issue.iid}`}>
                     #{issue.iid} {issue.title}
                   </Link>

@@ -75,7 +75,7 @@ export default async function AlertSilencesPage({
               return (
                 <tr key={silence.id} id={`silence-${silence.id}`}>
                   <td>{silence.id}</td>
-                  <td>
+                  <td className="long-text">
                     <ul className="silence-matchers">
                       {silence.matchers.map((matcher, index) => (
                         <li key={index}>{matcher}</li>
@@ -90,7 +90,7 @@ export default async function AlertSilencesPage({
                   <td>
                     <span className={stateBadges[silence.state]}>{stateLabels[silence.state]}</span>
                   </td>
-                  <td>
+                  <td className="long-text">
                     {silence.reason}
                     {silence.author ? <span className="muted"> · @{silence.author.username}</span> : null}
                   </td>

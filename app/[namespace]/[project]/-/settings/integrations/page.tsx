@@ -28,10 +28,10 @@ export default async function IntegrationsPage({ params }: { params: Promise<{ n
         <tbody>
           {page.integrations.map((integration) => (
             <tr key={integration.type}>
-              <td>
+              <td className="long-text">
                 <strong>{integration.title}</strong>
               </td>
-              <td className="muted">{integration.description}</td>
+              <td className="muted long-text">{integration.description}</td>
               <td>
                 {integration.active === true ? (
                   <span className="badge badge-success">Active</span>

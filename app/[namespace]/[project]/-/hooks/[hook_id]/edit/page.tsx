@@ -69,7 +69,7 @@ export default async function EditWebhookPage({
                     <span className={/^2\d\d$/.test(log.responseStatus) ? "badge badge-success" : "badge badge-danger"}>{log.responseStatus}</span>
                   </td>
                   <td>{log.trigger.replace(/_hooks$/, "").replace(/_/g, " ")}</td>
-                  <td>
+                  <td className="long-text">
                     <code>{log.url}</code>
                   </td>
                   <td>{log.executionDuration.toFixed(2)} sec</td>
