@@ -1,9 +1,13 @@
 import { z } from "zod";
-import { longerThan, maxDescriptionLength, maxNoteLength } from "./text-limits";
+import { longerThan, maxDescriptionLength, maxNoteLength, maxTitleLength } from "./text-limits";
 
 /** The issue pages' forms; pure, so client components validate with the same rules the actions apply. */
 export const newIssueFormSchema = z.object({
-  title: z.string().trim().min(1, "Enter a title.").max(255, "Keep the title under 255 characters."),
+  title: z
+    .string()
+    .trim()
+    .min(1, "Enter a title.")
+    .refine((title) => !longerThan(title, maxTitleLength), `Title is too long (maximum is ${maxTitleLength} characters).`),
   description: z
     .string()
     .refine((description) => !longerThan(description, maxDescriptionLength), `Description is too long (maximum is ${maxDescriptionLength} characters).`)

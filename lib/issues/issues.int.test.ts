@@ -151,6 +151,18 @@ describe.each(testDatabases())("issues on $name", ({ name, open }) => {
     expect(created.map((issue) => issue.issue.iid).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, n) => n + 1));
   });
 
+  it("answers GitLab's messages for a title that is blank or too long, and keeps a title of 255 characters of any script", async () => {
+    const { project, ownerCtx } = await team();
+    await expect(createIssue(ownerCtx, project, { title: " \n " })).rejects.toMatchObject({ errors: { title: ["can't be blank"] } });
+    await expect(createIssue(ownerCtx, project, { title: "x".repeat(256) })).rejects.toMatchObject({
+      errors: { title: ["is too long (maximum is 255 characters)"] },
+    });
+    const emoji = "😀".repeat(255);
+    const created = await createIssue(ownerCtx, project, { title: ` ${emoji} ` });
+    expect(created.issue.title).toBe(emoji);
+    expect(created.issue.iid).toBe(1);
+  });
+
   it("an issue refused for its labels takes no number", async () => {
     const { project, ownerCtx } = await team();
     await expect(createIssue(ownerCtx, project, { title: "Refused", labels: ["x".repeat(256)] })).rejects.toMatchObject({

@@ -12,7 +12,7 @@ import { withIssueDetail, type IssueDetails } from "./issue-details";
 import { splitLabelNames } from "./label-rules";
 import { findOrCreateLabels, labelsOfIssues, labelsTitled, setIssueLabels, validLabelTitles } from "./labels";
 import { renderForSave, type RenderedText } from "./rendered-text";
-import { descriptionProblem } from "./text-limits";
+import { descriptionProblem, titleProblem } from "./text-limits";
 import { issueReadableBy } from "./visibility";
 import { bareIssueState, issueHooks, issueListeners, issueStateOf, projectTakesIssueEvents } from "@/lib/webhooks/events";
 
@@ -44,10 +44,11 @@ export interface NewIssue extends IssueMetadata {
   issueType?: "issue" | "incident";
 }
 
-function validateTitle(title: string): string {
-  const trimmed = title.trim();
-  if (trimmed === "" || trimmed.length > 255) throw new ValidationError({ title: ["must be 1 to 255 characters"] });
-  return trimmed;
+/** An issue's or a milestone's title as it is stored, or the `400` GitLab answers for it (`titleProblem`). */
+export function validateTitle(title: string): string {
+  const problem = titleProblem(title);
+  if (problem) throw new ValidationError({ title: [problem] });
+  return title.trim();
 }
 
 function validateDescription(description: string | null | undefined): void {

@@ -8,6 +8,7 @@ import { fuzzySearch } from "@/lib/db/like";
 import { events, issues, milestones, type MilestoneRow } from "@/lib/db/schema";
 import { NotFoundError, UnauthorizedError, ValidationError } from "@/lib/errors";
 import { recordEvent, type NewEvent } from "@/lib/events/record";
+import { validateTitle } from "@/lib/issues/issues";
 import type { PageRequest } from "@/lib/api/pagination";
 import { getProjectWithAbility, getVisibleProject, type ProjectView } from "@/lib/projects/projects";
 import { milestoneHooks } from "@/lib/webhooks/events";
@@ -23,12 +24,6 @@ export interface MilestoneInput {
   dueDate?: string | null;
   startDate?: string | null;
   stateEvent?: "close" | "activate";
-}
-
-function validateTitle(title: string): string {
-  const trimmed = title.trim();
-  if (trimmed === "" || trimmed.length > 255) throw new ValidationError({ title: ["must be 1 to 255 characters"] });
-  return trimmed;
 }
 
 function milestoneEvent(view: ProjectView, milestone: MilestoneRow, authorId: number, action: NewEvent["action"], now: Date): NewEvent {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { commentFormSchema, newIssueFormSchema } from "./form-schemas";
-import { descriptionProblem, longerThan, maxDescriptionLength, maxNoteLength, noteBodyProblem } from "./text-limits";
+import { descriptionProblem, longerThan, maxDescriptionLength, maxNoteLength, maxTitleLength, noteBodyProblem, titleProblem } from "./text-limits";
 
 describe("text limits", () => {
   it("counts characters as GitLab does: a surrogate pair is one, a lone half is one", () => {
@@ -19,6 +19,10 @@ describe("text limits", () => {
     expect(noteBodyProblem(" \n")).toBe("can't be blank");
     expect(noteBodyProblem("x".repeat(maxNoteLength))).toBeNull();
     expect(noteBodyProblem("x".repeat(maxNoteLength + 1))).toBe("is too long (maximum is 1000000 characters)");
+    expect(titleProblem(" \t")).toBe("can't be blank");
+    expect(titleProblem(` ${"x".repeat(maxTitleLength)} `)).toBeNull();
+    expect(titleProblem("😀".repeat(maxTitleLength))).toBeNull();
+    expect(titleProblem("x".repeat(maxTitleLength + 1))).toBe("is too long (maximum is 255 characters)");
   });
 
   it("holds the issue forms to the same limits", () => {
@@ -27,5 +31,7 @@ describe("text limits", () => {
       "Description is too long (maximum is 1048576 characters).",
     );
     expect(commentFormSchema.safeParse({ body: "x".repeat(maxNoteLength + 1) }).error?.issues[0]?.message).toBe("Comment is too long (maximum is 1000000 characters).");
+    expect(newIssueFormSchema.safeParse({ title: "😀".repeat(maxTitleLength) }).success).toBe(true);
+    expect(newIssueFormSchema.safeParse({ title: "x".repeat(maxTitleLength + 1) }).error?.issues[0]?.message).toBe("Title is too long (maximum is 255 characters).");
   });
 });

@@ -31,6 +31,20 @@ function tooLong(limit: number): string {
   return `is too long (maximum is ${limit} characters)`;
 }
 
+/** How long an issue's or a milestone's title may be (GitLab's `Issuable` and `Milestone` validations). */
+export const maxTitleLength = 255;
+
+/**
+ * GitLab's validation message for an issue's or a milestone's title, or null when it may be saved: the title as it is
+ * stored, with surrounding whitespace stripped (GitLab's `strip_attributes!`), must be present and at most 255
+ * characters.
+ */
+export function titleProblem(title: string): string | null {
+  const stripped = title.trim();
+  if (stripped === "") return "can't be blank";
+  return longerThan(stripped, maxTitleLength) ? tooLong(maxTitleLength) : null;
+}
+
 /** GitLab's validation message for a description, or null when it may be saved. */
 export function descriptionProblem(description: string | null | undefined): string | null {
   return description && longerThan(description, maxDescriptionLength) ? tooLong(maxDescriptionLength) : null;
