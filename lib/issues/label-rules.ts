@@ -1,5 +1,7 @@
 /** Labels' rules as GitLab has them (`BaseLabel`, `Gitlab::Color`); pure, so forms and tests share them. */
 
+import { titleProblem } from "./text-limits";
+
 /** The colour GitLab gives a label nobody chose one for (one created by naming it on an issue). */
 export const defaultLabelColor = "#6699cc";
 
@@ -20,12 +22,10 @@ export function labelTextColor(color: string): string {
 
 /** What is wrong with a label title (surrounding spaces dropped first), in GitLab's words; undefined if nothing. */
 export function labelTitleProblem(title: string): string | undefined {
-  const trimmed = title.trim();
-  if (trimmed === "") return "can't be blank";
-  // Commas separate names in every label list, so no name may hold one.
-  if (trimmed.includes(",")) return "is invalid";
-  if (trimmed.length > 255) return "is too long (maximum is 255 characters)";
-  return undefined;
+  // Commas separate names in every label list, so no name may hold one; otherwise a label's title is held to the
+  // rule of issue and milestone titles.
+  if (title.trim() !== "" && title.includes(",")) return "is invalid";
+  return titleProblem(title) ?? undefined;
 }
 
 /**
