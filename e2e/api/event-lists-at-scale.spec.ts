@@ -135,7 +135,7 @@ test.describe("event lists of a busy public project, for every reader", () => {
     expect(headers.link).toContain('rel="next"');
   });
 
-  test("offset pages stop at 50,000 events, as GitLab's; keyset pages go on", async ({ request }) => {
+  test("offset pages stop at 50,000 events, as GitLab's; the last leads on to keyset pages, which go on", async ({ request }) => {
     await expectJson(await request.get(`/api/v4/projects/${projectId}/events?page=2501&per_page=20`), 405, {
       error:
         "Offset pagination has a maximum allowed offset of 50000 for requests that return objects of type Event. " +
@@ -143,7 +143,20 @@ test.describe("event lists of a busy public project, for every reader", () => {
     });
     const last = await request.get(`/api/v4/projects/${projectId}/events?page=2500&per_page=20`);
     expect(last.status()).toBe(200);
-    expect((await last.json()) as unknown[]).toHaveLength(20);
+    const lastEvents = (await last.json()) as { id: number }[];
+    expect(lastEvents).toHaveLength(20);
+    // Its next link leads on to the keyset page after it, so clients that follow links page to the end.
+    const lastId = lastEvents.at(-1)!.id;
+    expect(last.headers()["x-next-page"]).toBe("");
+    const onward = /<([^>]+)>; rel="next"/.exec(last.headers().link ?? "")![1]!;
+    expect(new URL(onward).search).toBe(`?id_before=${lastId}&pagination=keyset&per_page=20`);
+    const continued = await request.get(new URL(onward).pathname + new URL(onward).search);
+    expect(continued.status()).toBe(200);
+    const continuedEvents = (await continued.json()) as { id: number }[];
+    expect(continuedEvents).toHaveLength(20);
+    expect(continuedEvents[0]!.id).toBeLessThan(lastId);
+    const following = await request.get(`/api/v4/projects/${projectId}/events?page=2499&per_page=20`);
+    expect(/<([^>]+)>; rel="next"/.exec(following.headers().link ?? "")![1]).toContain("page=2500&per_page=20");
     let path = `/api/v4/projects/${projectId}/events?pagination=keyset&per_page=100`;
     for (let page = 0; page < 3; page += 1) {
       const response = await request.get(path);

@@ -133,6 +133,26 @@ describe("paginationHeaders past the count limit", () => {
   });
 });
 
+describe("paginationHeaders where the next offset page would be refused", () => {
+  const url = new URL("http://internal:3000/api/v4/events?scope=all&page=5&per_page=20&private_token=secret");
+
+  it("leads on to the keyset page after this one, with no X-Next-Page", () => {
+    expect(paginationHeaders(url, pageRequest({ page: 5 }), { total: 140, hasNext: true }, { pagination: "keyset", id_before: "812", id_after: null })).toEqual({
+      "X-Page": "5",
+      "X-Per-Page": "20",
+      "X-Next-Page": "",
+      "X-Prev-Page": "4",
+      "X-Total": "140",
+      "X-Total-Pages": "7",
+      Link:
+        `<${base}/api/v4/events?page=4&per_page=20&scope=all>; rel="prev", ` +
+        `<${base}/api/v4/events?id_before=812&pagination=keyset&per_page=20&scope=all>; rel="next", ` +
+        `<${base}/api/v4/events?page=1&per_page=20&scope=all>; rel="first", ` +
+        `<${base}/api/v4/events?page=7&per_page=20&scope=all>; rel="last"`,
+    });
+  });
+});
+
 describe("keysetHeaders", () => {
   const url = new URL("http://internal:3000/api/v4/projects?pagination=keyset&order_by=id&sort=asc&per_page=50&private_token=glpat-x");
 

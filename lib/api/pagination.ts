@@ -73,21 +73,27 @@ export function pageLinkUrl(requestUrl: URL, changes: Record<string, string | nu
  * The header set GitLab clients follow: X-Page … X-Total-Pages and an RFC 8288 Link header whose URLs are absolute
  * and repeat the request's query parameters (see `pageLinkUrl`). Without a total (more than `countLimit` rows) there
  * is no `X-Total`, `X-Total-Pages` or `rel="last"`, as in GitLab, and `hasNext` says whether a next page exists.
+ *
+ * `continueAt`: the next offset page would be refused (it reaches past the list's offset limit), so `rel="next"` leads
+ * on to the keyset page these parameters name instead, and `X-Next-Page` is empty. Clients that follow the link, as
+ * GitLab's do, page on to the end; one that counts pages itself is refused at the next, as by GitLab.
  */
 export function paginationHeaders(
   requestUrl: URL,
   pageRequest: PageRequest,
   { total, hasNext }: Pick<ListPage<unknown>, "total" | "hasNext">,
+  continueAt?: Record<string, string | null>,
 ): Record<string, string> {
   const { page, perPage } = pageRequest;
   const totalPages = total === null ? null : Math.max(1, Math.ceil(total / perPage));
-  const nextPage = totalPages === null ? (hasNext ? page + 1 : null) : page < totalPages ? page + 1 : null;
+  const nextPage = continueAt ? null : totalPages === null ? (hasNext ? page + 1 : null) : page < totalPages ? page + 1 : null;
   const prevPage = page > 1 ? Math.min(page - 1, totalPages ?? page - 1) : null;
 
   const linkTo = (target: number) => `<${pageLinkUrl(requestUrl, { page: String(target), per_page: String(perPage) })}>`;
   const links = [
     prevPage !== null ? `${linkTo(prevPage)}; rel="prev"` : null,
     nextPage !== null ? `${linkTo(nextPage)}; rel="next"` : null,
+    continueAt ? `<${pageLinkUrl(requestUrl, { ...continueAt, page: null, per_page: String(perPage) })}>; rel="next"` : null,
     `${linkTo(1)}; rel="first"`,
     totalPages !== null ? `${linkTo(totalPages)}; rel="last"` : null,
   ].filter((link): link is string => link !== null);

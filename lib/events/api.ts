@@ -1,7 +1,7 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { keysetHeaders, maxPerPage, pageRequest, paginationHeaders } from "@/lib/api/pagination";
+import { keysetHeaders, maxPerPage, pageRequest, paginationHeaders, type PageRequest } from "@/lib/api/pagination";
 import { dateParam, eventIdParam, paginationParams } from "@/lib/api/param-types";
 import type { Answer } from "@/lib/http/answer";
 import { eventActions, eventTargetTypeFilters, type EventFilters, type EventList, type EventPage } from "./query";
@@ -58,6 +58,15 @@ function nextCursor(list: EventList, query: EventQuery): Record<string, string |
 }
 
 /**
+ * Where an offset page's `rel="next"` leads when the next offset page would reach past the list's offset limit: the
+ * keyset page after this one (events are in id order either way), so a client that follows links pages to the end.
+ */
+function keysetContinuation(list: EventList, query: EventQuery, { page, perPage }: PageRequest): Record<string, string | null> | undefined {
+  const cursor = (page + 1) * perPage > list.offsetReach ? nextCursor(list, query) : null;
+  return cursor ? { pagination: "keyset", ...cursor } : undefined;
+}
+
+/**
  * The list as JSON with GitLab's pagination headers (offset) or a `rel="next"` link (keyset), and an ETag so pollers
  * can ask `If-None-Match` and get 304 when nothing changed.
  */
@@ -66,7 +75,8 @@ export function eventsAnswer(request: Request, url: URL, list: EventList, query:
   const etag = `W/"${createHash("sha1").update(`${list.total ?? ""}:${body}`).digest("base64url")}"`;
   const headers: Record<string, string> = { ETag: etag, Vary: "Authorization, PRIVATE-TOKEN, Cookie" };
   if (query.page.kind === "offset") {
-    Object.assign(headers, paginationHeaders(url, query.page.page, { total: list.total, hasNext: list.hasMore }));
+    const continueAt = keysetContinuation(list, query, query.page.page);
+    Object.assign(headers, paginationHeaders(url, query.page.page, { total: list.total, hasNext: list.hasMore }, continueAt));
   } else {
     Object.assign(headers, keysetHeaders(url, Math.min(query.page.perPage, maxPerPage), nextCursor(list, query)));
   }

@@ -277,7 +277,11 @@ describe.each(testDatabases())("event audiences, maintained counts and every rea
     for (let i = 0; i < 11; i += 1) await createProject(contextOf(member), { name: `Many ${uniqueSuffix()}` });
     // Eleven projects: 500,000 rows / 11 = 45,454 rows of reach.
     await expect(listOwnEvents(contextOf(member), true, {}, offsetPage(2300, 20))).rejects.toThrow("maximum allowed offset of 45454");
-    expect((await listOwnEvents(contextOf(member), true, {}, offsetPage(2272, 20))).items).toEqual([]);
+    expect(await listOwnEvents(contextOf(member), true, {}, offsetPage(2272, 20))).toEqual({ items: [], total: 11, hasMore: false, offsetReach: 50_000 });
+    // A page with a next one says how far offset pages reach, so its next link can lead on to keyset pages past it.
+    const first = await listOwnEvents(contextOf(member), true, {}, offsetPage(1, 5));
+    expect(first).toMatchObject({ total: 11, hasMore: true, offsetReach: 45_454 });
+    expect(first.items).toHaveLength(5);
     expect((await listOwnEvents(contextOf(member), false, {}, offsetPage(2300, 20))).items).toEqual([]);
   });
 });

@@ -78,6 +78,12 @@ export interface EventList {
   total: number | null;
   /** Whether another page follows in the requested order. */
   hasMore: boolean;
+  /**
+   * How far this list's offset pages may reach, in rows (`page * per_page`): GitLab's offset limit, or less where a
+   * deep page reads more (`scope=all`, a group's activity). A page past it is refused; the last page before it leads on
+   * to keyset pages, which cost the same at any depth.
+   */
+  offsetReach: number;
 }
 
 /**
@@ -804,31 +810,48 @@ async function queryEvents(ctx: Ctx, scope: EventScope, filters: EventFilters, p
   const found = rows.flatMap((row) => (row.id === null ? [] : [{ id: Number(row.id), json: row.json! }]));
   const hasMore = found.length > perPage;
   const items = hasMore ? found.slice(0, perPage) : found;
-  if (page.kind === "keyset") return { items, total: null, hasMore };
+  if (page.kind === "keyset") return { items, total: null, hasMore, offsetReach: offsetLimit };
   const counted = rows[0]!.total;
-  return { items, total: counted === null ? null : Number(counted), hasMore };
+  return { items, total: counted === null ? null : Number(counted), hasMore, offsetReach: offsetLimit };
 }
 
 /**
- * `scope=all` offset pages read up to a page's reach from each of the reader's projects: the deeper the page and the
- * more projects, the more rows. Past `memberScopeRowBudget` rows an offset page is refused as GitLab refuses deep
- * offsets, pointing at keyset pages, whose cost does not grow with depth.
+ * Offset pages of a list that may reach only `reach()` rows: a page past it is refused as GitLab refuses deep offsets,
+ * pointing at keyset pages. The reach is worked out only when it matters: for a page past the first, or for one that
+ * has a next page (whose link leads on to keyset pages if the next offset page would be refused).
  */
-async function checkMemberScopeReach(ctx: Ctx, userId: number, page: EventPage): Promise<void> {
-  if (page.kind !== "offset" || page.page.offset === 0) return;
+async function withinOffsetReach(page: EventPage, reach: () => Promise<number>, list: () => Promise<EventList>): Promise<EventList> {
+  if (page.kind !== "offset") return list();
+  let limit: number | undefined;
+  if (page.page.offset > 0) {
+    limit = await reach();
+    if (page.page.page * page.page.perPage > limit) throw new OffsetLimitExceededError(limit, "Event");
+  }
+  const found = await list();
+  return found.hasMore ? { ...found, offsetReach: limit ?? (await reach()) } : found;
+}
+
+/**
+ * How far `scope=all` offset pages may reach: they read up to a page's reach from each of the reader's projects, so
+ * the deeper the page and the more projects, the more rows; the reach keeps that under `memberScopeRowBudget`.
+ */
+async function memberScopeReach(ctx: Ctx, userId: number): Promise<number> {
   const [row] = await ctx.db
     .select({ projects: count() })
     .from(sql`(${memberProjectIds(userId, utcDay(ctx.now))}) as member_projects`);
-  const limit = Math.min(offsetLimit, Math.floor(memberScopeRowBudget / Math.max(1, row?.projects ?? 0)));
-  if (page.page.page * page.page.perPage > limit) throw new OffsetLimitExceededError(limit, "Event");
+  return Math.min(offsetLimit, Math.floor(memberScopeRowBudget / Math.max(1, row?.projects ?? 0)));
 }
 
 /** `GET /events`: the caller's own events, or with `scope=all` everything in the projects they are a member of. */
 export async function listOwnEvents(ctx: Ctx, scopeAll: boolean, filters: EventFilters, page: EventPage): Promise<EventList> {
   const user = actingUser(ctx);
   if (!user) throw new UnauthorizedError();
-  if (scopeAll) await checkMemberScopeReach(ctx, user.id, page);
-  return queryEvents(ctx, { kind: scopeAll ? "member" : "author", userId: user.id }, filters, page);
+  if (!scopeAll) return queryEvents(ctx, { kind: "author", userId: user.id }, filters, page);
+  return withinOffsetReach(
+    page,
+    () => memberScopeReach(ctx, user.id),
+    () => queryEvents(ctx, { kind: "member", userId: user.id }, filters, page),
+  );
 }
 
 /** `GET /users/:id/events`: what a user did, as far as the caller may see. */
@@ -851,20 +874,18 @@ export async function listProjectEvents(ctx: Ctx, projectReference: string, filt
 }
 
 /**
- * A group's pages cost one probe per project and group of the subtree, then up to a page's reach from each source
- * whose newest events reach the page, of which there are no more than the reach nor than the subtree's sources: a deep
- * offset page may read its reach times the subtree's sources. Past `groupScopeRowBudget` such rows an offset page is
- * refused as a deep `scope=all` page is, pointing at keyset pages, whose cost does not grow with depth.
+ * How far a group's offset pages may reach. They cost one probe per project and group of the subtree, then up to a
+ * page's reach from each source whose newest events reach the page, of which there are no more than the reach nor
+ * than the subtree's sources: a deep offset page may read its reach times the subtree's sources. The reach keeps that
+ * under `groupScopeRowBudget`, as `memberScopeReach` does for `scope=all`.
  */
-async function checkGroupScopeReach(ctx: Ctx, group: NamespaceRow, page: EventPage): Promise<void> {
-  if (page.kind !== "offset" || page.page.offset === 0) return;
+async function groupScopeReach(ctx: Ctx, group: NamespaceRow): Promise<number> {
   const root = sql`(select scope_root.traversal_ids from ${namespaces} scope_root where scope_root.id = ${group.id})`;
   const subtree = sql`(select ${namespaces.id} from ${namespaces} where ${namespacesBelow(root)})`;
   const [row] = await ctx.db
     .select({ sources: sql<number>`(select count(*) from ${subtree} subtree) + (select count(*) from ${projects} where ${projects.namespaceId} in ${subtree})`.mapWith(Number) })
     .from(sql`(select 1) one`);
-  const limit = Math.min(offsetLimit, Math.floor(groupScopeRowBudget / Math.max(1, row?.sources ?? 0)));
-  if (page.page.page * page.page.perPage > limit) throw new OffsetLimitExceededError(limit, "Event");
+  return Math.min(offsetLimit, Math.floor(groupScopeRowBudget / Math.max(1, row?.sources ?? 0)));
 }
 
 /**
@@ -885,6 +906,9 @@ export async function listGroupEventsAt(ctx: Ctx, fullPath: string, filters: Eve
 
 /** `listGroupEvents` for a group already found visible to the reader. */
 export async function listEventsOfGroup(ctx: Ctx, group: NamespaceRow, filters: EventFilters, page: EventPage): Promise<EventList> {
-  await checkGroupScopeReach(ctx, group, page);
-  return queryEvents(ctx, { kind: "group", groupId: group.id }, filters, page);
+  return withinOffsetReach(
+    page,
+    () => groupScopeReach(ctx, group),
+    () => queryEvents(ctx, { kind: "group", groupId: group.id }, filters, page),
+  );
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { longerThan, maxDescriptionLength, maxNoteLength, maxTitleLength } from "./text-limits";
+import { longerThan } from "@/lib/text-rules";
+import { maxDescriptionLength, maxNoteLength, maxTitleLength } from "./text-limits";
 
 /** The issue pages' forms; pure, so client components validate with the same rules the actions apply. */
 export const newIssueFormSchema = z.object({

@@ -1,3 +1,5 @@
+import { longerThan, requiredTextProblem, tooLong } from "@/lib/text-rules";
+
 /**
  * How long descriptions and comments may be: GitLab's limits (`Issuable::DESCRIPTION_LENGTH_MAX`, one megabyte, and
  * `Gitlab::Database::MAX_TEXT_SIZE_LIMIT` for notes), in characters as GitLab counts them. Pure: the page forms check
@@ -12,25 +14,6 @@ export const maxNoteLength = 1_000_000;
  */
 export const maxTextRequestBytes = 4 * 1024 * 1024;
 
-/**
- * Whether `text` has more than `limit` characters, counted as Ruby counts them (code points: an emoji is one, where
- * JavaScript's `length` counts two). Only texts longer than the limit in code units are counted, in one pass.
- */
-export function longerThan(text: string, limit: number): boolean {
-  if (text.length <= limit) return false;
-  let characters = 0;
-  for (let index = 0; index < text.length; index += 1) {
-    const unit = text.charCodeAt(index);
-    const secondHalfOfPair = unit >= 0xdc00 && unit <= 0xdfff && index > 0 && text.charCodeAt(index - 1) >= 0xd800 && text.charCodeAt(index - 1) <= 0xdbff;
-    if (!secondHalfOfPair) characters += 1;
-  }
-  return characters > limit;
-}
-
-function tooLong(limit: number): string {
-  return `is too long (maximum is ${limit} characters)`;
-}
-
 /** How long an issue's or a milestone's title may be (GitLab's `Issuable` and `Milestone` validations). */
 export const maxTitleLength = 255;
 
@@ -40,9 +23,7 @@ export const maxTitleLength = 255;
  * characters.
  */
 export function titleProblem(title: string): string | null {
-  const stripped = title.trim();
-  if (stripped === "") return "can't be blank";
-  return longerThan(stripped, maxTitleLength) ? tooLong(maxTitleLength) : null;
+  return requiredTextProblem(title.trim(), maxTitleLength);
 }
 
 /** GitLab's validation message for a description, or null when it may be saved. */
@@ -52,6 +33,5 @@ export function descriptionProblem(description: string | null | undefined): stri
 
 /** GitLab's validation message for a note's body, or null when it may be saved. */
 export function noteBodyProblem(body: string): string | null {
-  if (body.trim() === "") return "can't be blank";
-  return longerThan(body, maxNoteLength) ? tooLong(maxNoteLength) : null;
+  return requiredTextProblem(body, maxNoteLength);
 }

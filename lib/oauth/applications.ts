@@ -11,6 +11,7 @@ import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } fro
 import { isKnownScope } from "@/lib/api/scopes";
 import { requireAdmin } from "@/lib/users/users";
 import { forgetTokenChecks, tokenCheck } from "@/lib/token-checks/checks";
+import { maxNameLength, requiredTextProblem } from "@/lib/text-rules";
 
 export const clientSecretPrefix = "gloas-";
 
@@ -69,7 +70,8 @@ function splitRedirectUris(value: string): string[] {
 
 function validateApplication(input: NewApplication): string[] {
   const errors: Record<string, string[]> = {};
-  if (input.name.trim() === "" || input.name.length > 255) errors.name = ["can't be blank"];
+  const nameIssue = requiredTextProblem(input.name, maxNameLength);
+  if (nameIssue) errors.name = [nameIssue];
   const redirectUris = splitRedirectUris(input.redirectUri);
   if (redirectUris.length === 0) errors.redirect_uri = ["can't be blank"];
   const uriProblems = redirectUris.map(redirectUriProblem).filter((problem): problem is string => problem !== undefined);

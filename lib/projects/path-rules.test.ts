@@ -26,8 +26,9 @@ describe("projectPathProblem", () => {
   });
 
   it("names what is wrong", () => {
-    expect(projectPathProblem("")).toBe("must be 1 to 255 characters");
-    expect(projectPathProblem("x".repeat(256))).toBe("must be 1 to 255 characters");
+    expect(projectPathProblem("")).toBe("can't be blank");
+    expect(projectPathProblem("x".repeat(255))).toBeUndefined();
+    expect(projectPathProblem("x".repeat(256))).toBe("is too long (maximum is 255 characters)");
     for (const path of ["-a", ".a", "a b", "a/b", "ä"]) {
       expect(projectPathProblem(path), path).toBe("can contain only letters, digits, '_', '-' and '.', and cannot start with '-' or '.'");
     }
@@ -39,8 +40,10 @@ describe("projectPathProblem", () => {
 
 describe("projectNameProblem", () => {
   it("names what is wrong", () => {
-    expect(projectNameProblem("   ")).toBe("must be 1 to 255 characters");
-    expect(projectNameProblem("x".repeat(256))).toBe("must be 1 to 255 characters");
+    expect(projectNameProblem("   ")).toBe("can't be blank");
+    expect(projectNameProblem("😀".repeat(255))).toBe("must start with a letter, digit or '_'");
+    expect(projectNameProblem(`x${"😀".repeat(254)}`)).toBeUndefined();
+    expect(projectNameProblem("x".repeat(256))).toBe("is too long (maximum is 255 characters)");
     expect(projectNameProblem("-dash")).toBe("must start with a letter, digit or '_'");
     expect(projectNameProblem("a/b")).toBe("can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces");
     expect(projectNameProblem("a\u0000b")).toBe("can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces");

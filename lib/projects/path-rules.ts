@@ -1,8 +1,11 @@
+import { longerThan, maxNameLength, requiredTextProblem, tooLong } from "@/lib/text-rules";
+
 /** GitLab's project path rules; the path is the last URL segment of the project ({base}/:namespace/:path). */
 const projectPathPattern = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]*$/;
 
 export function projectPathProblem(path: string): string | undefined {
-  if (path.length < 1 || path.length > 255) return "must be 1 to 255 characters";
+  if (path === "") return "can't be blank";
+  if (longerThan(path, maxNameLength)) return tooLong(maxNameLength);
   if (!projectPathPattern.test(path)) {
     return "can contain only letters, digits, '_', '-' and '.', and cannot start with '-' or '.'";
   }
@@ -13,7 +16,8 @@ export function projectPathProblem(path: string): string | undefined {
 }
 
 export function projectNameProblem(name: string): string | undefined {
-  if (name.trim().length < 1 || name.length > 255) return "must be 1 to 255 characters";
+  const lengthIssue = requiredTextProblem(name, maxNameLength);
+  if (lengthIssue) return lengthIssue;
   if (!/^[\p{L}\p{N}_]/u.test(name)) return "must start with a letter, digit or '_'";
   if (!/^[\p{L}\p{N}\p{Emoji_Presentation}_.+\- ]+$/u.test(name)) {
     return "can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces";

@@ -13,6 +13,7 @@ import { forgetTokenChecks } from "@/lib/token-checks/checks";
 import { mailConfirmationInstructions, startConfirmation } from "./confirmation";
 import { emailProblem, passwordProblem, profileFieldProblems, usernameProblem, type ProfileFields } from "./username-rules";
 import { getUser, getUserByUsername, listUsers, requireAdmin } from "./users";
+import { maxNameLength, requiredTextProblem } from "@/lib/text-rules";
 
 /** The admin area's user list (`/admin/users`): every account, searched by name, username or email. */
 export async function listUsersAsAdmin(ctx: Ctx, filter: { search?: string }, page: PageRequest): Promise<ListPage<UserRow>> {
@@ -94,7 +95,8 @@ function validateUserChanges(changes: UserChanges): void {
   if (usernameIssue) errors.username = [usernameIssue];
   const emailIssue = changes.email === undefined ? undefined : emailProblem(changes.email);
   if (emailIssue) errors.email = [emailIssue];
-  if (changes.name !== undefined && (changes.name.trim() === "" || changes.name.length > 255)) errors.name = ["must be 1 to 255 characters"];
+  const nameIssue = changes.name === undefined ? null : requiredTextProblem(changes.name, maxNameLength);
+  if (nameIssue) errors.name = [nameIssue];
   const passwordIssue = changes.password === undefined ? undefined : passwordProblem(changes.password);
   if (passwordIssue) errors.password = [passwordIssue];
   Object.assign(errors, profileFieldProblems(changes));

@@ -64,7 +64,13 @@ describe.each(testDatabases())("personal access tokens on $name", ({ open }) => 
     await expect(
       insertPersonalAccessToken(handle.db, user.id, { name: "x", scopes: ["api"], expiresAt: "2030-06-15" }, now),
     ).rejects.toMatchObject({ errors: { expires_at: ["must be in the future"] } });
-    await expect(insertPersonalAccessToken(handle.db, user.id, { name: " ", scopes: [] }, now)).rejects.toThrow(ValidationError);
+    await expect(insertPersonalAccessToken(handle.db, user.id, { name: " ", scopes: [] }, now)).rejects.toMatchObject({
+      errors: { name: ["can't be blank"], scopes: ["must name at least one known scope"] },
+    });
+    await expect(insertPersonalAccessToken(handle.db, user.id, { name: "x".repeat(256), scopes: ["api"] }, now)).rejects.toMatchObject({
+      errors: { name: ["is too long (maximum is 255 characters)"] },
+    });
+    expect(await handle.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.userId, user.id))).toEqual([]);
   });
 
   it("people create their own tokens; the sudo scope is an administrator's", async () => {

@@ -12,6 +12,7 @@ import { containsPattern } from "@/lib/db/like";
 import { isKnownScope, type Scope } from "@/lib/api/scopes";
 import { forgetTokenChecks, tokenCheck, type PersonalAccessTokenCheck } from "@/lib/token-checks/checks";
 import { getUser, requireAdmin } from "./users";
+import { maxNameLength, requiredTextProblem } from "@/lib/text-rules";
 
 export const personalAccessTokenPrefix = "glpat-";
 
@@ -30,7 +31,8 @@ export interface IssuedPersonalAccessToken {
 
 function validateNewToken(input: NewPersonalAccessToken, today: string): void {
   const errors: Record<string, string[]> = {};
-  if (input.name.trim() === "" || input.name.length > 255) errors.name = ["must be 1 to 255 characters"];
+  const nameIssue = requiredTextProblem(input.name, maxNameLength);
+  if (nameIssue) errors.name = [nameIssue];
   if (input.scopes.length === 0 || !input.scopes.every(isKnownScope)) errors.scopes = ["must name at least one known scope"];
   if (input.expiresAt && input.expiresAt <= today) errors.expires_at = ["must be in the future"];
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);

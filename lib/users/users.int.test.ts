@@ -45,7 +45,7 @@ describe.each(testDatabases())("users on $name", ({ open }) => {
       errors: {
         username: ["can contain only letters, digits, '_', '-' and '.', and cannot start with '-' or '.'"],
         email: ["is invalid"],
-        name: ["must be 1 to 255 characters"],
+        name: ["can't be blank"],
         password: ["is too short (minimum is 8 characters)"],
       },
     });

@@ -12,6 +12,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ParameterError, Unauthori
 import { claimNamespacePath, movedNamespacePath } from "@/lib/projects/redirect-routes";
 import { mailConfirmationInstructions, startConfirmation, type StartedConfirmation } from "./confirmation";
 import { emailProblem, passwordProblem, profileFieldProblems, usernameProblem, type ProfileFields } from "./username-rules";
+import { maxNameLength, requiredTextProblem } from "@/lib/text-rules";
 
 export type { UserRow } from "@/lib/db/schema";
 
@@ -34,7 +35,8 @@ function validateNewUser(input: NewUser): void {
   if (usernameIssue) errors.username = [usernameIssue];
   const emailIssue = emailProblem(input.email);
   if (emailIssue) errors.email = [emailIssue];
-  if (input.name.trim() === "" || input.name.length > 255) errors.name = ["must be 1 to 255 characters"];
+  const nameIssue = requiredTextProblem(input.name, maxNameLength);
+  if (nameIssue) errors.name = [nameIssue];
   const passwordIssue = passwordProblem(input.password);
   if (passwordIssue) errors.password = [passwordIssue];
   Object.assign(errors, profileFieldProblems(input));
