@@ -5,7 +5,8 @@ import { labelTextColor } from "@/lib/issues/label-rules";
 interface IssueMetadataProps {
   labels: { title: string; color: string }[];
   assignees: { username: string; name: string }[];
-  milestone: { title: string } | null;
+  /** The milestone and its page. */
+  milestone: { title: string; href: string } | null;
   dueDate: string | null;
 }
 
@@ -45,7 +46,7 @@ export function IssueMetadata({ labels, assignees, milestone, dueDate }: IssueMe
               </span>
             ),
           ],
-          ["Milestone", milestone ? milestone.title : none],
+          ["Milestone", milestone ? <Link href={milestone.href}>{milestone.title}</Link> : none],
           ["Due date", dueDate ?? none],
         ]}
       />

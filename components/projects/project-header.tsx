@@ -12,7 +12,7 @@ export function ProjectHeader({
   current,
 }: {
   view: Pick<ProjectView, "project" | "namespace" | "accessLevel">;
-  current: "overview" | "members" | "activity" | "issues" | "alerts" | "monitor-settings" | "webhooks" | "integrations";
+  current: "overview" | "members" | "activity" | "issues" | "milestones" | "alerts" | "monitor-settings" | "webhooks" | "integrations";
 }) {
   const { project, namespace } = view;
   const fullPath = `${namespace.fullPath}/${project.path}`;
@@ -40,6 +40,9 @@ export function ProjectHeader({
         </Link>
         <Link href={`/${fullPath}/-/issues`} aria-current={current === "issues" ? "page" : undefined}>
           Issues
+        </Link>
+        <Link href={`/${fullPath}/-/milestones`} aria-current={current === "milestones" ? "page" : undefined}>
+          Milestones
         </Link>
         <Link href={`/${fullPath}/activity`} aria-current={current === "activity" ? "page" : undefined}>
           Activity

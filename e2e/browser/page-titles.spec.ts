@@ -8,6 +8,7 @@ test("every page of a project names the project in its title", async ({ page, re
   const project = await createProject(request, owner.token, { visibility: "private" });
   const { name } = (await (await request.get(`/api/v4/projects/${project.id}`, { headers: asToken(owner.token) })).json()) as { name: string };
   expect((await request.post(`/api/v4/projects/${project.id}/issues`, { headers: asToken(owner.token), data: { title: "Slow start" } })).status()).toBe(201);
+  expect((await request.post(`/api/v4/projects/${project.id}/milestones`, { headers: asToken(owner.token), data: { title: "Launch" } })).status()).toBe(201);
   const integration = await createIntegration(request, owner.token, project.id);
   expect((await postAlert(request, receiverPath(integration), { title: "Disk full" }, bearer(integration.token))).status()).toBe(200);
 
@@ -18,6 +19,8 @@ test("every page of a project names the project in its title", async ({ page, re
     [`${base}/activity`, `Activity · ${name} · GitLab-compatible service`],
     [`${base}/-/issues`, `Issues · ${name} · GitLab-compatible service`],
     [`${base}/-/issues/1`, `Slow start (#1) · Issues · ${name} · GitLab-compatible service`],
+    [`${base}/-/milestones`, `Milestones · ${name} · GitLab-compatible service`],
+    [`${base}/-/milestones/1`, `Launch · Milestones · ${name} · GitLab-compatible service`],
     [`${base}/-/project_members`, `Members · ${name} · GitLab-compatible service`],
     [`${base}/-/alert_management`, `Alerts · ${name} · GitLab-compatible service`],
     [`${base}/-/alert_management/1/details`, `Alert details · ${name} · GitLab-compatible service`],
@@ -37,6 +40,9 @@ test("every page of a project names the project in its title", async ({ page, re
   const response = await page.goto(`${base}/-/issues`);
   expect(response?.status()).toBe(404);
   expect(await page.title()).not.toContain(name);
+  const milestone = await page.goto(`${base}/-/milestones/1`);
+  expect(milestone?.status()).toBe(404);
+  expect(await page.title()).toBe("GitLab-compatible service");
 });
 
 test("pages outside projects have titles of their own, and the site has an icon", async ({ page, request }) => {

@@ -21,6 +21,8 @@ export interface SiteFixture {
   /** `namespace/project`. */
   projectPath: string;
   issueIid: number;
+  /** A milestone the issue is filed under. */
+  milestoneIid: number;
   alertIid: number;
   /** `/oauth/authorize?…` of an application that asks for consent. */
   authorizeUrl: string;
@@ -57,6 +59,8 @@ export const sitePages: SitePage[] = [
   { route: "/[namespace]/[project]/activity", visitor: "owner", url: (site) => `/${site.projectPath}/activity` },
   { route: "/[namespace]/[project]/-/issues", visitor: "owner", url: (site) => `/${site.projectPath}/-/issues` },
   { route: "/[namespace]/[project]/-/issues/[iid]", visitor: "owner", url: (site) => `/${site.projectPath}/-/issues/${site.issueIid}` },
+  { route: "/[namespace]/[project]/-/milestones", visitor: "owner", url: (site) => `/${site.projectPath}/-/milestones` },
+  { route: "/[namespace]/[project]/-/milestones/[iid]", visitor: "owner", url: (site) => `/${site.projectPath}/-/milestones/${site.milestoneIid}` },
   { route: "/[namespace]/[project]/-/project_members", visitor: "owner", url: (site) => `/${site.projectPath}/-/project_members` },
   { route: "/[namespace]/[project]/-/settings/operations", visitor: "owner", url: (site) => `/${site.projectPath}/-/settings/operations` },
   { route: "/[namespace]/[project]/-/hooks", visitor: "owner", url: (site) => `/${site.projectPath}/-/hooks` },
@@ -101,8 +105,15 @@ async function created<T>(request: APIRequestContext, url: string, token: string
 export async function siteFixture(request: APIRequestContext): Promise<SiteFixture> {
   const owner = await createUser(request, { admin: true });
   const project = await createProject(request, owner.token, { description: "Where the checkout service lives." });
+  const milestone = await created<{ id: number; iid: number }>(request, `/api/v4/projects/${project.id}/milestones`, owner.token, {
+    title: "Spring release",
+    start_date: "2030-03-01",
+    due_date: "2030-03-31",
+    description: "Everything the spring campaign needs.",
+  });
   const issue = await created<{ iid: number }>(request, `/api/v4/projects/${project.id}/issues`, owner.token, {
     title: "Checkout fails on empty carts",
+    milestone_id: milestone.id,
     description: "Steps:\n1. Empty the cart\n2. Press *Checkout*",
   });
   await created(request, `/api/v4/projects/${project.id}/issues/${issue.iid}/notes`, owner.token, { body: "Seen on production too." });
@@ -132,5 +143,5 @@ export async function siteFixture(request: APIRequestContext): Promise<SiteFixtu
   await created(request, "/api/v4/projects", owner.token, { name: "Receipts", namespace_id: subgroup.id });
   const application = await createApplication(request, { scopes: "read_user openid" });
   const authorize = new URLSearchParams({ client_id: application.application_id, redirect_uri: callbackUrl, response_type: "code", scope: "read_user openid", state: "page-check" });
-  return { owner, projectPath: project.path_with_namespace, issueIid: issue.iid, alertIid: 1, authorizeUrl: `/oauth/authorize?${authorize.toString()}`, hookId: hook.id, hookLogId: hookLogs[0].id, groupPath: subgroup.full_path };
+  return { owner, projectPath: project.path_with_namespace, issueIid: issue.iid, milestoneIid: milestone.iid, alertIid: 1, authorizeUrl: `/oauth/authorize?${authorize.toString()}`, hookId: hook.id, hookLogId: hookLogs[0].id, groupPath: subgroup.full_path };
 }

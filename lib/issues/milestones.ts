@@ -93,6 +93,17 @@ export async function getMilestone(ctx: Ctx, projectReference: string, milestone
   return { view, milestone: await findMilestone(ctx, view, milestoneId) };
 }
 
+/** A milestone by its number in the project (`/:project/-/milestones/:iid`, its `web_url`), for anyone who sees the project. */
+export async function getMilestoneByIid(ctx: Ctx, projectReference: string, iid: number): Promise<MilestoneView> {
+  const view = await getVisibleProject(ctx, projectReference);
+  const [milestone] = await ctx.db
+    .select()
+    .from(milestones)
+    .where(and(eq(milestones.projectId, view.project.id), eq(milestones.iid, iid)));
+  if (!milestone) throw new NotFoundError("Milestone");
+  return { view, milestone };
+}
+
 /** `PUT /projects/:id/milestones/:milestone_id` (Reporter+): edits, and `close` / `activate` recorded as events. */
 export async function updateMilestone(ctx: Ctx, projectReference: string, milestoneId: number, input: MilestoneInput): Promise<MilestoneView> {
   const actor = actingUser(ctx);

@@ -1,9 +1,8 @@
-import Link from "next/link";
 import { NewIssueForm } from "@/components/issues/issue-forms";
+import { IssueTable, issueStateChips } from "@/components/issues/issue-table";
 import { ProjectHeader } from "@/components/projects/project-header";
-import { DateText } from "@/components/ui/date-text";
+import { LinkChips } from "@/components/ui/link-chips";
 import { Pagination } from "@/components/ui/pagination";
-import { TableHead } from "@/components/ui/table-head";
 import { pageFromQuery } from "@/lib/api/pagination";
 import { sessionContext } from "@/lib/auth/session";
 import { listIssues } from "@/lib/issues/issue-list";
@@ -16,7 +15,6 @@ import { routeProjectPath } from "@/lib/projects/route-path";
 export const generateMetadata = projectPageMetadata("Issues");
 
 const perPage = 20;
-const states = ["opened", "closed", "all"] as const;
 
 interface IssuesPageProps {
   params: Promise<{ namespace: string; project: string }>;
@@ -27,7 +25,7 @@ export default async function IssuesPage({ params, searchParams }: IssuesPagePro
   const { namespace, project } = await params;
   const query = await searchParams;
   const page = pageFromQuery(query.page, perPage);
-  const state = states.find((value) => value === query.state) ?? "opened";
+  const state = issueStateChips.find(({ value }) => value === query.state)?.value ?? "opened";
   const ctx = await sessionContext();
   let result: Awaited<ReturnType<typeof listIssues>>;
   try {
@@ -41,39 +39,8 @@ export default async function IssuesPage({ params, searchParams }: IssuesPagePro
   return (
     <>
       <ProjectHeader view={projectView} current="issues" />
-      <nav className="chips" aria-label="Issue state">
-        {states.map((value) => (
-          <Link key={value} className="chip" aria-current={value === state ? "page" : undefined} href={`/${fullPath}/-/issues?state=${value}`}>
-            {value === "opened" ? "Open" : value === "closed" ? "Closed" : "All"}
-          </Link>
-        ))}
-      </nav>
-      {items.length === 0 ? (
-        <p className="empty">No issues to show.</p>
-      ) : (
-        <table className="table">
-          <TableHead columns={["Issue", "State", "Author", "Opened"]} />
-          <tbody>
-            {items.map(({ issue, author }) => (
-              <tr key={issue.id}>
-                <td className="long-text">
-                  <Link href={`/${fullPath}/-/issues/${issue.iid}`}>
-                    #{issue.iid} {issue.title}
-                  </Link>
-                  {issue.confidential ? <span className="badge">confidential</span> : null}
-                </td>
-                <td className="issue-state">{issue.state === "opened" ? "open" : "closed"}</td>
-                <td>
-                  <Link href={`/${author.username}`}>{author.name}</Link>
-                </td>
-                <td>
-                  <DateText value={issue.createdAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <LinkChips label="Issue state" chips={issueStateChips} current={state} href={(value) => `/${fullPath}/-/issues?state=${value}`} />
+      <IssueTable fullPath={fullPath} items={items} />
       <Pagination basePath={`/${fullPath}/-/issues`} page={page.page} perPage={perPage} total={total} hasNext={hasNext} />
       {canCreate ? (
         <div className="section">

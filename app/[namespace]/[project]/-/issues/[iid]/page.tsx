@@ -63,7 +63,12 @@ export default async function IssuePage({ params, searchParams }: IssuePageProps
         {can(view, "closeIssue") ? <IssueStateButton state={issue.state} change={setIssueStateAction.bind(null, fullPath, issue.iid)} /> : null}
       </div>
       {issue.description ? <MarkdownBody html={descriptionHtml ?? ""} className="issue-description" /> : <p className="muted">No description.</p>}
-      <IssueMetadata labels={labels} assignees={assignees} milestone={milestone} dueDate={issue.dueDate} />
+      <IssueMetadata
+        labels={labels}
+        assignees={assignees}
+        milestone={milestone ? { title: milestone.title, href: `/${fullPath}/-/milestones/${milestone.iid}` } : null}
+        dueDate={issue.dueDate}
+      />
       <section aria-labelledby="comments-heading">
         <h2 id="comments-heading">Comments ({issueView.userNotesCount})</h2>
         {notes.items.map(({ note, author: noteAuthor, html }) =>
