@@ -59,7 +59,8 @@ function nextCursor(list: EventList, query: EventQuery): Record<string, string |
 
 /**
  * Where an offset page's `rel="next"` leads when the next offset page would reach past the list's offset limit: the
- * keyset page after this one (events are in id order either way), so a client that follows links pages to the end.
+ * keyset page after this one (it walks on from the page's last event, in the same order), so a client that follows
+ * links pages to the end.
  */
 function keysetContinuation(list: EventList, query: EventQuery, { page, perPage }: PageRequest): Record<string, string | null> | undefined {
   const cursor = (page + 1) * perPage > list.offsetReach ? nextCursor(list, query) : null;
