@@ -210,7 +210,21 @@ export async function listMilestoneIssues(
     .from(milestones)
     .where(and(eq(milestones.projectId, view.project.id), eq(milestones.id, milestoneId)));
   if (!milestone) throw new NotFoundError("Milestone");
-  return projectIssuePage(ctx, view, [eq(issues.milestoneId, milestone.id)], [{ value: issues.id, descending: true }], page);
+  return listIssuesUnderMilestone(ctx, { view, milestone }, "all", page);
+}
+
+/**
+ * The issues filed under a milestone already found in a project the caller sees (a milestone's page), those the caller
+ * may read, in one state or all, newest first.
+ */
+export async function listIssuesUnderMilestone(
+  ctx: Ctx,
+  { view, milestone }: { view: ProjectView; milestone: { id: number } },
+  state: "opened" | "closed" | "all",
+  page: PageRequest,
+): Promise<ListPage<IssueDetails>> {
+  const conditions = [eq(issues.milestoneId, milestone.id), ...(state === "all" ? [] : [eq(issues.state, state)])];
+  return projectIssuePage(ctx, view, conditions, [{ value: issues.id, descending: true }], page);
 }
 
 /**

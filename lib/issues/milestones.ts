@@ -79,11 +79,13 @@ export async function createMilestone(ctx: Ctx, projectReference: string, input:
   }
 }
 
-async function findMilestone(ctx: Ctx, view: ProjectView, milestoneId: number): Promise<MilestoneRow> {
+/** The project's milestone with this id, or with this number in the project (`{ iid }`, as its page's URL names it). */
+async function findMilestone(ctx: Ctx, view: ProjectView, milestoneId: number | { iid: number }): Promise<MilestoneRow> {
+  const key = typeof milestoneId === "number" ? eq(milestones.id, milestoneId) : eq(milestones.iid, milestoneId.iid);
   const [milestone] = await ctx.db
     .select()
     .from(milestones)
-    .where(and(eq(milestones.projectId, view.project.id), eq(milestones.id, milestoneId)));
+    .where(and(eq(milestones.projectId, view.project.id), key));
   if (!milestone) throw new NotFoundError("Milestone");
   return milestone;
 }
@@ -96,12 +98,7 @@ export async function getMilestone(ctx: Ctx, projectReference: string, milestone
 /** A milestone by its number in the project (`/:project/-/milestones/:iid`, its `web_url`), for anyone who sees the project. */
 export async function getMilestoneByIid(ctx: Ctx, projectReference: string, iid: number): Promise<MilestoneView> {
   const view = await getVisibleProject(ctx, projectReference);
-  const [milestone] = await ctx.db
-    .select()
-    .from(milestones)
-    .where(and(eq(milestones.projectId, view.project.id), eq(milestones.iid, iid)));
-  if (!milestone) throw new NotFoundError("Milestone");
-  return { view, milestone };
+  return { view, milestone: await findMilestone(ctx, view, { iid }) };
 }
 
 /** `PUT /projects/:id/milestones/:milestone_id` (Reporter+): edits, and `close` / `activate` recorded as events. */

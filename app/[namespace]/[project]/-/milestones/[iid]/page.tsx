@@ -9,11 +9,11 @@ import { LinkChips } from "@/components/ui/link-chips";
 import { Pagination } from "@/components/ui/pagination";
 import { pageFromQuery } from "@/lib/api/pagination";
 import { sessionContext } from "@/lib/auth/session";
-import { listIssues } from "@/lib/issues/issue-list";
+import { listIssuesUnderMilestone } from "@/lib/issues/issue-list";
 import { getMilestoneByIid } from "@/lib/issues/milestones";
 import { projectFullPath } from "@/lib/projects/serialize";
 import { routeProjectPath } from "@/lib/projects/route-path";
-import { projectPageFailure, searchOf } from "../../../project-page";
+import { projectPageFailure } from "../../../project-page";
 
 interface MilestonePageProps {
   params: Promise<{ namespace: string; project: string; iid: string }>;
@@ -44,16 +44,12 @@ export async function generateMetadata({ params }: MilestonePageProps): Promise<
 export default async function MilestonePage({ params, searchParams }: MilestonePageProps) {
   const { namespace, project, iid } = await params;
   const query = await searchParams;
-  const { view, milestone } = await loadMilestone(namespace, project, iid);
+  const found = await loadMilestone(namespace, project, iid);
+  const { view, milestone } = found;
   const fullPath = projectFullPath(view);
   const page = pageFromQuery(query.page, perPage);
   const issueState = issueStateChips.find(({ value }) => value === query.state)?.value ?? "opened";
-  let issues: Awaited<ReturnType<typeof listIssues>>;
-  try {
-    issues = await listIssues(await sessionContext(), String(view.project.id), { state: issueState, milestone: { kind: "title", title: milestone.title } }, page);
-  } catch (error) {
-    projectPageFailure(error, (path) => `/${path}/-/milestones/${iid}${searchOf(query)}`);
-  }
+  const issues = await listIssuesUnderMilestone(await sessionContext(), found, issueState, page);
   const milestonePath = `/${fullPath}/-/milestones/${milestone.iid}`;
   return (
     <>
